@@ -1,0 +1,50 @@
+"""The `graphsvc` command: thin wrappers over library functions, each with `--json` where it reports."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from graphsvc.errors import GraphsvcError
+
+# Subcommand modules; each exposes `register(main)`. Adding a verb is adding a module here.
+_SUBCOMMANDS = (
+    "graphsvc.cli.neo4j",
+    "graphsvc.cli.index",
+    "graphsvc.cli.query",
+    "graphsvc.cli.serve",
+    "graphsvc.cli.context",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="graphsvc")
+def main() -> None:
+    """graphsvc: a code knowledge graph in Neo4j for coding agents."""
+
+
+for _name in _SUBCOMMANDS:
+    try:
+        _module = importlib.import_module(_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != _name:
+            raise
+        continue
+    _module.register(main)
+
+
+def run() -> None:
+    """Entry point that turns our errors into one line and an exit code."""
+    try:
+        main(standalone_mode=False)
+    except GraphsvcError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
