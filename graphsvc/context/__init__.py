@@ -1,0 +1,1 @@
+"""The embedded store beside the graph: events, turns, episodes, content cache, continuity."""

@@ -1,0 +1,124 @@
+"""The embedded SQLite database: opening, pragmas, versioned migrations, corruption checks.
+
+One file (``<context.dir>/context.sqlite3``) shared by the server and CLI jobs. WAL lets
+readers run beside one writer; ``busy_timeout`` gives a writer a bounded wait for the lock.
+A file that is not a readable SQLite database is an error naming the path: we never replace
+it with a fresh empty store.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from pathlib import Path
+
+from graphsvc.errors import StoreError
+from graphsvc.settings import SCHEMA_DIR, Settings, get_settings
+
+MIGRATIONS_DIR = SCHEMA_DIR / "sqlite"
+DB_NAME = "context.sqlite3"
+BUSY_TIMEOUT_MS = 5000
+_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def store_path(settings: Settings | None = None) -> Path:
+    settings = settings or get_settings()
+    assert settings.context.dir is not None
+    return Path(settings.context.dir) / DB_NAME
+
+
+def _check_file(path: Path) -> None:
+    if not path.exists():
+        return
+    if not path.is_file():
+        raise StoreError(f"{path}: the context store path is not a file")
+    try:
+        with path.open("rb") as fh:
+            header = fh.read(16)
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read the context store ({exc.strerror})") from exc
+    if header and header != _SQLITE_MAGIC:
+        raise StoreError(
+            f"{path}: not an SQLite database (corrupt or overwritten); move it aside to start a "
+            "new store, or restore it from a backup"
+        )
+
+
+def connect(path: Path | None = None, *, migrate: bool = True) -> sqlite3.Connection:
+    """Open the store with our pragmas; apply pending migrations unless told not to."""
+    path = Path(path) if path is not None else store_path()
+    _check_file(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(
+            path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+        )
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if migrate:
+            apply_migrations(conn)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path}: the context store cannot be used: {exc}") from exc
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot open the context store ({exc})") from exc
+    return conn
+
+
+def migrations(directory: Path = MIGRATIONS_DIR) -> list[tuple[int, Path]]:
+    found = []
+    for path in sorted(directory.glob("*.sql")):
+        match = _NAME.match(path.name)
+        if not match:
+            raise StoreError(f"{path}: SQLite migrations must be named NNN_lowercase_words.sql")
+        found.append((int(match.group(1)), path))
+    return found
+
+
+_migrate_lock = threading.Lock()
+
+
+def apply_migrations(conn: sqlite3.Connection, directory: Path = MIGRATIONS_DIR) -> int:
+    """Apply migrations newer than ``PRAGMA user_version``, each in its own transaction."""
+    with _migrate_lock:
+        current = conn.execute("PRAGMA user_version").fetchone()[0]
+        for version, path in migrations(directory):
+            if version <= current:
+                continue
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                # Another process may have migrated while we waited for the lock.
+                if conn.execute("PRAGMA user_version").fetchone()[0] >= version:
+                    conn.execute("COMMIT")
+                    continue
+                for statement in _statements(path.read_text()):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {version}")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            current = version
+        return current
+
+
+def _statements(script: str) -> list[str]:
+    """Split a script on complete statements (triggers contain inner semicolons)."""
+    statements, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements
+
+
+def integrity_check(conn: sqlite3.Connection) -> str:
+    return conn.execute("PRAGMA integrity_check").fetchone()[0]

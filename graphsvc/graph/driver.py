@@ -1,0 +1,152 @@
+"""The one connection to Neo4j.
+
+`connect()` uses ``NEO4J_URI``/``NEO4J_USER``/``NEO4J_PASSWORD`` when set and otherwise the
+managed server (installed and started on first use). Driver errors become
+`Neo4jUnavailable` with a message that says what to do.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import neo4j
+from neo4j import GraphDatabase, Query
+from neo4j.exceptions import (
+    AuthError,
+    ClientError,
+    DatabaseUnavailable,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
+
+from graphsvc.errors import InputError, Neo4jUnavailable
+from graphsvc.settings import Settings, get_settings
+
+_OUTAGE = (ServiceUnavailable, SessionExpired, DatabaseUnavailable, ConnectionError, OSError)
+
+
+class Graph:
+    """A Neo4j driver plus the database name and the transaction timeout we always use."""
+
+    def __init__(self, driver: neo4j.Driver, database: str, uri: str, timeout_s: float):
+        self.driver = driver
+        self.database = database
+        self.uri = uri
+        self.timeout_s = timeout_s
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def _query(self, cypher: str, timeout_s: float | None) -> Query:
+        return Query(cypher, timeout=timeout_s if timeout_s is not None else self.timeout_s)
+
+    def read(self, cypher: str, timeout_s: float | None = None, **params: Any) -> list[dict]:
+        """Run a read query; returns the records as dicts."""
+        with self._errors():
+            records, _, _ = self.driver.execute_query(
+                self._query(cypher, timeout_s),
+                params,
+                database_=self.database,
+                routing_=neo4j.RoutingControl.READ,
+            )
+        return [r.data() for r in records]
+
+    def write(self, cypher: str, timeout_s: float | None = None, **params: Any) -> list[dict]:
+        """Run a write query in its own transaction (retried by the driver on transient errors)."""
+        with self._errors():
+            records, _, _ = self.driver.execute_query(
+                self._query(cypher, timeout_s), params, database_=self.database
+            )
+        return [r.data() for r in records]
+
+    @contextmanager
+    def session(self) -> Iterator[neo4j.Session]:
+        with self._errors(), self.driver.session(database=self.database) as s:
+            yield s
+
+    def ping(self) -> None:
+        with self._errors():
+            self.driver.verify_connectivity()
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except AuthError as exc:
+            raise Neo4jUnavailable(
+                f"Neo4j at {self.uri} refused the credentials: check NEO4J_USER/NEO4J_PASSWORD "
+                "(or the managed server's password file; `graphsvc neo4j status` shows it)"
+            ) from exc
+        except _OUTAGE as exc:
+            raise Neo4jUnavailable(
+                f"cannot reach Neo4j at {self.uri} ({type(exc).__name__}): start it with "
+                "`graphsvc neo4j start` or point NEO4J_URI at a running server"
+            ) from exc
+        except TransientError as exc:
+            raise Neo4jUnavailable(f"Neo4j at {self.uri} gave up on a transaction: {exc.message}") from exc
+        except ClientError as exc:
+            if exc.code and "TransactionTimedOut" in exc.code:
+                raise InputError(
+                    f"the query took longer than the {self.timeout_s:g} s transaction limit; "
+                    "narrow it (lower depth or limit)"
+                ) from exc
+            raise
+
+
+def connect(settings: Settings | None = None) -> Graph:
+    """Open a driver to the configured Neo4j (or the managed one) and check it answers."""
+    settings = settings or get_settings()
+    cfg = settings.neo4j
+    if cfg.uri:
+        uri, user, password = cfg.uri, cfg.user, cfg.password or ""
+    else:
+        from graphsvc.neo4j import ensure_running
+
+        info = ensure_running(settings)
+        uri, user, password = info.uri, info.user, info.password
+    driver = GraphDatabase.driver(
+        uri,
+        auth=(user, password),
+        max_connection_pool_size=50,
+        connection_acquisition_timeout=10.0,
+        connection_timeout=5.0,
+        max_transaction_retry_time=5.0,
+        notifications_min_severity="OFF",
+    )
+    graph = Graph(driver, cfg.database, uri, cfg.transaction_timeout_s)
+    try:
+        graph.ping()
+    except Exception:
+        driver.close()
+        raise
+    return graph
+
+
+_shared: Graph | None = None
+_lock = threading.Lock()
+
+
+def get_graph() -> Graph:
+    """The process-wide connection, opened on first use (and its schema applied)."""
+    global _shared
+    with _lock:
+        if _shared is None:
+            graph = connect()
+            from graphsvc.graph.schema import apply_schema
+
+            apply_schema(graph)
+            _shared = graph
+        return _shared
+
+
+def reset_graph() -> None:
+    """Close the process-wide connection (tests switch servers)."""
+    global _shared
+    with _lock:
+        if _shared is not None:
+            _shared.close()
+            _shared = None
