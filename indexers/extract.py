@@ -1,0 +1,495 @@
+"""Language-agnostic extraction: bytes of one file in, symbols and raw references out.
+
+What to find is said by the language's query file (``indexers/queries/<lang>.scm``) with
+tags.scm-style captures:
+
+``@definition.<kind>``  a definition node (class, interface, struct, enum, trait, function,
+                        method, constant, variable, type_alias, module)
+``@scope``              a node whose members are qualified by ``@name`` but which is not a
+                        symbol itself (a Rust ``impl`` block)
+``@name``               the defined name, the called name, or the base type
+``@qualifier``          explicit owner of a definition (Go receiver type, ``A::`` in C++)
+``@self``               the receiver name of a method (Go ``func (s *T)``)
+``@doc``                a docstring inside the definition
+``@package``            the file's package or namespace clause (Go, Java)
+``@reference.call``     a call; ``@receiver`` is the object or path before the name
+``@reference.import``   an import; ``@import.module``, ``@import.name``, ``@import.alias``
+``@reference.inherits`` / ``@reference.implements``  a base type of the enclosing type, or of
+                        ``@subject`` when the relation is written outside the type
+
+Nesting (qualified names, callers, the type a base belongs to) comes from byte ranges, not
+from grammar-specific tree walks, so this module never needs to know the language.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+import tree_sitter
+
+from graphsvc.model import TYPE_KINDS, SymbolKind, file_id, symbol_id
+from indexers.languages import LanguageSpec, get_language, parser_for
+from indexers.records import SymbolRecord
+
+MAX_FILE_BYTES = 8 * 1024 * 1024
+# Longer average lines than this over a large file mean generated or minified code.
+MINIFIED_MIN_BYTES = 512 * 1024
+MINIFIED_AVG_LINE = 1000
+MAX_NESTING = 200
+MAX_SIGNATURE = 300
+MAX_DOC = 300
+
+RECEIVER_NONE = "none"
+RECEIVER_SELF = "self"
+RECEIVER_SUPER = "super"
+RECEIVER_NAME = "name"  # a plain name or a dotted/path chain of plain names
+RECEIVER_OTHER = "other"
+
+INHERITS = "inherits"
+IMPLEMENTS = "implements"
+
+_TYPE_KINDS = frozenset(str(k) for k in TYPE_KINDS)
+_KINDS = frozenset(str(k) for k in SymbolKind) - {"external_module", "external_symbol"}
+_SCOPE = "scope"
+_NAME_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*$")
+_GENERIC_ARGS = re.compile(r"<.*>$", re.S)
+_WS = re.compile(r"\s+")
+
+
+@dataclass(slots=True, frozen=True)
+class ImportRef:
+    module: str  # as written, quotes stripped: "os.path", "./util", "crate::a::b", "x.h"
+    name: str | None  # imported member ("join"), "*" for all, None for the module itself
+    alias: str | None  # local name when renamed
+    level: int  # leading dots of a Python relative import; 0 otherwise
+    line: int
+
+
+@dataclass(slots=True, frozen=True)
+class CallRef:
+    caller: str  # symbol id of the enclosing function/class, or the file id
+    name: str
+    receiver_kind: str  # RECEIVER_*
+    receiver: str | None  # text of a RECEIVER_NAME receiver ("os.path", "util")
+    line: int
+
+
+@dataclass(slots=True, frozen=True)
+class InheritRef:
+    type_id: str | None  # the subtype when it is defined in this file
+    subject: str  # qualified name of the subtype as written
+    base: str  # the base as written ("Base", "mod.Base", "io::Read")
+    kind: str  # INHERITS or IMPLEMENTS
+    line: int
+
+
+@dataclass(slots=True)
+class FileExtraction:
+    path: str
+    lang: str | None
+    symbols: list[SymbolRecord] = field(default_factory=list)
+    imports: list[ImportRef] = field(default_factory=list)
+    calls: list[CallRef] = field(default_factory=list)
+    inherits: list[InheritRef] = field(default_factory=list)
+    package: str | None = None  # Go package / Java package clause
+    has_errors: bool = False
+    error_count: int = 0
+    invalid_utf8: bool = False
+    skip_reason: str | None = None  # set when nothing could be extracted
+    problems: tuple[str, ...] = ()  # per-file notes for the user (invalid-utf8, deeply-nested)
+
+    @property
+    def file_id(self) -> str:
+        return file_id(self.path)
+
+
+@dataclass(slots=True)
+class _Def:
+    start: int
+    end: int
+    node: tree_sitter.Node
+    kind: str
+    name: str
+    qualifier: str | None
+    self_name: str | None
+    doc_node: tree_sitter.Node | None
+    qual: str = ""
+    sym: SymbolRecord | None = None
+    parent: _Def | None = None
+
+
+def extract_file(rel_path: str, data: bytes, lang: str | None) -> FileExtraction:
+    """Extract one file. Never raises for bad content; problems are recorded on the result."""
+    path = file_id(rel_path)
+    out = FileExtraction(path=path, lang=lang)
+    if lang is None:
+        out.skip_reason = "unknown-language"
+        return out
+    spec = get_language(lang)  # an unknown name is a caller bug, not bad content
+    if len(data) > MAX_FILE_BYTES:
+        out.skip_reason = "too-large"
+        return out
+    if not data.strip():
+        out.skip_reason = "empty"
+        return out
+    if len(data) >= MINIFIED_MIN_BYTES and len(data) / (data.count(b"\n") + 1) > MINIFIED_AVG_LINE:
+        out.skip_reason = "minified"
+        return out
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        data = data.decode("utf-8", "replace").encode("utf-8")
+        out.invalid_utf8 = True
+        out.problems = ("invalid-utf8",)
+    tree = parser_for(lang).parse(data)
+    root = tree.root_node
+    if root.has_error:
+        out.has_errors = True
+        out.error_count = _count_errors(lang, root)
+    _Extractor(spec, path, out).run(root)
+    return out
+
+
+def _text(node: tree_sitter.Node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _line(node: tree_sitter.Node) -> int:
+    return node.start_point[0] + 1
+
+
+class _Extractor:
+    def __init__(self, spec: LanguageSpec, path: str, out: FileExtraction):
+        self.spec = spec
+        self.path = path
+        self.out = out
+        self.seps = spec.scope_separators
+
+    def run(self, root: tree_sitter.Node) -> None:
+        defs: dict[tuple[int, int], _Def] = {}
+        calls: list[tuple[tree_sitter.Node, dict]] = []
+        inherits: list[tuple[str, tree_sitter.Node, dict]] = []
+        imports: list[tuple[tree_sitter.Node, dict]] = []
+        for _, caps in tree_sitter.QueryCursor(self.spec.query()).matches(root):
+            node_kind = None
+            for cap in caps:
+                if cap.startswith("definition.") or cap == _SCOPE:
+                    node_kind = cap
+                    break
+                if cap.startswith("reference."):
+                    node_kind = cap
+                    break
+            if node_kind is None:
+                if "package" in caps:
+                    self.out.package = _text(caps["package"][0]).strip()
+                continue
+            node = caps[node_kind][0]
+            if node_kind == "reference.call":
+                calls.append((node, caps))
+            elif node_kind == "reference.import":
+                imports.append((node, caps))
+            elif node_kind in ("reference.inherits", "reference.implements"):
+                inherits.append((node_kind[10:], node, caps))
+            else:
+                self._add_def(defs, node_kind, node, caps)
+            if "package" in caps:
+                self.out.package = _text(caps["package"][0]).strip()
+        ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
+        self._nest(ordered)
+        self._calls(ordered, calls)
+        self._inherits(ordered, inherits)
+        self._imports(imports)
+
+    # -- definitions -------------------------------------------------------------------
+
+    def _add_def(self, defs: dict, cap: str, node: tree_sitter.Node, caps: dict) -> None:
+        kind = _SCOPE if cap == _SCOPE else cap[len("definition.") :]
+        if kind != _SCOPE and kind not in _KINDS:
+            return
+        name_nodes = caps.get("name")
+        if not name_nodes:
+            return
+        name = _GENERIC_ARGS.sub("", _text(name_nodes[0])).strip()
+        qualifier = None
+        for sep in self.seps:
+            if sep in name:
+                qualifier, _, name = name.rpartition(sep)
+                qualifier = ".".join(p for p in qualifier.split(sep) if p)
+                break
+        if "qualifier" in caps:
+            q = _GENERIC_ARGS.sub("", _text(caps["qualifier"][0])).lstrip("*&").strip()
+            qualifier = ".".join(p for p in re.split(r"\.|::", q) if p) or None
+        if not name:
+            return
+        self_name = _text(caps["self"][0]) if "self" in caps else None
+        doc = caps["doc"][0] if "doc" in caps else None
+        key = (node.start_byte, node.end_byte)
+        prev = defs.get(key)
+        # The same node matched by a general and a specific pattern: keep the specific kind.
+        if prev is not None and prev.kind not in ("variable", "function"):
+            return
+        defs[key] = _Def(node.start_byte, node.end_byte, node, kind, name, qualifier, self_name, doc)
+
+    def _nest(self, ordered: list[_Def]) -> None:
+        stack: list[_Def] = []
+        seen: dict[str, int] = {}
+        by_qual: dict[str, SymbolRecord] = {}
+        symbols = self.out.symbols
+        deep = False
+        for d in ordered:
+            while stack and stack[-1].end <= d.start:
+                stack.pop()
+            parent = stack[-1] if stack else None
+            if len(stack) >= MAX_NESTING:
+                deep = True
+                continue
+            d.parent = parent
+            if d.kind in ("variable", "constant") and parent is not None:
+                # Only top-level variables are symbols; a scope (impl block) still counts as top.
+                if parent.kind != _SCOPE or parent.parent is not None:
+                    continue
+            prefix = parent.qual if parent is not None else ""
+            if d.qualifier:
+                prefix = f"{prefix}.{d.qualifier}" if prefix else d.qualifier
+            qual = f"{prefix}.{d.name}" if prefix else d.name
+            stack.append(d)
+            if d.kind == _SCOPE:
+                d.qual = qual
+                continue
+            owner_kind = parent.kind if parent is not None and not d.qualifier else None
+            kind = d.kind
+            if kind == "function" and (owner_kind in _TYPE_KINDS or owner_kind == _SCOPE or d.qualifier):
+                kind = "method"
+            elif kind == "method" and owner_kind is None and not d.qualifier and parent is None:
+                kind = "function"
+            if kind == "variable" and self.spec.caps_are_constants and d.name.isupper():
+                kind = "constant"
+            n = seen.get(qual, 0) + 1
+            seen[qual] = n
+            # Redefinitions and overloads: the second one is Name@2, in source order.
+            uqual = qual if n == 1 else f"{qual}@{n}"
+            d.qual = uqual
+            parent_id = self.path
+            owner = prefix
+            if owner:
+                owner_sym = by_qual.get(owner)
+                if owner_sym is not None:
+                    parent_id = owner_sym.id
+                elif parent is not None and parent.sym is not None:
+                    parent_id = parent.sym.id
+            sym = SymbolRecord(
+                id=symbol_id(self.path, uqual),
+                name=d.name,
+                qualified_name=uqual,
+                kind=kind,
+                file=self.path,
+                parent=parent_id,
+                start_line=d.node.start_point[0] + 1,
+                end_line=d.node.end_point[0] + 1,
+                lang=self.spec.name,
+                signature=self._signature(d.node, kind),
+                doc=self._doc(d),
+            )
+            d.sym = sym
+            by_qual.setdefault(qual, sym)
+            symbols.append(sym)
+        if deep:
+            self.out.problems = (*self.out.problems, "deeply-nested")
+
+    def _signature(self, node: tree_sitter.Node, kind: str) -> str:
+        body = node.child_by_field_name("body")
+        raw = node.text
+        if body is not None and body.start_byte > node.start_byte:
+            raw = raw[: body.start_byte - node.start_byte]
+        elif kind in ("variable", "constant", "type_alias") or b"\n" in raw:
+            raw = raw.split(b"\n", 1)[0]
+        sig = _WS.sub(" ", raw.decode("utf-8", "replace")).strip()
+        if body is not None:
+            sig = sig.rstrip("{:= ").rstrip()
+        return sig[:MAX_SIGNATURE]
+
+    def _doc(self, d: _Def) -> str:
+        if d.doc_node is not None:
+            return _first_line(_strip_string(_text(d.doc_node)))
+        if self.spec.doc_style != "comment":
+            return ""
+        node = d.node
+        comments = self.spec.comment_node_types
+        # Climb through wrappers that start where the definition starts (export, decorators,
+        # template declarations) so the comment above the wrapper is found.
+        for _ in range(3):
+            prev = node.prev_named_sibling
+            if prev is not None and prev.type in comments:
+                break
+            parent = node.parent
+            if parent is None or parent.start_byte != node.start_byte:
+                return ""
+            node = parent
+        prev = node.prev_named_sibling
+        expected = node.start_point[0]
+        block: list[tree_sitter.Node] = []
+        while prev is not None and prev.type in comments and prev.end_point[0] >= expected - 1:
+            block.append(prev)
+            expected = prev.start_point[0]
+            prev = prev.prev_named_sibling
+        for c in reversed(block):
+            line = _first_line(_strip_comment(_text(c)))
+            if line:
+                return line
+        return ""
+
+    # -- references --------------------------------------------------------------------
+
+    @staticmethod
+    def _enclosing_all(ordered: list[_Def], nodes: list[tree_sitter.Node]) -> list[_Def | None]:
+        """Innermost emitted definition or scope around each node, by one sweep over both
+        lists in source order. Variables are skipped: a call in ``X = f()`` belongs to the
+        file (or to the function around the assignment)."""
+        result: list[_Def | None] = [None] * len(nodes)
+        order = sorted(range(len(nodes)), key=lambda i: nodes[i].start_byte)
+        defs = [d for d in ordered if d.qual and d.kind not in ("variable", "constant")]
+        stack: list[_Def] = []
+        j = 0
+        for i in order:
+            pos = nodes[i].start_byte
+            while j < len(defs) and defs[j].start <= pos:
+                d = defs[j]
+                while stack and stack[-1].end <= d.start:
+                    stack.pop()
+                stack.append(d)
+                j += 1
+            while stack and stack[-1].end <= pos:
+                stack.pop()
+            result[i] = stack[-1] if stack else None
+        return result
+
+    def _calls(self, ordered: list[_Def], calls: list) -> None:
+        if not calls:
+            return
+        spec = self.spec
+        self_names = spec.self_names
+        super_names = spec.super_names
+        out = self.out.calls
+        enclosing = self._enclosing_all(ordered, [node for node, _ in calls])
+        for (node, caps), encl in zip(calls, enclosing):
+            name_nodes = caps.get("name")
+            if not name_nodes:
+                continue
+            name = _text(name_nodes[0])
+            while encl is not None and encl.sym is None:
+                encl = encl.parent
+            caller = encl.sym.id if encl is not None and encl.sym is not None else self.path
+            rkind = RECEIVER_NONE
+            receiver = None
+            rnodes = caps.get("receiver")
+            if rnodes:
+                rtext = _text(rnodes[0])
+                if rtext in super_names:
+                    rkind = RECEIVER_SUPER
+                elif rtext in self_names or (encl is not None and _self_of(encl) == rtext):
+                    rkind = RECEIVER_SELF
+                elif _NAME_CHAIN.match(rtext):
+                    rkind = RECEIVER_NAME
+                    receiver = rtext
+                else:
+                    rkind = RECEIVER_OTHER
+            out.append(CallRef(caller, name, rkind, receiver, _line(node)))
+
+    def _inherits(self, ordered: list[_Def], refs: list) -> None:
+        if not refs:
+            return
+        by_qual = {s.qualified_name: s for s in self.out.symbols}
+        enclosing = self._enclosing_all(ordered, [node for _, node, _ in refs])
+        for (kind, node, caps), encl in zip(refs, enclosing):
+            name_nodes = caps.get("name")
+            if not name_nodes:
+                continue
+            base = _GENERIC_ARGS.sub("", _text(name_nodes[0])).strip()
+            if "subject" in caps:
+                subject = _GENERIC_ARGS.sub("", _text(caps["subject"][0])).strip()
+                subject = ".".join(p for p in re.split(r"\.|::", subject) if p)
+                sym = by_qual.get(subject)
+                type_id = sym.id if sym is not None else None
+            else:
+                while encl is not None and encl.kind not in _TYPE_KINDS:
+                    encl = encl.parent
+                if encl is None or encl.sym is None:
+                    continue
+                subject = encl.sym.qualified_name
+                type_id = encl.sym.id
+            self.out.inherits.append(InheritRef(type_id, subject, base, kind, _line(name_nodes[0])))
+
+    def _imports(self, imports: list) -> None:
+        out = self.out.imports
+        for node, caps in imports:
+            mods = caps.get("import.module")
+            module = _unquote(_text(mods[0])) if mods else ""
+            names = caps.get("import.name")
+            name = _unquote(_text(names[0])) if names else None
+            aliases = caps.get("import.alias")
+            alias = _text(aliases[0]) if aliases else None
+            level = len(module) - len(module.lstrip(".")) if module.startswith(".") and "/" not in module else 0
+            if level:
+                module = module[level:]
+            if not module and not name and not level:
+                continue
+            out.append(ImportRef(module, name, alias, level, _line(node)))
+
+
+def _self_of(d: _Def) -> str | None:
+    while d is not None:
+        if d.self_name:
+            return d.self_name
+        d = d.parent
+    return None
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] in "\"'`<" and text[-1] in "\"'`>":
+        return text[1:-1]
+    return text
+
+
+def _strip_string(text: str) -> str:
+    text = text.lstrip("rRbBuUfF")
+    for q in ('"""', "'''", '"', "'"):
+        if text.startswith(q) and text.endswith(q) and len(text) >= 2 * len(q):
+            return text[len(q) : -len(q)]
+    return text
+
+
+def _strip_comment(text: str) -> str:
+    lines = []
+    for line in text.splitlines():
+        line = line.strip()
+        for prefix in ("///", "//!", "//", "/**", "/*!", "/*", "#"):
+            if line.startswith(prefix):
+                line = line[len(prefix) :]
+                break
+        if line.endswith("*/"):
+            line = line[:-2]
+        line = line.strip().lstrip("*").strip()
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            return line[:MAX_DOC]
+    return ""
+
+
+_ERROR_QUERIES: dict[str, tree_sitter.Query] = {}
+
+
+def _count_errors(lang: str, root: tree_sitter.Node) -> int:
+    query = _ERROR_QUERIES.get(lang)
+    if query is None:
+        query = _ERROR_QUERIES[lang] = tree_sitter.Query(get_language(lang).load(), "(ERROR) @e (MISSING) @m")
+    caps = tree_sitter.QueryCursor(query).captures(root)
+    return sum(len(v) for v in caps.values()) or 1

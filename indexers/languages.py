@@ -1,0 +1,283 @@
+"""The per-language table: what a grammar is called, where it comes from, and the few facts
+a tree-sitter query cannot state (how imports name files, what ``self`` is called, how doc
+comments look, which names are builtins).
+
+Everything else about a language lives in ``indexers/queries/<name>.scm``. Adding a language
+is adding a query file and one ``LanguageSpec`` below.
+"""
+
+from __future__ import annotations
+
+import builtins as _py_builtins
+import importlib
+import posixpath
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import tree_sitter
+
+from graphsvc.errors import GraphsvcError
+
+QUERY_DIR = Path(__file__).parent / "queries"
+
+
+class GrammarError(GraphsvcError):
+    """A grammar or its query file could not be loaded."""
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageSpec:
+    name: str
+    extensions: tuple[str, ...]
+    package: str  # the wheel that ships the grammar
+    function: str  # the function in that package returning the language pointer
+    # How import strings turn into workspace files; a strategy name in indexers.resolve.
+    module_system: str
+    # Receiver names that mean "this object" (Go and similar languages name it per method
+    # with a @self capture in the query instead).
+    self_names: frozenset[str] = frozenset()
+    # Receiver texts that mean "the base classes of this object".
+    super_names: frozenset[str] = frozenset()
+    # Node types of a receiver that is a plain name (or a dotted chain of plain names).
+    name_node_types: frozenset[str] = frozenset({"identifier"})
+    # "docstring": the query captures a @doc string inside the body;
+    # "comment": the comments directly above a definition are its doc.
+    doc_style: str = "comment"
+    comment_node_types: frozenset[str] = frozenset({"comment"})
+    # Separators used in qualified names as written (``a::b``, ``a.b``); ids use ".".
+    scope_separators: tuple[str, ...] = (".",)
+    # Names the language (or its standard runtime) provides without an import.
+    builtins: frozenset[str] = frozenset()
+    # Unqualified calls with no binding in scope or imports: may they still be matched
+    # against a unique workspace-wide definition, and how sure is that?
+    unique_name_confidence: float = 0.7
+    # Names visible without import in every file of the same directory (Go packages,
+    # Java packages); otherwise only the file and its imports.
+    directory_scope: bool = False
+    # Files whose definitions count as the implementation of an imported header.
+    header_extensions: tuple[str, ...] = ()
+    source_extensions: tuple[str, ...] = ()
+    # Variables written in ALL_CAPS are constants where the language has no keyword for it.
+    caps_are_constants: bool = False
+    extra: dict = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def query_path(self) -> Path:
+        return QUERY_DIR / f"{self.name}.scm"
+
+    def load(self) -> tree_sitter.Language:
+        return _load_language(self.name)
+
+    def query(self) -> tree_sitter.Query:
+        return _load_query(self.name)
+
+
+_PY_BUILTINS = frozenset(dir(_py_builtins)) | {"__import__", "super"}
+
+_JS_BUILTINS = frozenset(
+    """require console parseInt parseFloat isNaN isFinite setTimeout setInterval clearTimeout
+    clearInterval setImmediate queueMicrotask structuredClone fetch alert encodeURIComponent
+    decodeURIComponent encodeURI decodeURI eval Symbol Object Array String Number Boolean
+    Promise Map Set WeakMap WeakSet Date RegExp Error TypeError RangeError JSON Math Reflect
+    Proxy BigInt atob btoa""".split()
+)
+
+_GO_BUILTINS = frozenset(
+    """append cap clear close complex copy delete imag len make max min new panic print println
+    real recover string int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 uintptr
+    float32 float64 byte rune bool error any complex64 complex128""".split()
+)
+
+_RUST_BUILTINS = frozenset(
+    """Some None Ok Err Box Vec String Option Result drop panic println print format vec
+    assert assert_eq write writeln Default""".split()
+)
+
+_C_BUILTINS = frozenset(
+    """printf fprintf sprintf snprintf vprintf vfprintf vsnprintf puts fputs putchar fputc getc
+    fgetc fgets fopen fclose fread fwrite fflush fseek ftell malloc calloc realloc free memcpy
+    memmove memset memcmp strlen strcmp strncmp strcpy strncpy strcat strncat strchr strrchr
+    strstr strdup strtol strtoul strtod atoi atol atof abs exit abort assert sizeof qsort bsearch
+    isalpha isdigit isspace isalnum toupper tolower va_start va_end va_arg perror errno
+    offsetof""".split()
+)
+
+_CPP_BUILTINS = _C_BUILTINS | frozenset(
+    """static_cast dynamic_cast reinterpret_cast const_cast move forward make_shared
+    make_unique swap begin end size""".split()
+)
+
+_JAVA_BUILTINS = frozenset()
+
+LANGUAGES: dict[str, LanguageSpec] = {
+    spec.name: spec
+    for spec in (
+        LanguageSpec(
+            name="python",
+            extensions=(".py", ".pyi"),
+            package="tree_sitter_python",
+            function="language",
+            module_system="python",
+            self_names=frozenset({"self", "cls"}),
+            super_names=frozenset({"super()"}),
+            doc_style="docstring",
+            builtins=_PY_BUILTINS,
+            # An unqualified name that is neither defined nor imported in a Python module can
+            # only come from a star import or be an error, so a workspace-wide match is weak.
+            unique_name_confidence=0.5,
+            caps_are_constants=True,
+        ),
+        LanguageSpec(
+            name="javascript",
+            extensions=(".js", ".mjs", ".cjs", ".jsx"),
+            package="tree_sitter_javascript",
+            function="language",
+            module_system="js",
+            self_names=frozenset({"this"}),
+            super_names=frozenset({"super"}),
+            name_node_types=frozenset({"identifier", "this", "super"}),
+            builtins=_JS_BUILTINS,
+            unique_name_confidence=0.7,
+        ),
+        LanguageSpec(
+            name="typescript",
+            extensions=(".ts", ".mts", ".cts"),
+            package="tree_sitter_typescript",
+            function="language_typescript",
+            module_system="js",
+            self_names=frozenset({"this"}),
+            super_names=frozenset({"super"}),
+            name_node_types=frozenset({"identifier", "this", "super"}),
+            builtins=_JS_BUILTINS,
+            unique_name_confidence=0.7,
+        ),
+        LanguageSpec(
+            name="tsx",
+            extensions=(".tsx",),
+            package="tree_sitter_typescript",
+            function="language_tsx",
+            module_system="js",
+            self_names=frozenset({"this"}),
+            super_names=frozenset({"super"}),
+            name_node_types=frozenset({"identifier", "this", "super"}),
+            builtins=_JS_BUILTINS,
+            unique_name_confidence=0.7,
+        ),
+        LanguageSpec(
+            name="go",
+            extensions=(".go",),
+            package="tree_sitter_go",
+            function="language",
+            module_system="go",
+            builtins=_GO_BUILTINS,
+            directory_scope=True,
+            unique_name_confidence=0.7,
+        ),
+        LanguageSpec(
+            name="rust",
+            extensions=(".rs",),
+            package="tree_sitter_rust",
+            function="language",
+            module_system="rust",
+            self_names=frozenset({"self", "Self"}),
+            name_node_types=frozenset({"identifier", "self", "scoped_identifier", "crate", "super"}),
+            comment_node_types=frozenset({"line_comment", "block_comment"}),
+            scope_separators=("::",),
+            builtins=_RUST_BUILTINS,
+            unique_name_confidence=0.7,
+        ),
+        LanguageSpec(
+            name="java",
+            extensions=(".java",),
+            package="tree_sitter_java",
+            function="language",
+            module_system="java",
+            self_names=frozenset({"this"}),
+            super_names=frozenset({"super"}),
+            name_node_types=frozenset({"identifier", "this", "super", "field_access"}),
+            comment_node_types=frozenset({"block_comment", "line_comment"}),
+            builtins=_JAVA_BUILTINS,
+            directory_scope=True,
+            unique_name_confidence=0.7,
+        ),
+        LanguageSpec(
+            name="c",
+            extensions=(".c", ".h"),
+            package="tree_sitter_c",
+            function="language",
+            module_system="include",
+            builtins=_C_BUILTINS,
+            # C has one global namespace for functions, so a unique definition is very
+            # likely the one the linker picks.
+            unique_name_confidence=0.9,
+            header_extensions=(".h",),
+            source_extensions=(".c",),
+        ),
+        LanguageSpec(
+            name="cpp",
+            extensions=(".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp"),
+            package="tree_sitter_cpp",
+            function="language",
+            module_system="include",
+            self_names=frozenset({"this"}),
+            name_node_types=frozenset({"identifier", "this", "namespace_identifier", "qualified_identifier"}),
+            scope_separators=("::",),
+            builtins=_CPP_BUILTINS,
+            unique_name_confidence=0.8,
+            header_extensions=(".h", ".hpp", ".hh", ".hxx", ".h++"),
+            source_extensions=(".cpp", ".cc", ".cxx", ".c++"),
+        ),
+    )
+}
+
+_BY_EXTENSION: dict[str, str] = {}
+for _spec in LANGUAGES.values():
+    for _ext in _spec.extensions:
+        _BY_EXTENSION.setdefault(_ext, _spec.name)
+
+
+def language_for_path(path: str) -> LanguageSpec | None:
+    """The language of a file by its extension, or None when we do not index it."""
+    ext = posixpath.splitext(path)[1].lower()
+    name = _BY_EXTENSION.get(ext)
+    return LANGUAGES[name] if name else None
+
+
+def get_language(name: str) -> LanguageSpec:
+    try:
+        return LANGUAGES[name]
+    except KeyError:
+        raise GrammarError(f"unknown language {name!r}; known: {', '.join(sorted(LANGUAGES))}") from None
+
+
+@cache
+def _load_language(name: str) -> tree_sitter.Language:
+    spec = get_language(name)
+    try:
+        module = importlib.import_module(spec.package)
+        return tree_sitter.Language(getattr(module, spec.function)())
+    except Exception as exc:  # any failure here means the wheel is missing or broken
+        raise GrammarError(
+            f"cannot load the tree-sitter grammar for {name}: {spec.package}.{spec.function}() "
+            f"failed ({exc}); install the pinned wheel {spec.package.replace('_', '-')}"
+        ) from exc
+
+
+@cache
+def _load_query(name: str) -> tree_sitter.Query:
+    spec = get_language(name)
+    language = spec.load()
+    try:
+        source = spec.query_path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise GrammarError(f"cannot read the query file for {name}: {spec.query_path}: {exc}") from exc
+    try:
+        return tree_sitter.Query(language, source)
+    except Exception as exc:
+        raise GrammarError(f"query file {spec.query_path} does not compile against {spec.package}: {exc}") from exc
+
+
+@cache
+def parser_for(name: str) -> tree_sitter.Parser:
+    return tree_sitter.Parser(_load_language(name))

@@ -1,0 +1,47 @@
+; Python: definitions, docstrings, imports, calls and base classes.
+; Captures follow the tags.scm convention; see indexers/extract.py for what each one means.
+
+(class_definition
+  name: (identifier) @name
+  body: (block . (expression_statement . (string) @doc)?)) @definition.class
+
+; A function inside a class body becomes a method (the extractor knows the enclosing kind).
+(function_definition
+  name: (identifier) @name
+  body: (block . (expression_statement . (string) @doc)?)) @definition.function
+
+; Top-level assignments only; ALL_CAPS names become constants.
+(module
+  (expression_statement
+    (assignment left: (identifier) @name) @definition.variable))
+
+(module
+  (expression_statement
+    (assignment left: (identifier) @name type: (type (identifier) @_t)) @definition.type_alias)
+  (#eq? @_t "TypeAlias"))
+
+(module (type_alias_statement left: (type (identifier) @name)) @definition.type_alias)
+
+; Base classes: plain names and dotted names; keyword arguments (metaclass=...) are not bases.
+(class_definition
+  superclasses: (argument_list [(identifier) (attribute)] @name) @reference.inherits)
+
+; Calls: f(), obj.f(), a.b.f()
+(call function: (identifier) @name) @reference.call
+(call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
+
+; import a.b / import a.b as c
+(import_statement name: (dotted_name) @import.module) @reference.import
+(import_statement
+  name: (aliased_import name: (dotted_name) @import.module alias: (identifier) @import.alias)) @reference.import
+
+; from x import y / from x import y as z / from . import y / from x import *
+(import_from_statement
+  module_name: (_) @import.module
+  name: (dotted_name) @import.name) @reference.import
+(import_from_statement
+  module_name: (_) @import.module
+  name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias)) @reference.import
+(import_from_statement
+  module_name: (_) @import.module
+  (wildcard_import) @import.name) @reference.import
