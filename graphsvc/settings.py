@@ -61,6 +61,10 @@ class ContextBackgroundSettings(BaseModel):
     summary_command: str | None = None
     summary_url: str | None = None
     summary_timeout_s: float = 20.0
+    keep_tail: int = 10  # entries compaction leaves untouched
+    protected_tail: int = 2  # most recent entries every block includes
+    digest_first_turns: int = 3  # user turns the deterministic digest keeps verbatim
+    tokenizer: str = "auto"  # "auto": bpe-openai when installed; "estimate": never load it
 
 
 class ContextSettings(BaseModel):
