@@ -10,6 +10,7 @@ class DirRecord:
     id: str  # model.dir_id
     name: str
     path: str  # repository-relative, "" for the root
+    skip_reason: str | None = None  # set when the directory could not be listed
 
 
 @dataclass(slots=True)

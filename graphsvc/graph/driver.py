@@ -63,6 +63,11 @@ class Graph:
             )
         return [r.data() for r in records]
 
+    def autocommit(self, cypher: str, timeout_s: float | None = None, **params: Any) -> None:
+        """Run a statement in an implicit transaction (needed by ``CALL {…} IN TRANSACTIONS``)."""
+        with self._errors(), self.driver.session(database=self.database) as s:
+            s.run(self._query(cypher, timeout_s), params).consume()
+
     @contextmanager
     def session(self) -> Iterator[neo4j.Session]:
         with self._errors(), self.driver.session(database=self.database) as s:

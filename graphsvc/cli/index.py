@@ -1,0 +1,69 @@
+"""`graphsvc index-tree`, `index-symbols` and `index`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from graphsvc.cli.progress import terminal_progress
+
+_path = click.argument("path", default=".", type=click.Path(file_okay=True, dir_okay=True, path_type=str))
+_workspace = click.option("--workspace", "-w", help="Workspace name (default: the directory's name).")
+_json = click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+_exclude = click.option("--exclude", multiple=True, metavar="PATTERN",
+                        help="Extra gitignore-style pattern to skip (repeatable).")
+_jobs = click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
+                     help="Parser processes (default: one per core).")
+
+
+def _emit(summary, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(summary.to_dict(), indent=2, sort_keys=True))
+    else:
+        click.echo(summary.line())
+
+
+def register(main: click.Group) -> None:
+    @main.command("index-tree")
+    @_path
+    @_workspace
+    @_exclude
+    @_json
+    def index_tree_cmd(path: str, workspace: str | None, exclude: tuple[str, ...], as_json: bool) -> None:
+        """Index directories and files of PATH (incremental)."""
+        from indexers.jobs import index_tree
+
+        with terminal_progress(not as_json) as progress:
+            summary = index_tree(path, workspace=workspace, exclude=exclude, progress=progress)
+        _emit(summary, as_json)
+
+    @main.command("index-symbols")
+    @_path
+    @_workspace
+    @_exclude
+    @_jobs
+    @_json
+    def index_symbols_cmd(path: str, workspace: str | None, exclude: tuple[str, ...], jobs: int | None,
+                          as_json: bool) -> None:
+        """Extract symbols and edges of PATH with tree-sitter (incremental)."""
+        from indexers.jobs import index_symbols
+
+        with terminal_progress(not as_json) as progress:
+            summary = index_symbols(path, workspace=workspace, exclude=exclude, jobs=jobs, progress=progress)
+        _emit(summary, as_json)
+
+    @main.command("index")
+    @_path
+    @_workspace
+    @_exclude
+    @_jobs
+    @_json
+    def index_cmd(path: str, workspace: str | None, exclude: tuple[str, ...], jobs: int | None,
+                  as_json: bool) -> None:
+        """Index PATH: the tree, then symbols and edges (incremental)."""
+        from indexers.jobs import index_all
+
+        with terminal_progress(not as_json) as progress:
+            summary = index_all(path, workspace=workspace, exclude=exclude, jobs=jobs, progress=progress)
+        _emit(summary, as_json)

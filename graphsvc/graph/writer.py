@@ -1,0 +1,220 @@
+"""Every write the indexers make, as parameterised, batched Cypher.
+
+Relationship types and labels in the statements come from `graphsvc.model` (never from
+input); everything else travels as parameters in ``UNWIND`` batches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
+from typing import Any
+
+from graphsvc import model
+from graphsvc.graph.driver import Graph
+from graphsvc.model import Label, Prov, Rel
+
+BATCH = 5000
+
+_TREE_STATE = """
+MATCH (n:Entity {workspace: $ws})
+WHERE n:File OR n:Directory OR n:Workspace
+RETURN n.id AS id, labels(n) AS labels, n.size AS size, n.mtime_ns AS mtime_ns, n.hash AS hash,
+       n.skip_reason AS skip_reason, n.lang AS lang, n.name AS name, n.root AS root
+"""
+
+_UPSERT_WORKSPACE = """
+MERGE (w:Entity {workspace: $ws, id: $id})
+ON CREATE SET w:Workspace, w.prov = 'EXTRACTED', w.kind = 'workspace'
+SET w.name = $ws, w.root = $root, w.path = '', w.skip_reason = $skip_reason
+"""
+
+# Rows with a `parent` are new: the node and its CONTAINS edge are created together.
+_UPSERT_DIRS = """
+UNWIND $rows AS row
+MERGE (d:Entity {workspace: $ws, id: row.id})
+ON CREATE SET d:Directory, d.prov = 'EXTRACTED', d.kind = 'dir'
+SET d.name = row.name, d.path = row.path, d.skip_reason = row.skip_reason
+WITH d, row WHERE row.parent IS NOT NULL
+MATCH (p:Entity {workspace: $ws, id: row.parent})
+MERGE (p)-[r:CONTAINS]->(d)
+ON CREATE SET r.prov = 'EXTRACTED', r.confidence = 1.0, r.reason = 'syntax'
+"""
+
+_UPSERT_FILES = """
+UNWIND $rows AS row
+MERGE (f:Entity {workspace: $ws, id: row.id})
+ON CREATE SET f:File, f.prov = 'EXTRACTED', f.kind = 'file'
+SET f.name = row.name, f.path = row.path, f.lang = row.lang, f.size = row.size,
+    f.hash = row.hash, f.mtime_ns = row.mtime_ns, f.skip_reason = row.skip_reason
+WITH f, row WHERE row.parent IS NOT NULL
+MATCH (p:Entity {workspace: $ws, id: row.parent})
+MERGE (p)-[r:CONTAINS]->(f)
+ON CREATE SET r.prov = 'EXTRACTED', r.confidence = 1.0, r.reason = 'syntax'
+"""
+
+_DELETE_BY_FILE = """
+UNWIND $files AS file
+MATCH (n:Entity {workspace: $ws, file: file})
+DETACH DELETE n
+"""
+
+_DELETE_BY_ID = """
+UNWIND $ids AS id
+MATCH (n:Entity {workspace: $ws, id: id})
+DETACH DELETE n
+"""
+
+_SYMBOL_IDS = """
+MATCH (s:Symbol {workspace: $ws})
+WHERE s.file IS NOT NULL
+RETURN s.id AS id
+"""
+
+_UPSERT_SYMBOLS = """
+UNWIND $rows AS row
+MERGE (s:Entity {workspace: $ws, id: row.id})
+ON CREATE SET s:Symbol, s.prov = 'EXTRACTED'
+SET s.name = row.name, s.qualified_name = row.qualified_name, s.kind = row.kind,
+    s.file = row.file, s.path = row.file, s.lang = row.lang, s.start_line = row.start_line,
+    s.end_line = row.end_line, s.signature = row.signature, s.doc = row.doc
+"""
+
+_UPSERT_EXTERNALS = """
+UNWIND $rows AS row
+MERGE (s:Entity {workspace: $ws, id: row.id})
+ON CREATE SET s:Symbol:External, s.prov = 'INFERRED', s.name = row.name,
+    s.qualified_name = row.qualified_name, s.kind = row.kind
+"""
+
+_MARK_FILES = """
+UNWIND $rows AS row
+MATCH (f:File {workspace: $ws, id: row.id})
+SET f.symbols_hash = row.hash, f.has_errors = row.has_errors, f.error_count = row.error_count,
+    f.parse_note = row.note
+"""
+
+_DELETE_ORPHAN_EXTERNALS = """
+MATCH (x:External {workspace: $ws})
+WHERE NOT (x)<--()
+DETACH DELETE x
+"""
+
+_SET_WORKSPACE_TOKEN = """
+MATCH (w:Workspace {workspace: $ws, id: $id})
+SET w.symbols_token = $token
+"""
+
+_GET_WORKSPACE_TOKEN = """
+MATCH (w:Workspace {workspace: $ws, id: $id})
+RETURN w.symbols_token AS token
+"""
+
+
+def _delete_outgoing(rel_types: Sequence[Rel]) -> str:
+    types = "|".join(r.value for r in rel_types)
+    return f"""
+UNWIND $files AS file
+CALL (file) {{
+  MATCH (n:Entity {{workspace: $ws, file: file}})-[r:{types}]->()
+  DELETE r
+}}
+CALL (file) {{
+  MATCH (f:Entity {{workspace: $ws, id: file}})-[r:{types}]->(x)
+  WHERE NOT x:File AND NOT x:Directory
+  DELETE r
+}}
+"""
+
+
+def _create_edges(rel: Rel) -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH (a:Entity {{workspace: $ws, id: row.src}})
+MATCH (b:Entity {{workspace: $ws, id: row.dst}})
+CREATE (a)-[r:{rel.value}]->(b)
+SET r.prov = row.prov, r.confidence = row.confidence, r.reason = row.reason,
+    r.line = row.line, r.count = row.count
+"""
+
+
+_CODE_RELS = (Rel.CONTAINS, Rel.IMPORTS, Rel.CALLS, Rel.INHERITS, Rel.IMPLEMENTS, Rel.REFERENCES)
+_DELETE_CODE_EDGES = _delete_outgoing(_CODE_RELS)
+_CREATE_EDGES = {rel: _create_edges(rel) for rel in _CODE_RELS}
+
+
+def batches(rows: Iterable[Any], size: int = BATCH) -> Iterator[list[Any]]:
+    it = iter(rows)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+class GraphWriter:
+    """Writes index records for one workspace."""
+
+    def __init__(self, graph: Graph, workspace: str, batch_size: int = BATCH):
+        self.graph = graph
+        self.ws = workspace
+        self.batch_size = batch_size
+
+    def _run_batched(self, cypher: str, key: str, rows: Sequence[Any]) -> None:
+        for chunk in batches(rows, self.batch_size):
+            self.graph.write(cypher, ws=self.ws, **{key: chunk})
+
+    # -- tree -------------------------------------------------------------------------------
+    def tree_state(self) -> dict[str, dict]:
+        return {row["id"]: row for row in self.graph.read(_TREE_STATE, ws=self.ws)}
+
+    def upsert_workspace(self, root: str, skip_reason: str | None = None) -> None:
+        self.graph.write(_UPSERT_WORKSPACE, ws=self.ws, id=model.WORKSPACE_ID, root=root,
+                         skip_reason=skip_reason)
+
+    def upsert_dirs(self, rows: Sequence[dict]) -> None:
+        self._run_batched(_UPSERT_DIRS, "rows", rows)
+
+    def upsert_files(self, rows: Sequence[dict]) -> None:
+        self._run_batched(_UPSERT_FILES, "rows", rows)
+
+    def delete_entries(self, ids: Sequence[str]) -> None:
+        """Delete files/directories and everything defined in those files."""
+        self._run_batched(_DELETE_BY_FILE, "files", ids)
+        self._run_batched(_DELETE_BY_ID, "ids", ids)
+
+    # -- symbols ----------------------------------------------------------------------------
+    def symbol_ids(self) -> set[str]:
+        return {row["id"] for row in self.graph.read(_SYMBOL_IDS, ws=self.ws)}
+
+    def upsert_symbols(self, rows: Sequence[dict]) -> None:
+        self._run_batched(_UPSERT_SYMBOLS, "rows", rows)
+
+    def upsert_externals(self, rows: Sequence[dict]) -> None:
+        self._run_batched(_UPSERT_EXTERNALS, "rows", rows)
+
+    def delete_symbols(self, ids: Sequence[str]) -> None:
+        self._run_batched(_DELETE_BY_ID, "ids", ids)
+
+    def delete_file_symbols(self, files: Sequence[str]) -> None:
+        self._run_batched(_DELETE_BY_FILE, "files", files)
+
+    def delete_outgoing_code_edges(self, files: Sequence[str]) -> None:
+        """Remove the code edges owned by these files (from the file and its symbols)."""
+        self._run_batched(_DELETE_CODE_EDGES, "files", files)
+
+    def create_edges(self, rel: Rel, rows: Sequence[dict]) -> None:
+        self._run_batched(_CREATE_EDGES[rel], "rows", rows)
+
+    def mark_files(self, rows: Sequence[dict]) -> None:
+        self._run_batched(_MARK_FILES, "rows", rows)
+
+    def delete_orphan_externals(self) -> None:
+        self.graph.write(_DELETE_ORPHAN_EXTERNALS, ws=self.ws)
+
+    def symbols_token(self) -> str | None:
+        rows = self.graph.read(_GET_WORKSPACE_TOKEN, ws=self.ws, id=model.WORKSPACE_ID)
+        return rows[0]["token"] if rows else None
+
+    def set_symbols_token(self, token: str | None) -> None:
+        self.graph.write(_SET_WORKSPACE_TOKEN, ws=self.ws, id=model.WORKSPACE_ID, token=token)
+
+
+__all__ = ["GraphWriter", "Label", "Prov", "batches"]

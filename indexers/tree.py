@@ -1,0 +1,245 @@
+"""Walk a repository into directory and file records (pure: no database).
+
+Honours ``.gitignore`` files at every level and ``.graphsvcignore``; never follows a
+symbolic link to a directory (so no loops and nothing outside the workspace) and only
+follows file links whose target stays inside the workspace. Every file that is not indexed
+normally gets a skip reason instead of disappearing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+from graphsvc import model
+from graphsvc.errors import InputError
+from indexers.records import DirRecord, FileRecord
+
+IGNORE_FILES = (".gitignore", ".graphsvcignore")
+ALWAYS_IGNORED = frozenset({".git", ".hg", ".svn"})
+BINARY_SNIFF_BYTES = 8192
+
+
+class Skip:
+    """Why a file is recorded but not indexed."""
+
+    BINARY = "binary"
+    TOO_LARGE = "too-large"
+    EMPTY = "empty"
+    UNREADABLE = "unreadable"
+    INVALID_NAME = "invalid-utf8-name"
+    SYMLINK_DIR = "symlink-to-directory"
+    SYMLINK_OUTSIDE = "symlink-outside-workspace"
+    SYMLINK_BROKEN = "broken-symlink"
+    SYMLINK_LOOP = "symlink-loop"
+    SPECIAL = "not-a-regular-file"
+
+
+# Kinds of text that are not parsed for symbols but worth a language tag.
+_OTHER_LANGUAGES = {
+    ".md": "markdown", ".rst": "restructuredtext", ".txt": "text", ".json": "json",
+    ".toml": "toml", ".yaml": "yaml", ".yml": "yaml", ".ini": "ini", ".cfg": "ini",
+    ".html": "html", ".css": "css", ".sh": "shell", ".sql": "sql", ".xml": "xml",
+    ".cypher": "cypher", ".scm": "query", ".graphql": "graphql",
+}
+
+
+def language_of(rel_path: str) -> str | None:
+    from indexers.languages import language_for_path
+
+    spec = language_for_path(rel_path)
+    if spec is not None:
+        return spec.name
+    return _OTHER_LANGUAGES.get(os.path.splitext(rel_path)[1].lower())
+
+
+@dataclass(slots=True)
+class TreeScan:
+    root: Path
+    dirs: list[DirRecord] = field(default_factory=list)
+    files: list[FileRecord] = field(default_factory=list)
+    # (size, mtime_ns) per file id, so the next scan can skip hashing unchanged files.
+    stamps: dict[str, tuple[int, int]] = field(default_factory=dict)
+    bytes_read: int = 0
+
+    def skipped(self) -> Counter[str]:
+        return Counter(f.skip_reason for f in self.files if f.skip_reason)
+
+
+class _Ignore:
+    """The stack of ignore specs in force for one directory."""
+
+    def __init__(self, specs: tuple[tuple[str, pathspec.PathSpec], ...] = ()):
+        self.specs = specs
+
+    def child(self, dir_abs: str, dir_rel: str) -> _Ignore:
+        lines: list[str] = []
+        for name in IGNORE_FILES:
+            try:
+                with open(os.path.join(dir_abs, name), encoding="utf-8", errors="replace") as fh:
+                    lines.extend(fh.read().splitlines())
+            except OSError:
+                continue
+        if not lines:
+            return self
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        return _Ignore(self.specs + ((dir_rel, spec),))
+
+    def ignored(self, rel: str, is_dir: bool) -> bool:
+        result = False
+        for base, spec in self.specs:
+            sub = rel[len(base) + 1 :] if base else rel
+            check = spec.check_file(sub + "/" if is_dir else sub)
+            if check.include is not None:
+                # A deeper file's verdict overrides a shallower one, as in git.
+                result = bool(check.include)
+        return result
+
+
+def _clean_name(name: str) -> tuple[str, bool]:
+    """Names that are not valid UTF-8 arrive with surrogates; Neo4j cannot store those."""
+    try:
+        name.encode("utf-8")
+        return name, True
+    except UnicodeEncodeError:
+        raw = os.fsencode(name)
+        return raw.decode("utf-8", errors="replace"), False
+
+
+def _hash_file(path: str, size: int) -> tuple[str, bool]:
+    """SHA-256 of the content and whether it looks binary (a NUL byte near the start)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        head = fh.read(max(BINARY_SNIFF_BYTES, min(size, 1 << 20)))
+        digest.update(head)
+        binary = b"\0" in head[:BINARY_SNIFF_BYTES]
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest(), binary
+
+
+def scan_tree(
+    root: str | os.PathLike[str],
+    *,
+    max_file_bytes: int,
+    known: Mapping[str, tuple[int, int, str, str | None]] | None = None,
+    exclude: Sequence[str] = (),
+    progress: Callable[[int, str], None] | None = None,
+) -> TreeScan:
+    """Walk ``root`` and return its directories and files.
+
+    ``known`` maps file ids to (size, mtime_ns, hash, skip_reason) from an earlier scan: a
+    file with the same size and mtime keeps its hash without being read again. ``exclude``
+    holds extra gitignore-style patterns, relative to the root.
+    """
+    root_path = Path(root)
+    if not root_path.exists():
+        raise InputError(f"{root}: no such directory; give the path of a repository to index")
+    if not root_path.is_dir():
+        raise InputError(f"{root}: not a directory; give the path of a repository to index")
+    root_path = root_path.resolve()
+    root_str = str(root_path)
+    known = known or {}
+    scan = TreeScan(root=root_path)
+    scan.dirs.append(DirRecord(id=model.WORKSPACE_ID, name=root_path.name, path=""))
+    base = _Ignore((("", pathspec.GitIgnoreSpec.from_lines(list(exclude))),) if exclude else ())
+    stack: list[tuple[str, str, _Ignore]] = [(root_str, "", base.child(root_str, ""))]
+    seen = 0
+    while stack:
+        dir_abs, dir_rel, ignore = stack.pop()
+        try:
+            entries = sorted(os.scandir(dir_abs), key=lambda e: e.name)
+        except OSError as exc:
+            # The directory stays in the graph with the reason; its contents cannot be read.
+            directory = next(d for d in reversed(scan.dirs) if d.path == dir_rel)
+            directory.skip_reason = f"{Skip.UNREADABLE}: {exc.strerror or exc}"
+            continue
+        for entry in entries:
+            if entry.name in ALWAYS_IGNORED:
+                continue
+            name, valid = _clean_name(entry.name)
+            rel = f"{dir_rel}/{name}" if dir_rel else name
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_link, is_dir = False, False
+            if ignore.ignored(rel, is_dir):
+                continue
+            if is_dir and not is_link:
+                if not valid:
+                    scan.files.append(_skipped(rel, name, Skip.INVALID_NAME))
+                    continue
+                scan.dirs.append(DirRecord(id=model.dir_id(rel), name=name, path=rel))
+                stack.append((entry.path, rel, ignore.child(entry.path, rel)))
+                continue
+            seen += 1
+            if progress and seen % 500 == 0:
+                progress(seen, rel)
+            scan.files.append(_file_record(entry, rel, name, valid, root_str, max_file_bytes, known, scan))
+    if progress:
+        progress(seen, "")
+    return scan
+
+
+def _skipped(rel: str, name: str, reason: str, size: int = 0) -> FileRecord:
+    return FileRecord(
+        id=model.file_id(rel), name=name, path=rel, size=size, lang=None, hash=None, skip_reason=reason
+    )
+
+
+def _file_record(
+    entry: os.DirEntry[str],
+    rel: str,
+    name: str,
+    valid: bool,
+    root_str: str,
+    max_file_bytes: int,
+    known: Mapping[str, tuple[int, int, str, str | None]],
+    scan: TreeScan,
+) -> FileRecord:
+    if not valid:
+        return _skipped(rel, name, Skip.INVALID_NAME)
+    path = entry.path
+    if entry.is_symlink():
+        try:
+            target = os.path.realpath(path, strict=True)
+        except OSError as exc:
+            return _skipped(rel, name, Skip.SYMLINK_LOOP if "loop" in str(exc).lower() else Skip.SYMLINK_BROKEN)
+        if not (target == root_str or target.startswith(root_str + os.sep)):
+            return _skipped(rel, name, Skip.SYMLINK_OUTSIDE)
+        if os.path.isdir(target):
+            return _skipped(rel, name, Skip.SYMLINK_DIR)
+        path = target
+    try:
+        st = os.stat(path)
+    except OSError:
+        return _skipped(rel, name, Skip.UNREADABLE)
+    if not stat.S_ISREG(st.st_mode):
+        return _skipped(rel, name, Skip.SPECIAL)
+    size = st.st_size
+    lang = language_of(rel)
+    if size > max_file_bytes:
+        return FileRecord(id=model.file_id(rel), name=name, path=rel, size=size, lang=lang, hash=None,
+                          skip_reason=Skip.TOO_LARGE)
+    fid = model.file_id(rel)
+    scan.stamps[fid] = (size, st.st_mtime_ns)
+    prior = known.get(fid)
+    if prior is not None and prior[0] == size and prior[1] == st.st_mtime_ns and prior[2]:
+        digest, reason = prior[2], prior[3]
+    else:
+        try:
+            digest, binary = _hash_file(path, size)
+        except OSError:
+            return _skipped(rel, name, Skip.UNREADABLE, size)
+        scan.bytes_read += size
+        reason = Skip.BINARY if binary else (Skip.EMPTY if size == 0 else None)
+    return FileRecord(id=fid, name=name, path=rel, size=size, lang=None if reason == Skip.BINARY else lang,
+                      hash=digest, skip_reason=reason)
