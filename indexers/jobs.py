@@ -7,7 +7,10 @@ the difference.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -16,8 +19,11 @@ from graphsvc import model
 from graphsvc.errors import InputError
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.graph.writer import GraphWriter
+from graphsvc.model import Rel
 from graphsvc.settings import get_settings
-from indexers.tree import scan_tree
+from indexers.extract import FileExtraction
+from indexers.state import IndexState, load_state, save_state, state_path
+from indexers.tree import TreeScan, scan_tree
 
 # progress(done, total or None, message)
 Progress = Callable[[int, int | None, str], None]
@@ -75,6 +81,16 @@ def index_tree(
     exclude: Sequence[str] = (),
 ) -> TreeSummary:
     """Index directories and files of ``path`` into the graph, incrementally."""
+    return _sync_tree(path, workspace, graph, progress, exclude)[0]
+
+
+def _sync_tree(
+    path: str | Path,
+    workspace: str | None,
+    graph: Graph | None,
+    progress: Progress | None,
+    exclude: Sequence[str],
+) -> tuple[TreeSummary, TreeScan]:
     started = time.perf_counter()
     settings = get_settings()
     ws = workspace_name(path, workspace)
@@ -146,4 +162,274 @@ def index_tree(
     writer.upsert_dirs(new_dirs)
     writer.upsert_files(new_files)
     summary.seconds = time.perf_counter() - started
+    return summary, scan
+
+
+# -- symbols ------------------------------------------------------------------------------------
+
+# Below this many changed files, parsing in-process beats starting worker processes.
+INLINE_PARSE_FILES = 24
+
+
+@dataclass(slots=True)
+class SymbolSummary:
+    workspace: str
+    mode: str = "incremental"  # or "full"
+    files: int = 0  # files in a supported language
+    parsed: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    resolved_files: int = 0  # files whose outgoing edges were re-resolved
+    symbols: int = 0  # symbols in the workspace after the run
+    symbols_written: int = 0
+    symbols_removed: int = 0
+    edges_written: dict[str, int] = field(default_factory=dict)  # by relationship type
+    edges_by_reason: dict[str, int] = field(default_factory=dict)
+    calls: dict[str, int] = field(default_factory=dict)  # resolver statistics
+    syntax_error_files: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    parse_seconds: float = 0.0
+    resolve_seconds: float = 0.0
+    write_seconds: float = 0.0
+    seconds: float = 0.0
+    tree: TreeSummary | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def line(self) -> str:
+        edges = sum(self.edges_written.values())
+        by_type = ", ".join(f"{n} {t}" for t, n in sorted(self.edges_written.items())) or "none"
+        by_reason = ", ".join(f"{n} {r}" for r, n in sorted(self.edges_by_reason.items())) or "none"
+        lines = []
+        if self.tree is not None:
+            lines.append("tree     " + self.tree.line())
+        lines.append(
+            f"symbols  {self.workspace} ({self.mode}): {self.files} source files, {self.parsed} parsed, "
+            f"{self.unchanged} unchanged, {self.deleted} deleted; {self.symbols} symbols "
+            f"(+{self.symbols_written} -{self.symbols_removed}); {self.syntax_error_files} files with "
+            f"syntax errors; {self.parse_seconds:.2f} s parse, {self.resolve_seconds:.2f} s resolve, "
+            f"{self.write_seconds:.2f} s write, {self.seconds:.2f} s in all"
+        )
+        lines.append(f"edges    {edges} written: {by_type}")
+        lines.append(f"reasons  {by_reason}")
+        if self.calls:
+            lines.append("calls    " + ", ".join(f"{n} {k}" for k, n in sorted(self.calls.items())))
+        if self.skipped:
+            lines.append("skipped  " + ", ".join(f"{n} {k}" for k, n in sorted(self.skipped.items())))
+        return "\n".join(lines)
+
+
+def _parse_one(job: tuple[str, str, str]):
+    """Worker: read and extract one file. Unreadable files come back with a skip reason."""
+    from indexers.extract import FileExtraction, extract_file
+
+    root, rel, lang = job
+    try:
+        with open(os.path.join(root, rel), "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        return FileExtraction(path=rel, lang=lang, skip_reason=f"unreadable: {exc.strerror or exc}")
+    return extract_file(rel, data, lang)
+
+
+def parse_files(root: str, files: Sequence[tuple[str, str]], jobs: int, progress: Progress | None):
+    """Extract ``(rel_path, lang)`` files using ``jobs`` processes; yields results as they come."""
+    work = [(root, rel, lang) for rel, lang in files]
+    total = len(work)
+    if jobs <= 1 or total <= INLINE_PARSE_FILES:
+        for i, job in enumerate(work, 1):
+            yield _parse_one(job)
+            if progress and (i % 50 == 0 or i == total):
+                progress(i, total, "parsing: " + job[1])
+        return
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["indexers.extract"])
+    # Largest files first keeps both workers busy until the end.
+    work.sort(key=lambda j: -_size(os.path.join(j[0], j[1])))
+    with ctx.Pool(jobs) as pool:
+        for i, ext in enumerate(pool.imap_unordered(_parse_one, work, chunksize=8), 1):
+            yield ext
+            if progress and (i % 50 == 0 or i == total):
+                progress(i, total, "parsing: " + ext.path)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _symbol_row(s) -> dict:
+    return {
+        "id": s.id, "name": s.name, "qualified_name": s.qualified_name, "kind": s.kind,
+        "file": s.file, "lang": s.lang, "start_line": s.start_line, "end_line": s.end_line,
+        "signature": s.signature, "doc": s.doc,
+    }
+
+
+def _external_row(node_id: str) -> dict:
+    body = node_id[len(model.EXTERNAL_PREFIX):]
+    module, _, name = body.partition("#")
+    if name:
+        return {"id": node_id, "name": name, "qualified_name": f"{module}.{name}",
+                "kind": model.SymbolKind.EXTERNAL_SYMBOL.value}
+    return {"id": node_id, "name": module, "qualified_name": module,
+            "kind": model.SymbolKind.EXTERNAL_MODULE.value}
+
+
+def _merge_edges(edges) -> dict[str, list[dict]]:
+    """One relationship per (type, src, dst): repeated call sites become a count."""
+    merged: dict[tuple[str, str, str], dict] = {}
+    for e in edges:
+        key = (e.type, e.src, e.dst)
+        row = merged.get(key)
+        if row is None:
+            merged[key] = {"src": e.src, "dst": e.dst, "prov": e.prov, "confidence": e.confidence,
+                           "reason": e.reason, "line": e.line, "count": 1}
+        else:
+            row["count"] += 1
+            if e.confidence > row["confidence"]:
+                row.update(prov=e.prov, confidence=e.confidence, reason=e.reason)
+            if e.line is not None and (row["line"] is None or e.line < row["line"]):
+                row["line"] = e.line
+    by_type: dict[str, list[dict]] = {}
+    for (rel, _, _), row in merged.items():
+        by_type.setdefault(rel, []).append(row)
+    return by_type
+
+
+def index_symbols(
+    path: str | Path,
+    workspace: str | None = None,
+    graph: Graph | None = None,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+    exclude: Sequence[str] = (),
+) -> SymbolSummary:
+    """Bring the tree up to date, then extract, resolve and write symbols and edges of
+    changed files; edges of unchanged files that could now resolve differently are redone."""
+    from indexers.languages import language_for_path
+    from indexers.resolve import SymbolTable, affected_files, resolve_file
+
+    started = time.perf_counter()
+    settings = get_settings()
+    graph = graph or get_graph()
+    tree, scan = _sync_tree(path, workspace, graph, progress, exclude)
+    ws = tree.workspace
+    root = tree.root
+    writer = GraphWriter(graph, ws, settings.index.batch_size)
+    summary = SymbolSummary(workspace=ws, tree=tree)
+
+    spath = state_path(settings.home, ws, graph.uri)
+    state = load_state(spath)
+    full = state.token is None or state.token != writer.symbols_token()
+    if full:
+        state = IndexState()
+        summary.mode = "full"
+
+    current: dict[str, tuple[str, str]] = {}  # file id -> (hash, lang)
+    for f in scan.files:
+        spec = language_for_path(f.id) if f.skip_reason is None and f.hash else None
+        if spec is not None:
+            current[f.id] = (f.hash, spec.name)
+    summary.files = len(current)
+    changed = sorted(fid for fid, (h, _) in current.items() if fid not in state.files or state.files[fid][0] != h)
+    deleted = sorted(fid for fid in state.files if fid not in current)
+    summary.unchanged = len(current) - len(changed)
+    summary.deleted = len(deleted)
+
+    if not changed and not deleted and not full:
+        summary.symbols = sum(len(ext.symbols) for _, ext in state.files.values())
+        summary.seconds = time.perf_counter() - started
+        return summary
+
+    # Parse what changed.
+    t0 = time.perf_counter()
+    workers = jobs or settings.index.jobs or os.cpu_count() or 1
+    new_exts: dict[str, FileExtraction] = {}
+    for ext in parse_files(root, [(fid, current[fid][1]) for fid in changed], workers, progress):
+        new_exts[ext.path] = ext
+    summary.parsed = len(new_exts)
+    summary.parse_seconds = time.perf_counter() - t0
+
+    # Resolve: the table knows every file; only affected files are re-resolved.
+    t0 = time.perf_counter()
+    old_exts = {fid: state.files[fid][1] for fid in changed + deleted if fid in state.files}
+    table = SymbolTable()
+    for fid, (_, ext) in state.files.items():
+        if fid not in new_exts and fid not in deleted:
+            table.add_file(ext)
+    for ext in new_exts.values():
+        table.add_file(ext)
+    all_exts = {fid: ext for fid, (_, ext) in state.files.items() if fid not in deleted}
+    all_exts.update(new_exts)
+    if full:
+        affected = set(all_exts)
+    else:
+        affected = set(affected_files(set(changed) | set(deleted), old_exts, new_exts, table)) & set(all_exts)
+    edges = []
+    calls: Counter[str] = Counter()
+    for fid in sorted(affected):
+        result = resolve_file(all_exts[fid], table)
+        edges.extend(result.edges)
+        calls.update(result.stats)
+    summary.resolved_files = len(affected)
+    summary.calls = dict(calls)
+    summary.resolve_seconds = time.perf_counter() - t0
+
+    # Write: symbols of changed files, then the outgoing edges of affected files.
+    t0 = time.perf_counter()
+    new_ids = {s.id for ext in new_exts.values() for s in ext.symbols}
+    if full:
+        stale = writer.symbol_ids() - {s.id for ext in all_exts.values() for s in ext.symbols}
+    else:
+        stale = {s.id for ext in old_exts.values() for s in ext.symbols} - new_ids
+    writer.delete_symbols(sorted(stale))
+    writer.delete_file_symbols(deleted)
+    writer.upsert_symbols([_symbol_row(s) for ext in new_exts.values() for s in ext.symbols])
+    writer.delete_outgoing_code_edges(sorted(affected | set(deleted)))
+    by_type = _merge_edges(edges)
+    externals = sorted({row["dst"] for rows in by_type.values() for row in rows
+                        if row["dst"].startswith(model.EXTERNAL_PREFIX)})
+    writer.upsert_externals([_external_row(x) for x in externals])
+    reasons: Counter[str] = Counter()
+    for rel in Rel:
+        rows = by_type.get(rel.value)
+        if rows:
+            writer.create_edges(rel, rows)
+            summary.edges_written[rel.value] = len(rows)
+            reasons.update(row["reason"] for row in rows)
+    summary.edges_by_reason = dict(reasons)
+    writer.mark_files([
+        {"id": fid, "hash": current[fid][0], "has_errors": ext.has_errors, "error_count": ext.error_count,
+         "note": ext.skip_reason or (", ".join(ext.problems) or None)}
+        for fid, ext in new_exts.items()
+    ])
+    if deleted or full:
+        writer.delete_orphan_externals()
+    summary.write_seconds = time.perf_counter() - t0
+    summary.symbols_written = sum(len(ext.symbols) for ext in new_exts.values())
+    summary.symbols_removed = len(stale)
+
+    # Record what the graph now holds; only then does the next run trust it.
+    for fid in deleted:
+        state.files.pop(fid, None)
+    for fid, ext in new_exts.items():
+        state.files[fid] = (current[fid][0], ext)
+    state.token = IndexState.new_token()
+    save_state(spath, state)
+    writer.set_symbols_token(state.token)
+
+    summary.symbols = sum(len(ext.symbols) for _, ext in state.files.values())
+    summary.syntax_error_files = sum(1 for _, ext in state.files.values() if ext.has_errors)
+    summary.skipped = dict(Counter(ext.skip_reason.split(":")[0] for _, ext in state.files.values()
+                                   if ext.skip_reason))
+    summary.seconds = time.perf_counter() - started
     return summary
+
+
+def index_all(path, workspace=None, graph=None, jobs=None, progress=None, exclude=()) -> SymbolSummary:
+    """`graphsvc index`: the tree, then symbols and edges."""
+    return index_symbols(path, workspace=workspace, graph=graph, jobs=jobs, progress=progress, exclude=exclude)
