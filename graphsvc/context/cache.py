@@ -95,6 +95,22 @@ def connection_lock(conn: sqlite3.Connection) -> threading.RLock:
         return _conn_locks.setdefault(id(conn), threading.RLock())
 
 
+@contextmanager
+def transaction(conn: sqlite3.Connection, lock: threading.RLock, what: str) -> Iterator[sqlite3.Connection]:
+    """One write transaction (BEGIN IMMEDIATE: the write lock is taken up front)."""
+    with lock:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"{what} is busy or read-only: {exc}") from exc
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+
 def open_connection(conn_or_path: sqlite3.Connection | str | Path | None) -> sqlite3.Connection:
     if isinstance(conn_or_path, sqlite3.Connection):
         return conn_or_path
@@ -231,19 +247,8 @@ class ContentCache:
 
     # -- plumbing -------------------------------------------------------------------------
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            try:
-                self.conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise StoreError(f"the content cache is busy or read-only: {exc}") from exc
-            try:
-                yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
+    def _write(self):
+        return transaction(self.conn, self._lock, "the content cache")
 
     def _bump(self, conn: sqlite3.Connection, name: str, by: int = 1) -> None:
         conn.execute(

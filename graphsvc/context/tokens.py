@@ -81,3 +81,20 @@ def get_counter(prefer_tokenizer: bool = True) -> TokenCounter:
         if _counter is None:
             _counter = _load_bpe() or TokenCounter(ESTIMATE_METHOD, estimate_tokens)
         return _counter
+
+
+def truncate_middle(text: str, max_chars: int) -> tuple[str, bool]:
+    """Keep the start (the objective) and the end (the outcome); cut the middle, visibly.
+
+    Returns the text (at most `max_chars` characters, marker included) and whether it was cut.
+    """
+    if len(text) <= max_chars:
+        return text, False
+    marker = "\n[… {} characters cut …]\n"
+    room = max_chars - len(marker.format(len(text)))
+    if room < 2:
+        return text[:max_chars], True
+    head = (room + 1) // 2
+    tail = room - head
+    cut = len(text) - head - tail
+    return text[:head] + marker.format(cut) + (text[-tail:] if tail else ""), True
