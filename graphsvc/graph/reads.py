@@ -1,0 +1,354 @@
+"""Every read of the query engine, and the communities fetch and write-back, as Cypher.
+
+Each function is one (or, for a level-by-level neighborhood, one per level inside a single
+read transaction) round trip and returns plain dicts. All values are parameters;
+relationship types and labels arrive as parameters checked against `graphsvc.model`, and the
+only numbers put into query text (path hop bounds) are validated integers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neo4j import unit_of_work
+
+from graphsvc.graph.driver import Graph
+from graphsvc.model import Label, Prov, Reason, Rel
+
+# The node fields every answer carries.
+_NODE = """{{
+  eid: elementId({n}), id: {n}.id, workspace: {n}.workspace, labels: labels({n}), name: {n}.name,
+  kind: {n}.kind, prov: {n}.prov, path: {n}.path, file: {n}.file,
+  qualified_name: {n}.qualified_name, signature: {n}.signature, lang: {n}.lang,
+  start_line: {n}.start_line, end_line: {n}.end_line, community: {n}.community
+}}"""
+
+
+def _node(var: str) -> str:
+    return _NODE.format(n=var)
+
+
+# Edge filters shared by neighborhood, paths and explain. `$provs` empty means any.
+_EDGE_OK = (
+    "type({r}) IN $rels AND coalesce({r}.confidence, 1.0) >= $min_conf "
+    "AND (size($provs) = 0 OR {r}.prov IN $provs)"
+)
+
+
+def _edge_ok(var: str) -> str:
+    return _EDGE_OK.format(r=var)
+
+
+def check_rels(rels: list[str]) -> list[str]:
+    return [Rel(r).value for r in rels]
+
+
+def check_provs(provs: list[str]) -> list[str]:
+    return [Prov(p).value for p in provs]
+
+
+# --- entity lookup -----------------------------------------------------------------------
+
+_ENTITY_EXACT = f"""
+MATCH (n:Entity {{workspace: $ws, id: $ref}})
+RETURN {_node('n')} AS node, 0 AS rank
+UNION ALL
+MATCH (n:Entity {{qualified_name: $ref}}) WHERE n.workspace = $ws
+RETURN {_node('n')} AS node, 1 AS rank
+UNION ALL
+MATCH (n:Entity {{name: $ref}}) WHERE n.workspace = $ws
+RETURN {_node('n')} AS node, 2 AS rank
+"""
+
+_ENTITY_SUFFIX = f"""
+MATCH (n:Entity {{workspace: $ws}})
+WHERE n.id ENDS WITH $slash OR n.id ENDS WITH $hash OR n.id ENDS WITH $dot
+RETURN {_node('n')} AS node, 3 AS rank
+LIMIT $limit
+"""
+
+
+def find_entities(graph: Graph, workspace: str, ref: str, limit: int = 20) -> list[dict]:
+    """Candidates for `ref`: exact id, qualified name or name; then id suffixes."""
+    rows = graph.read(_ENTITY_EXACT, ws=workspace, ref=ref)
+    if rows:
+        return rows
+    return graph.read(
+        _ENTITY_SUFFIX, ws=workspace, slash="/" + ref, hash="#" + ref, dot="." + ref, limit=limit
+    )
+
+
+_WORKSPACE_EXISTS = "MATCH (n:Entity {workspace: $ws}) RETURN n.id AS id LIMIT 1"
+
+
+def workspace_exists(graph: Graph, workspace: str) -> bool:
+    return bool(graph.read(_WORKSPACE_EXISTS, ws=workspace))
+
+
+# --- search ------------------------------------------------------------------------------
+
+_SEARCH = f"""
+CALL db.index.fulltext.queryNodes('entity_text', $lucene) YIELD node AS n, score
+WHERE ($ws IS NULL OR n.workspace = $ws)
+  AND (size($labels) = 0 OR any(l IN labels(n) WHERE l IN $labels))
+  AND (size($kinds) = 0 OR n.kind IN $kinds)
+  AND (size($provs) = 0 OR n.prov IN $provs)
+  AND NOT n:Community
+WITH n, score LIMIT $limit
+RETURN {_node('n')} AS node, score, left(n.doc, 400) AS doc
+"""
+
+
+def search(
+    graph: Graph,
+    lucene: str,
+    workspace: str | None,
+    labels: list[str],
+    kinds: list[str],
+    provs: list[str],
+    limit: int,
+) -> list[dict]:
+    return graph.read(
+        _SEARCH,
+        lucene=lucene,
+        ws=workspace,
+        labels=[Label(lb).value for lb in labels],
+        kinds=kinds,
+        provs=check_provs(provs),
+        limit=limit,
+    )
+
+
+# --- neighborhood ------------------------------------------------------------------------
+
+_EXPAND = f"""
+UNWIND $frontier AS eid
+MATCH (a) WHERE elementId(a) = eid
+MATCH (a)-[r]-(b:Entity)
+WHERE {_edge_ok('r')} AND b.workspace = $ws AND NOT elementId(b) IN $seen
+WITH a, r, b LIMIT $cap
+RETURN elementId(r) AS eid, type(r) AS type, elementId(startNode(r)) AS src,
+       elementId(endNode(r)) AS dst, r.prov AS prov, coalesce(r.confidence, 1.0) AS confidence,
+       r.reason AS reason, {_node('b')} AS node, COUNT {{ (b)--() }} AS degree
+"""
+
+_EDGES_AMONG = f"""
+UNWIND $eids AS eid
+MATCH (a) WHERE elementId(a) = eid
+MATCH (a)-[r]->(b) WHERE elementId(b) IN $eids AND {_edge_ok('r')}
+RETURN elementId(r) AS eid, type(r) AS type, elementId(a) AS src, elementId(b) AS dst,
+       r.prov AS prov, coalesce(r.confidence, 1.0) AS confidence, r.reason AS reason
+LIMIT $cap
+"""
+
+_DEGREE = "MATCH (a) WHERE elementId(a) = $eid RETURN COUNT { (a)--() } AS degree"
+
+
+def neighborhood(
+    graph: Graph,
+    workspace: str,
+    start_eid: str,
+    depth: int,
+    rels: list[str],
+    provs: list[str],
+    min_conf: float,
+    limit: int,
+    edge_cap: int,
+) -> dict[str, Any]:
+    """Breadth-first to `depth`, at most `limit` nodes besides the start, in one transaction.
+
+    Returns nodes (with `level` and total `degree`), the edges among them and whether
+    anything was left out.
+    """
+    params = {"ws": workspace, "rels": check_rels(rels), "provs": check_provs(provs), "min_conf": min_conf}
+
+    @unit_of_work(timeout=graph.timeout_s)
+    def work(tx) -> dict[str, Any]:
+        start_degree = tx.run(_DEGREE, eid=start_eid).single()["degree"]
+        seen = [start_eid]
+        levels = {start_eid: 0}
+        nodes: dict[str, dict] = {}
+        degrees = {start_eid: start_degree}
+        truncated = False
+        frontier = [start_eid]
+        for level in range(1, depth + 1):
+            room = limit - len(nodes)
+            if room <= 0 or not frontier:
+                truncated = truncated or (room <= 0 and bool(frontier) and level <= depth)
+                break
+            rows = list(tx.run(_EXPAND, frontier=frontier, seen=seen, cap=edge_cap, **params))
+            if len(rows) >= edge_cap:
+                truncated = True
+            new: list[str] = []
+            for row in rows:
+                node = row["node"]
+                if node["eid"] in levels:
+                    continue
+                if len(nodes) >= limit:
+                    truncated = True
+                    break
+                levels[node["eid"]] = level
+                node["level"] = level
+                nodes[node["eid"]] = node
+                degrees[node["eid"]] = row["degree"]
+                new.append(node["eid"])
+            seen.extend(new)
+            frontier = new
+        eids = list(levels)
+        edges = [dict(r) for r in tx.run(_EDGES_AMONG, eids=eids, cap=edge_cap, **params)]
+        if len(edges) >= edge_cap:
+            truncated = True
+        return {"nodes": list(nodes.values()), "edges": edges, "degrees": degrees, "truncated": truncated}
+
+    with graph.session() as session:
+        return session.execute_read(work)
+
+
+# --- paths -------------------------------------------------------------------------------
+
+_PATHS = """
+MATCH (a) WHERE elementId(a) = $src
+MATCH (b) WHERE elementId(b) = $dst
+MATCH p = ALL SHORTEST (a)-[r WHERE EDGE_OK]-{1,HOPS}(b)
+WITH p LIMIT $limit
+RETURN [n IN nodes(p) | NODE] AS nodes,
+       [r IN relationships(p) | {eid: elementId(r), type: type(r), src: elementId(startNode(r)),
+         dst: elementId(endNode(r)), prov: r.prov, confidence: coalesce(r.confidence, 1.0),
+         reason: r.reason}] AS edges
+"""
+
+
+def _paths_query(hops: int, directed: bool) -> str:
+    if not 1 <= int(hops) <= 10:
+        raise ValueError(f"hops must be 1..10, got {hops}")
+    q = _PATHS.replace("EDGE_OK", _edge_ok("r")).replace("HOPS", str(int(hops)))
+    q = q.replace("NODE", _node("n"))
+    if directed:
+        q = q.replace("]-{1,", "]->{1,")
+    return q
+
+
+_PATH_QUERIES = {(h, d): _paths_query(h, d) for h in range(1, 11) for d in (False, True)}
+
+
+def shortest_paths(
+    graph: Graph,
+    src_eid: str,
+    dst_eid: str,
+    hops: int,
+    directed: bool,
+    rels: list[str],
+    provs: list[str],
+    min_conf: float,
+    limit: int,
+) -> list[dict]:
+    return graph.read(
+        _PATH_QUERIES[(hops, directed)],
+        src=src_eid,
+        dst=dst_eid,
+        rels=check_rels(rels),
+        provs=check_provs(provs),
+        min_conf=min_conf,
+        limit=limit,
+    )
+
+
+# --- overview ----------------------------------------------------------------------------
+
+_OVERVIEW = """
+MATCH (n:Entity {workspace: $ws})
+WITH [l IN labels(n) WHERE l <> 'Entity'] AS ls, n.kind AS kind
+RETURN ls AS labels, kind, count(*) AS count ORDER BY count DESC
+"""
+
+
+def overview(graph: Graph, workspace: str) -> list[dict]:
+    return graph.read(_OVERVIEW, ws=workspace)
+
+
+# --- communities -------------------------------------------------------------------------
+
+# One row per node with its outgoing neighbours along the chosen edges.
+_COMMUNITY_GRAPH = """
+MATCH (n:Entity {workspace: $ws})
+WHERE NOT n:Community AND NOT n:Workspace
+RETURN elementId(n) AS eid, n.id AS id, n.name AS name, n.path AS path, n.file AS file,
+       [(n)-[r]->(m:Entity) WHERE type(r) IN $rels AND coalesce(r.confidence, 1.0) >= $min_conf
+        AND m.workspace = $ws | [elementId(m), coalesce(r.confidence, 1.0)]] AS out
+"""
+
+# A turn's subgraph: what the turn touched or mentioned, and their direct neighbours.
+_TURN_GRAPH = """
+MATCH (t:Turn {workspace: $ws, id: $turn})-[:TOUCHED|MENTIONS|IN_TURN]-(seed:Entity)
+WITH collect(DISTINCT seed) AS seeds
+UNWIND seeds AS s
+OPTIONAL MATCH (s)-[r]-(m:Entity)
+WHERE type(r) IN $rels AND coalesce(r.confidence, 1.0) >= $min_conf AND m.workspace = $ws
+  AND NOT m:Community
+WITH seeds + collect(DISTINCT m) AS all
+UNWIND all AS n
+WITH DISTINCT n, all
+RETURN elementId(n) AS eid, n.id AS id, n.name AS name, n.path AS path, n.file AS file,
+       [(n)-[r]->(m:Entity) WHERE m IN all AND type(r) IN $rels
+        AND coalesce(r.confidence, 1.0) >= $min_conf | [elementId(m), coalesce(r.confidence, 1.0)]] AS out
+"""
+
+
+def community_graph(
+    graph: Graph, workspace: str, rels: list[str], min_conf: float, turn_node_id: str | None = None
+) -> list[dict]:
+    params = {"ws": workspace, "rels": check_rels(rels), "min_conf": min_conf}
+    if turn_node_id is None:
+        return graph.read(_COMMUNITY_GRAPH, **params)
+    return graph.read(_TURN_GRAPH, turn=turn_node_id, **params)
+
+
+_CLEAR_MEMBERSHIP = """
+MATCH (n:Entity {workspace: $ws}) WHERE n.community IS NOT NULL
+CALL (n) { REMOVE n.community } IN TRANSACTIONS OF 10000 ROWS
+"""
+
+_CLEAR_COMMUNITIES = """
+MATCH (c:Community {workspace: $ws})
+CALL (c) { DETACH DELETE c } IN TRANSACTIONS OF 200 ROWS
+"""
+
+_CREATE_COMMUNITIES = f"""
+UNWIND $rows AS row
+CREATE (c:Entity:{Label.COMMUNITY.value} {{
+  workspace: $ws, id: row.id, name: row.label, label: row.label, kind: 'community',
+  community: row.n, size: row.size, prov: '{Prov.INFERRED.value}', modularity: $modularity,
+  objective: $objective, resolution: $resolution, seed: $seed
+}})
+"""
+
+_WRITE_MEMBERS = f"""
+UNWIND $rows AS row
+MATCH (n) WHERE elementId(n) = row.eid
+MATCH (c:Entity {{workspace: $ws, id: row.cid}})
+SET n.community = row.n
+CREATE (n)-[:{Rel.MEMBER_OF.value} {{prov: '{Prov.INFERRED.value}', confidence: 1.0,
+  reason: '{Reason.LEIDEN.value}'}}]->(c)
+"""
+
+
+def write_communities(
+    graph: Graph,
+    workspace: str,
+    communities: list[dict],
+    members: list[dict],
+    info: dict[str, Any],
+    batch: int = 10_000,
+) -> None:
+    """Replace the workspace's communities: clear the previous run, then write in batches.
+
+    `communities`: rows {id, n, label, size}; `members`: rows {eid, cid, n}.
+    """
+    with graph.session() as session:
+        # CALL … IN TRANSACTIONS needs an auto-commit transaction.
+        session.run(_CLEAR_MEMBERSHIP, ws=workspace).consume()
+        session.run(_CLEAR_COMMUNITIES, ws=workspace).consume()
+    for i in range(0, len(communities), batch):
+        graph.write(_CREATE_COMMUNITIES, rows=communities[i : i + batch], ws=workspace, **info)
+    for i in range(0, len(members), batch):
+        graph.write(_WRITE_MEMBERS, rows=members[i : i + batch], ws=workspace)

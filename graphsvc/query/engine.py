@@ -1,0 +1,511 @@
+"""The query engine: `context_query` and the typed operations it dispatches to.
+
+CLI, GraphQL and REST call these functions and nothing else. Each operation is one or two
+round trips to Neo4j (the Cypher is in `graphsvc.graph.reads`); ranking, PageRank and
+summaries are computed here in Python on what was fetched.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+import igraph
+
+from graphsvc.errors import AmbiguousError, InputError, NotFoundError
+from graphsvc.graph import reads
+from graphsvc.graph.driver import Graph, get_graph
+from graphsvc.model import DEFAULT_MIN_CONFIDENCE, ENTITY, Label, Rel
+from graphsvc.query.parser import KNOWN_TURN_KEYS, MAX_DEPTH, MAX_HOPS, ParsedQuery, parse, parse_keywords
+from graphsvc.query.results import (
+    ContextResult,
+    Count,
+    Edge,
+    Entity,
+    Explanation,
+    Hub,
+    KeyValue,
+    Neighborhood,
+    Overview,
+    Path,
+    PathsResult,
+    SearchHit,
+    SearchResult,
+)
+from graphsvc.settings import get_settings
+
+# Edges followed unless the caller names others: code structure and runtime facts, but not
+# community membership (every member would be two hops from every other).
+DEFAULT_RELS = [r.value for r in Rel if r is not Rel.MEMBER_OF]
+SEARCH_FIELDS = ("name", "qualified_name", "path", "signature", "doc")
+DEFAULT_LIMITS = {"search": 20, "neigh": 200, "path": 5, "explain": 300, "communities": 20}
+EXPLAIN_HUBS = 5
+
+# kind= values that are labels; the rest are symbol kinds.
+_KIND_LABELS = {
+    "note": Label.NOTE,
+    "file": Label.FILE,
+    "dir": Label.DIRECTORY,
+    "directory": Label.DIRECTORY,
+    "symbol": Label.SYMBOL,
+    "external": Label.EXTERNAL,
+    "turn": Label.TURN,
+    "community": Label.COMMUNITY,
+    "workspace": Label.WORKSPACE,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    workspace: str
+    turn_id: str | None = None
+    turn: object | None = None
+
+
+def _max_results() -> int:
+    return get_settings().server.max_results
+
+
+def _limit(limit: int | None, default: int) -> int:
+    if limit is None:
+        return min(default, _max_results())
+    if limit < 1:
+        raise InputError(f"limit must be at least 1, got {limit}")
+    return min(limit, _max_results())
+
+
+def _rels(rels: list[str] | None) -> list[str]:
+    if not rels:
+        return list(DEFAULT_RELS)
+    out = []
+    for r in rels:
+        try:
+            out.append(Rel(r.upper()).value)
+        except ValueError:
+            raise InputError(
+                f"unknown relationship type {r!r}: use one of {', '.join(x.value for x in Rel)}"
+            ) from None
+    return out
+
+
+def _provs(provs: list[str] | None) -> list[str]:
+    try:
+        return reads.check_provs([p.upper() for p in provs or []])
+    except ValueError as exc:
+        raise InputError(f"{exc}: use EXTRACTED, INFERRED or RUNTIME") from None
+
+
+def _min_conf(value: float | None) -> float:
+    if value is None:
+        return DEFAULT_MIN_CONFIDENCE
+    if not 0.0 <= value <= 1.0:
+        raise InputError(f"minConfidence must be between 0 and 1, got {value}")
+    return value
+
+
+def to_entity(row: dict, degree: int | None = None) -> Entity:
+    labels = [lb for lb in row.get("labels") or [] if lb != ENTITY]
+    primary = next((lb for lb in labels if lb != Label.EXTERNAL), labels[0] if labels else ENTITY)
+    return Entity(
+        id=row["id"],
+        workspace=row["workspace"],
+        label=primary,
+        labels=labels,
+        name=row.get("name"),
+        kind=row.get("kind"),
+        prov=row.get("prov"),
+        path=row.get("path"),
+        file=row.get("file"),
+        qualified_name=row.get("qualified_name"),
+        signature=row.get("signature"),
+        lang=row.get("lang"),
+        start_line=row.get("start_line"),
+        end_line=row.get("end_line"),
+        community=row.get("community"),
+        degree=degree,
+        level=row.get("level"),
+    )
+
+
+def _edge(row: dict, ids: dict[str, str]) -> Edge:
+    return Edge(
+        type=row["type"],
+        source=ids[row["src"]],
+        target=ids[row["dst"]],
+        prov=row.get("prov"),
+        confidence=float(row["confidence"]),
+        reason=row.get("reason"),
+    )
+
+
+# --- scope -------------------------------------------------------------------------------
+
+
+def resolve_scope(workspace: str | None = None, turn_id: str | None = None) -> Scope:
+    """A workspace named directly, or the workspace of a turn in the context store."""
+    if turn_id:
+        try:
+            from graphsvc.context.store import get_store
+        except ModuleNotFoundError as exc:
+            raise InputError(
+                "turn ids need the context store, which is not installed here; use @workspace"
+            ) from exc
+        turn = get_store().turns.get(turn_id)
+        if turn is None:
+            raise NotFoundError(f"no turn {turn_id!r}: list turns with `graphsvc context turns`")
+        if workspace and workspace != turn.workspace:
+            raise InputError(f"turn {turn_id!r} belongs to workspace {turn.workspace!r}, not {workspace!r}")
+        return Scope(turn.workspace, turn_id, turn)
+    if not workspace:
+        raise InputError("name a workspace (@name) or a turn id")
+    return Scope(workspace)
+
+
+# --- entity ------------------------------------------------------------------------------
+
+
+def _resolve_row(graph: Graph, workspace: str, ref: str) -> dict:
+    if not ref:
+        raise InputError("empty entity id")
+    rows = reads.find_entities(graph, workspace, ref)
+    if not rows:
+        if not reads.workspace_exists(graph, workspace):
+            raise NotFoundError(f"workspace {workspace!r} has no entities: index it with `graphsvc index-tree`")
+        raise NotFoundError(
+            f"no entity {ref!r} in workspace {workspace!r}: give an id (src/app.py#App.run), "
+            "a qualified name or a unique suffix, or search for it"
+        )
+    best = min(r["rank"] for r in rows)
+    top = [r["node"] for r in rows if r["rank"] == best]
+    unique = {n["eid"]: n for n in top}
+    if len(unique) > 1:
+        candidates = sorted(n["id"] for n in unique.values())
+        raise AmbiguousError(
+            f"{ref!r} matches {len(candidates)} entities in {workspace!r}; use one of their ids",
+            candidates[:20],
+        )
+    return top[0]
+
+
+def entity(ref: str, *, workspace: str | None = None, turn_id: str | None = None, graph: Graph | None = None) -> Entity:
+    """Resolve an exact id, a qualified name, a name or an unambiguous id suffix."""
+    scope = resolve_scope(workspace, turn_id)
+    return to_entity(_resolve_row(graph or get_graph(), scope.workspace, ref))
+
+
+# --- search ------------------------------------------------------------------------------
+
+_LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
+
+
+def lucene_escape(term: str) -> str:
+    out = []
+    for ch in term:
+        if ch in _LUCENE_SPECIAL:
+            out.append("\\")
+        out.append(ch)
+    escaped = "".join(out)
+    # Lucene's operator words are data here.
+    return escaped.lower() if escaped in ("AND", "OR", "NOT", "TO") else escaped
+
+
+def lucene_query(terms: list[list[str]]) -> str:
+    """AND of OR-groups; a single word also matches as a prefix, exact words rank higher."""
+    groups = []
+    for group in terms:
+        clauses = []
+        for term in group:
+            term = term.strip()
+            if not term:
+                continue
+            if any(c.isspace() for c in term):
+                clauses.append('"' + term.replace("\\", "\\\\").replace('"', '\\"') + '"')
+            else:
+                e = lucene_escape(term)
+                clauses.append(f"{e}^4 {e.lower()}*")
+        if clauses:
+            groups.append("+(" + " ".join(clauses) + ")")
+    if not groups:
+        raise InputError("no keywords to search for")
+    return " ".join(groups)
+
+
+def search(
+    terms: list[list[str]] | str,
+    *,
+    workspace: str | None = None,
+    turn_id: str | None = None,
+    kinds: list[str] | None = None,
+    provs: list[str] | None = None,
+    limit: int | None = None,
+    graph: Graph | None = None,
+) -> SearchResult:
+    """Full-text search over names, qualified names, paths, signatures and docs, ranked."""
+    if isinstance(terms, str):
+        terms = parse_keywords(terms)
+    scope_ws = resolve_scope(workspace, turn_id).workspace if (workspace or turn_id) else None
+    limit = _limit(limit, DEFAULT_LIMITS["search"])
+    labels, sym_kinds = [], []
+    for k in kinds or []:
+        k = k.lower()
+        if k in _KIND_LABELS:
+            labels.append(_KIND_LABELS[k].value)
+        else:
+            sym_kinds.append(k)
+    lucene = lucene_query(terms)
+    rows = reads.search(
+        graph or get_graph(), lucene, scope_ws, labels, sym_kinds, _provs(provs), min(limit * 3, _max_results()) + 1
+    )
+    words = [t.lower() for group in terms for t in group]
+    hits = []
+    for row in rows:
+        node = row["node"]
+        values = {f: node.get(f) for f in SEARCH_FIELDS[:-1]} | {"doc": row.get("doc")}
+        matched = [f for f, v in values.items() if v and any(w in str(v).lower() for w in words)]
+        exact = (node.get("name") or "").lower() in words
+        hits.append((exact, row["score"], SearchHit(entity=to_entity(node), score=float(row["score"]), matched=matched, doc=row.get("doc"))))
+    hits.sort(key=lambda h: (not h[0], -h[1], h[2].entity.id))
+    return SearchResult(
+        workspace=scope_ws, terms=terms, hits=[h[2] for h in hits[:limit]], truncated=len(hits) > limit
+    )
+
+
+# --- neighborhood ------------------------------------------------------------------------
+
+
+def _fetch_neighborhood(
+    graph: Graph, workspace: str, center: dict, depth: int, rels, provs, min_conf, limit
+) -> tuple[Entity, list[Entity], list[Edge], bool]:
+    if not 1 <= depth <= MAX_DEPTH:
+        raise InputError(f"depth must be 1..{MAX_DEPTH}, got {depth}")
+    edge_cap = min(max(limit * 20, 2000), 50_000)
+    raw = reads.neighborhood(graph, workspace, center["eid"], depth, rels, provs, min_conf, limit, edge_cap)
+    ids = {center["eid"]: center["id"]} | {n["eid"]: n["id"] for n in raw["nodes"]}
+    degrees = raw["degrees"]
+    center_entity = to_entity(center, degrees.get(center["eid"]))
+    center_entity.level = 0
+    nodes = [to_entity(n, degrees.get(n["eid"])) for n in raw["nodes"]]
+    edges = [_edge(e, ids) for e in raw["edges"]]
+    return center_entity, nodes, edges, raw["truncated"]
+
+
+def neighborhood(
+    ref: str,
+    *,
+    workspace: str | None = None,
+    turn_id: str | None = None,
+    depth: int = 1,
+    rels: list[str] | None = None,
+    provs: list[str] | None = None,
+    min_confidence: float | None = None,
+    limit: int | None = None,
+    graph: Graph | None = None,
+) -> Neighborhood:
+    """Entities within `depth` hops (1-4) along the chosen edges, at most `limit` of them."""
+    graph = graph or get_graph()
+    scope = resolve_scope(workspace, turn_id)
+    limit = _limit(limit, DEFAULT_LIMITS["neigh"])
+    center = _resolve_row(graph, scope.workspace, ref)
+    c, nodes, edges, truncated = _fetch_neighborhood(
+        graph, scope.workspace, center, depth, _rels(rels), _provs(provs), _min_conf(min_confidence), limit
+    )
+    return Neighborhood(center=c, depth=depth, nodes=nodes, edges=edges, truncated=truncated, limit=limit)
+
+
+# --- paths -------------------------------------------------------------------------------
+
+
+def paths(
+    source: str,
+    target: str,
+    *,
+    workspace: str | None = None,
+    turn_id: str | None = None,
+    max_hops: int = 6,
+    directed: bool = False,
+    rels: list[str] | None = None,
+    provs: list[str] | None = None,
+    min_confidence: float | None = None,
+    limit: int | None = None,
+    graph: Graph | None = None,
+) -> PathsResult:
+    """The shortest path(s) from `source` to `target`, at most `max_hops` long."""
+    graph = graph or get_graph()
+    scope = resolve_scope(workspace, turn_id)
+    if not 1 <= max_hops <= MAX_HOPS:
+        raise InputError(f"maxHops must be 1..{MAX_HOPS}, got {max_hops}")
+    limit = _limit(limit, DEFAULT_LIMITS["path"])
+    a = _resolve_row(graph, scope.workspace, source)
+    b = _resolve_row(graph, scope.workspace, target)
+    found: list[Path] = []
+    if a["eid"] != b["eid"]:
+        rows = reads.shortest_paths(
+            graph, a["eid"], b["eid"], max_hops, directed, _rels(rels), _provs(provs), _min_conf(min_confidence), limit
+        )
+        for row in rows:
+            ids = {n["eid"]: n["id"] for n in row["nodes"]}
+            found.append(
+                Path(
+                    nodes=[to_entity(n) for n in row["nodes"]],
+                    edges=[_edge(e, ids) for e in row["edges"]],
+                    length=len(row["edges"]),
+                )
+            )
+    else:
+        found.append(Path(nodes=[to_entity(a)], edges=[], length=0))
+    return PathsResult(source=to_entity(a), target=to_entity(b), max_hops=max_hops, directed=directed, paths=found)
+
+
+# --- explain -----------------------------------------------------------------------------
+
+
+def explain(
+    ref: str,
+    *,
+    workspace: str | None = None,
+    turn_id: str | None = None,
+    depth: int = 2,
+    rels: list[str] | None = None,
+    provs: list[str] | None = None,
+    min_confidence: float | None = None,
+    limit: int | None = None,
+    graph: Graph | None = None,
+) -> Explanation:
+    """The entity's neighborhood in numbers, the hubs around it and the path to the nearest hub.
+
+    Hubs are ranked over the bounded neighborhood (at most `limit` nodes): by total degree in
+    the graph and by PageRank on the fetched subgraph.
+    """
+    graph = graph or get_graph()
+    scope = resolve_scope(workspace, turn_id)
+    limit = _limit(limit, DEFAULT_LIMITS["explain"])
+    center_row = _resolve_row(graph, scope.workspace, ref)
+    center, nodes, edges, truncated = _fetch_neighborhood(
+        graph, scope.workspace, center_row, depth, _rels(rels), _provs(provs), _min_conf(min_confidence), limit
+    )
+    everyone = [center, *nodes]
+    index = {e.id: i for i, e in enumerate(everyone)}
+    g = igraph.Graph(n=len(everyone), edges=[(index[e.source], index[e.target]) for e in edges], directed=True)
+    pagerank = g.pagerank(directed=True) if edges else [1.0 / len(everyone)] * len(everyone)
+
+    def hub(i: int) -> Hub:
+        return Hub(entity=everyone[i], degree=everyone[i].degree or 0, pagerank=round(pagerank[i], 6))
+
+    others = range(1, len(everyone))
+    by_degree = sorted(others, key=lambda i: (-(everyone[i].degree or 0), everyone[i].id))[:EXPLAIN_HUBS]
+    by_rank = sorted(others, key=lambda i: (-pagerank[i], everyone[i].id))[:EXPLAIN_HUBS]
+    nearest, path = None, None
+    candidates = sorted(set(by_degree) | set(by_rank))
+    if candidates:
+        undirected = g.as_undirected()
+        dist = undirected.distances(source=[0], target=candidates)[0]
+        reachable = [(d, -(everyone[c].degree or 0), c) for d, c in zip(dist, candidates) if d != float("inf")]
+        if reachable:
+            _, _, best = min(reachable)
+            nearest = hub(best)
+            vpath = undirected.get_shortest_paths(0, to=best)[0]
+            path = _path_along(vpath, everyone, edges)
+    kinds = Counter((n.kind or n.label) for n in nodes)
+    edge_types: Counter[str] = Counter()
+    for e in edges:
+        if e.source == center.id:
+            edge_types[f"{e.type} out"] += 1
+        elif e.target == center.id:
+            edge_types[f"{e.type} in"] += 1
+    summary = _summary(center, nodes, kinds, edge_types, nearest, depth, truncated)
+    return Explanation(
+        entity=center,
+        summary=summary,
+        depth=depth,
+        neighborhood_size=len(nodes),
+        truncated=truncated,
+        neighbor_kinds=[Count(name=k, count=v) for k, v in kinds.most_common()],
+        edge_types=[Count(name=k, count=v) for k, v in edge_types.most_common()],
+        hubs_by_degree=[hub(i) for i in by_degree],
+        hubs_by_pagerank=[hub(i) for i in by_rank],
+        nearest_hub=nearest,
+        path_to_hub=path,
+    )
+
+
+def _path_along(vpath: list[int], everyone: list[Entity], edges: list[Edge]) -> Path:
+    steps = []
+    by_pair = {}
+    for e in edges:
+        by_pair.setdefault((e.source, e.target), e)
+        by_pair.setdefault((e.target, e.source), e)
+    for a, b in zip(vpath, vpath[1:]):
+        steps.append(by_pair[(everyone[a].id, everyone[b].id)])
+    return Path(nodes=[everyone[i] for i in vpath], edges=steps, length=len(steps))
+
+
+def _summary(center: Entity, nodes, kinds: Counter, edge_types: Counter, nearest: Hub | None, depth, truncated) -> str:
+    where = f" in {center.file}" if center.file and center.file != center.id else ""
+    parts = [f"{center.id} ({center.kind or center.label}){where}"]
+    around = ", ".join(f"{v} {k}" for k, v in kinds.most_common(6)) or "nothing"
+    more = " (truncated)" if truncated else ""
+    parts.append(f"{len(nodes)} entities within {depth} hops{more}: {around}")
+    if edge_types:
+        parts.append("direct edges: " + ", ".join(f"{k} {v}" for k, v in edge_types.most_common()))
+    if nearest is not None:
+        parts.append(f"nearest hub: {nearest.entity.id} (degree {nearest.degree})")
+    return "; ".join(parts)
+
+
+# --- context_query -----------------------------------------------------------------------
+
+
+def context_query(query: str | ParsedQuery, *, graph: Graph | None = None) -> ContextResult:
+    """Run a `context_query` string (or an already parsed one)."""
+    started = time.perf_counter()
+    parsed = parse(query) if isinstance(query, str) else query
+    scope = resolve_scope(parsed.workspace, parsed.turn_id)
+    ws, tid = scope.workspace, scope.turn_id
+    result = ContextResult(operation=parsed.operation, workspace=ws, turn_id=tid)
+    op = parsed.operation
+    common = {"workspace": ws, "graph": graph}
+    filters = {"rels": parsed.rels, "provs": parsed.provs, "min_confidence": parsed.min_confidence}
+    if op == "search":
+        result.search = search(parsed.terms, kinds=parsed.kinds, provs=parsed.provs, limit=parsed.limit, **common)
+    elif op == "neigh":
+        result.neighborhood = neighborhood(parsed.target, depth=parsed.depth or 1, limit=parsed.limit, **filters, **common)
+    elif op == "path":
+        result.paths = paths(
+            parsed.path_from,
+            parsed.path_to,
+            max_hops=parsed.hops or 6,
+            directed=parsed.directed,
+            limit=parsed.limit,
+            **filters,
+            **common,
+        )
+    elif op == "explain":
+        result.explain = explain(parsed.target, depth=parsed.depth or 2, limit=parsed.limit, **filters, **common)
+    elif op == "communities":
+        from graphsvc.communities import communities
+
+        result.communities = communities(
+            workspace=ws,
+            turn_id=tid,
+            rels=parsed.rels or None,
+            min_confidence=parsed.min_confidence,
+            resolution=parsed.resolution,
+            seed=parsed.seed,
+            objective=parsed.objective or "modularity",
+            limit=parsed.limit,
+            graph=graph,
+        )
+    elif op == "key":
+        if tid is None:
+            raise InputError("key= reads a value recorded for a turn: start the query with a turn id")
+        keys = dict(getattr(scope.turn, "keys", {}) or {})
+        result.key = KeyValue(
+            turn_id=tid, key=parsed.key, value=keys.get(parsed.key), known_keys=sorted(set(keys) | set(KNOWN_TURN_KEYS))
+        )
+    else:
+        rows = reads.overview(graph or get_graph(), ws)
+        counts = [Count(name="/".join(r["labels"]) + (f":{r['kind']}" if r["kind"] else ""), count=r["count"]) for r in rows]
+        result.overview = Overview(workspace=ws, counts=counts)
+    result.elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
+    return result

@@ -1,0 +1,178 @@
+"""What the query engine answers: plain dataclasses shared by the CLI (`--json`), GraphQL and REST."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(kw_only=True)
+class Entity:
+    id: str
+    workspace: str
+    label: str  # the kind label: Workspace, Directory, File, Symbol, Turn, Note, Community
+    labels: list[str]
+    name: str | None = None
+    kind: str | None = None
+    prov: str | None = None
+    path: str | None = None
+    file: str | None = None
+    qualified_name: str | None = None
+    signature: str | None = None
+    lang: str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    community: int | None = None
+    degree: int | None = None  # all relationships of the node, when the answer computed it
+    level: int | None = None  # hops from the query's entity, in neighborhoods
+
+
+@dataclass(kw_only=True)
+class Edge:
+    type: str
+    source: str  # entity ids
+    target: str
+    prov: str | None
+    confidence: float
+    reason: str | None
+
+
+@dataclass(kw_only=True)
+class SearchHit:
+    entity: Entity
+    score: float
+    matched: list[str]  # the fields a keyword matched: name, qualified_name, path, signature, doc
+    doc: str | None = None
+
+
+@dataclass(kw_only=True)
+class SearchResult:
+    workspace: str | None
+    terms: list[list[str]]
+    hits: list[SearchHit]
+    truncated: bool
+
+
+@dataclass(kw_only=True)
+class Neighborhood:
+    center: Entity
+    depth: int
+    nodes: list[Entity]
+    edges: list[Edge]
+    truncated: bool
+    limit: int
+
+
+@dataclass(kw_only=True)
+class Path:
+    nodes: list[Entity]
+    edges: list[Edge]
+    length: int
+
+
+@dataclass(kw_only=True)
+class PathsResult:
+    source: Entity
+    target: Entity
+    max_hops: int
+    directed: bool
+    paths: list[Path]
+
+
+@dataclass(kw_only=True)
+class Count:
+    name: str
+    count: int
+
+
+@dataclass(kw_only=True)
+class Hub:
+    entity: Entity
+    degree: int
+    pagerank: float
+
+
+@dataclass(kw_only=True)
+class Explanation:
+    entity: Entity
+    summary: str
+    depth: int
+    neighborhood_size: int
+    truncated: bool
+    neighbor_kinds: list[Count]
+    edge_types: list[Count]
+    hubs_by_degree: list[Hub]
+    hubs_by_pagerank: list[Hub]
+    nearest_hub: Hub | None
+    path_to_hub: Path | None
+
+
+@dataclass(kw_only=True)
+class CommunityMember:
+    id: str
+    name: str | None
+    degree: int
+
+
+@dataclass(kw_only=True)
+class Community:
+    id: str
+    number: int
+    label: str
+    size: int
+    top_members: list[CommunityMember]
+
+
+@dataclass(kw_only=True)
+class CommunitiesResult:
+    workspace: str
+    turn_id: str | None
+    objective: str
+    resolution: float
+    seed: int
+    nodes: int
+    edges: int
+    community_count: int  # communities of at least `min_size` members, all written back
+    unassigned: int  # nodes in smaller communities (no `community` property)
+    modularity: float
+    quality: float  # the objective's own value (CPM or modularity)
+    communities: list[Community]  # the largest, up to the requested limit
+    fetch_s: float
+    leiden_s: float
+    write_s: float
+    total_s: float
+
+
+@dataclass(kw_only=True)
+class KeyValue:
+    turn_id: str
+    key: str
+    value: str | None
+    known_keys: list[str]
+
+
+@dataclass(kw_only=True)
+class Overview:
+    workspace: str
+    counts: list[Count]
+
+
+@dataclass(kw_only=True)
+class ContextResult:
+    """The answer to a `context_query`: `operation` names which one of the parts is set."""
+
+    operation: str
+    workspace: str | None
+    turn_id: str | None
+    search: SearchResult | None = None
+    neighborhood: Neighborhood | None = None
+    paths: PathsResult | None = None
+    explain: Explanation | None = None
+    communities: CommunitiesResult | None = None
+    key: KeyValue | None = None
+    overview: Overview | None = None
+    elapsed_ms: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, without the parts that are not set."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
