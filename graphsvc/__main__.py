@@ -1,0 +1,3 @@
+from graphsvc.cli import run
+
+run()
