@@ -1,0 +1,47 @@
+"""Shared pieces of the benchmark scripts: the corpus, the graph, memory figures."""
+
+from __future__ import annotations
+
+import resource
+import shutil
+import sysconfig
+import time
+from pathlib import Path
+
+from graphsvc.graph.driver import get_graph
+
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+EXCLUDE = ["/site-packages/"]
+
+
+def peak_rss_mb() -> tuple[float, float]:
+    """Peak resident memory of this process and of its finished children, in MB."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return own, children
+
+
+def drop_workspace(workspace: str) -> None:
+    """Remove a workspace from the graph so the next run is cold."""
+    graph = get_graph()
+    graph.autocommit(
+        "MATCH (n:Entity {workspace: $ws}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
+        ws=workspace,
+    )
+
+
+def copy_stdlib(target: Path) -> Path:
+    """A private copy of the standard library (without site-packages) that a benchmark may edit."""
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(STDLIB, target, ignore=shutil.ignore_patterns("site-packages", "__pycache__"), symlinks=True)
+    return target
+
+
+class Timer:
+    def __enter__(self) -> Timer:
+        self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds = time.perf_counter() - self.start

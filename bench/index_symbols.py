@@ -1,0 +1,95 @@
+"""Full index (tree + symbols) of the standard library, against the bound of parsing alone.
+
+    .venv/bin/python bench/index_symbols.py [--jobs N] [--workspace NAME]
+
+Works on a private copy of the standard library (without site-packages) so that it can edit
+one file for the incremental figure. Uses NEO4J_URI when set, otherwise the managed Neo4j.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import Timer, copy_stdlib, drop_workspace, peak_rss_mb  # noqa: E402
+from graphsvc.graph.driver import get_graph  # noqa: E402
+from graphsvc.settings import get_settings  # noqa: E402
+from indexers.jobs import index_all  # noqa: E402
+from indexers.languages import language_for_path, parser_for  # noqa: E402
+from indexers.state import state_path  # noqa: E402
+
+
+def _parse_only(job: tuple[str, str]) -> int:
+    path, lang = job
+    with open(path, "rb") as fh:
+        data = fh.read()
+    parser_for(lang).parse(data)
+    return len(data)
+
+
+def parse_bound(root: Path, jobs: int) -> tuple[float, int, int]:
+    """Seconds to read and tree-sitter-parse every supported file with `jobs` processes."""
+    work = []
+    for dirpath, _, names in os.walk(root):
+        for name in names:
+            spec = language_for_path(name)
+            if spec is not None:
+                work.append((os.path.join(dirpath, name), spec.name))
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["indexers.languages"])
+    with ctx.Pool(jobs) as pool:
+        pool.map(_parse_only, work[:jobs])  # start the workers before the clock
+        with Timer() as t:
+            total = sum(pool.imap_unordered(_parse_only, work, chunksize=8))
+    return t.seconds, len(work), total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--workspace", default="bench-stdlib")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    graph = get_graph()
+    with tempfile.TemporaryDirectory(prefix="graphsvc-bench-") as tmp:
+        corpus = copy_stdlib(Path(tmp) / "stdlib")
+        print(f"corpus: private copy of the standard library at {corpus}; Neo4j at {graph.uri}; "
+              f"{args.jobs} parser processes")
+        drop_workspace(args.workspace)
+        state_path(get_settings().home, args.workspace, graph.uri).unlink(missing_ok=True)
+
+        bound, nfiles, nbytes = parse_bound(corpus, args.jobs)
+        print(f"parse-only bound: {bound:6.2f} s for {nfiles} files, {nbytes / 1e6:.1f} MB "
+              f"({args.jobs} processes, read + tree-sitter parse)")
+
+        with Timer() as cold:
+            first = index_all(corpus, workspace=args.workspace, jobs=args.jobs)
+        edges = sum(first.edges_written.values())
+        print(f"cold index: {cold.seconds:6.2f} s  {first.files / cold.seconds:6,.0f} files/s  "
+              f"{first.symbols:,} symbols  {edges:,} edges  = {cold.seconds / bound:.1f}x the parse-only bound")
+        print("  " + first.line().replace("\n", "\n  "))
+
+        with Timer() as unchanged:
+            index_all(corpus, workspace=args.workspace, jobs=args.jobs)
+        print(f"unchanged re-run: {unchanged.seconds:6.2f} s")
+
+        target = corpus / "json" / "decoder.py"
+        target.write_text(target.read_text() + "\n\ndef added_by_benchmark(s):\n    return JSONDecoder().decode(s)\n")
+        with Timer() as edit:
+            third = index_all(corpus, workspace=args.workspace, jobs=args.jobs)
+        print(f"one-file edit:    {edit.seconds:6.2f} s  (parsed {third.parsed}, re-resolved {third.resolved_files} "
+              f"files, wrote {sum(third.edges_written.values())} edges)")
+        own, children = peak_rss_mb()
+        print(f"peak RSS: {own:,.0f} MB this process, {children:,.0f} MB largest parser process")
+        print("targets: cold < 45 s and <= 4x the parse-only bound; unchanged < 3 s; one-file edit < 1 s; "
+              "peak < 2 GB")
+        drop_workspace(args.workspace)
+
+
+if __name__ == "__main__":
+    main()
