@@ -57,7 +57,7 @@ MATCH (n:Entity {{qualified_name: $ref}}) WHERE n.workspace = $ws
 RETURN {_node('n')} AS node, 1 AS rank
 UNION ALL
 MATCH (n:Entity {{name: $ref}}) WHERE n.workspace = $ws
-RETURN {_node('n')} AS node, 2 AS rank
+RETURN {_node('n')} AS node, 1 AS rank
 """
 
 _ENTITY_SUFFIX = f"""
@@ -69,7 +69,7 @@ LIMIT $limit
 
 
 def find_entities(graph: Graph, workspace: str, ref: str, limit: int = 20) -> list[dict]:
-    """Candidates for `ref`: exact id, qualified name or name; then id suffixes."""
+    """Candidates for `ref`: exact id (rank 0), else qualified name or name (rank 1), else id suffixes."""
     rows = graph.read(_ENTITY_EXACT, ws=workspace, ref=ref)
     if rows:
         return rows

@@ -29,6 +29,7 @@ SYMBOLS = [
     ("src/models.py#QuerySet.filter", "method", "def filter(self, **kw)", "Narrow the lookup."),
     ("src/pkg/util.py#helper", "function", "def helper(x)", "Shared helper."),
     ("src/pkg/util.py#format_name", "function", "def format_name(name)", "Format a name for display."),
+    ("src/pkg/util.py#run", "function", "def run()", "Run the helpers."),
 ] + [(f"src/pkg/util.py#f{i}", "function", f"def f{i}()", None) for i in range(1, 7)]
 EXTERNALS = [("ext:os.path", "external_module"), ("ext:os.path#join", "external_symbol")]
 

@@ -1,0 +1,166 @@
+"""The engine against a real Neo4j, on the small workspace of conftest.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphsvc.communities import communities
+from graphsvc.errors import AmbiguousError, InputError, NotFoundError
+from graphsvc.query import engine
+from graphsvc.query.parser import QueryParseError
+
+from .conftest import OTHER_WS, WS
+
+pytestmark = pytest.mark.neo4j
+
+
+def test_search_ranks_exact_names_first_and_says_what_matched(graph):
+    res = engine.context_query(f"@{WS} Model")
+    ids = [h.entity.id for h in res.search.hits]
+    assert ids[0] == "src/models.py#Model"
+    assert "src/models.py#Model.save" in ids  # qualified name matches too, ranked lower
+    assert "m.py#Model" not in ids  # the other workspace is out of scope
+    assert "name" in res.search.hits[0].matched
+
+
+def test_search_or_matches_either_term_and_and_needs_both(graph):
+    either = {h.entity.id for h in engine.context_query(f"@{WS} queryset OR helper").search.hits}
+    assert {"src/models.py#QuerySet", "src/pkg/util.py#helper"} <= either
+    both = {h.entity.id for h in engine.context_query(f"@{WS} lazy lookup").search.hits}
+    assert both == {"src/models.py#QuerySet"}
+    hit = engine.context_query(f'@{WS} "lazy database"').search.hits[0]
+    assert hit.entity.id == "src/models.py#QuerySet" and hit.matched == ["doc"]
+
+
+def test_search_filters_kind_and_limit_reports_truncation(graph):
+    res = engine.search("f1 OR f2 OR f3 OR f4", workspace=WS, limit=2)
+    assert len(res.hits) == 2 and res.truncated
+    files = engine.search("util", workspace=WS, kinds=["file"])
+    assert [h.entity.id for h in files.hits] == ["src/pkg/util.py"]
+    assert all(h.entity.kind == "method" for h in engine.search("save OR filter", workspace=WS, kinds=["method"]).hits)
+
+
+@pytest.mark.parametrize("text", ['x"y', "a:b", "(x", "title:[a TO b]", "*", "a && b", "\\", "OR", "NOT x~2"])
+def test_search_treats_lucene_syntax_as_data(graph, text):
+    # Nothing to find, but never a Lucene syntax error.
+    res = engine.search([[text]], workspace=WS)
+    assert isinstance(res.hits, list)
+
+
+def test_entity_resolution_by_id_qualified_name_suffix_and_ambiguity(graph):
+    assert engine.entity("src/app.py#App.run", workspace=WS).id == "src/app.py#App.run"
+    assert engine.entity("App.run", workspace=WS).id == "src/app.py#App.run"
+    assert engine.entity("util.py", workspace=WS).id == "src/pkg/util.py"
+    with pytest.raises(AmbiguousError) as info:
+        engine.entity("run", workspace=WS)
+    assert info.value.candidates == ["src/app.py#App.run", "src/pkg/util.py#run"]
+    with pytest.raises(NotFoundError):
+        engine.entity("no_such_thing", workspace=WS)
+    with pytest.raises(NotFoundError, match="no entities"):
+        engine.entity("x", workspace="graphsvc-query-tests-nothing-here")
+
+
+def test_neighborhood_depth_filters_and_confidence(graph):
+    one = engine.neighborhood("src/app.py#main", workspace=WS, rels=["CALLS"])
+    assert {n.id for n in one.nodes} == {"src/app.py#App.run"}  # candidate edges excluded by default
+    assert not one.truncated
+    assert all(e.confidence >= 0.51 for e in one.edges)
+    with_candidates = engine.neighborhood("src/app.py#main", workspace=WS, rels=["CALLS"], min_confidence=0.5)
+    assert {n.id for n in with_candidates.nodes} == {
+        "src/app.py#App.run", "src/pkg/util.py#format_name", "src/models.py#Model"
+    }
+    two = engine.neighborhood("src/app.py#main", workspace=WS, rels=["CALLS"], depth=2)
+    assert {n.id: n.level for n in two.nodes} == {
+        "src/app.py#App.run": 1, "src/models.py#Model.save": 2, "src/models.py#QuerySet.filter": 2
+    }
+    edge = next(e for e in two.edges if e.target == "src/models.py#Model.save" and e.source == "src/app.py#App.run")
+    assert (edge.type, edge.prov, edge.confidence, edge.reason) == ("CALLS", "INFERRED", 1.0, "import")
+    # The edge between the two level-2 nodes is part of the answer too.
+    assert any(e.source == "src/models.py#QuerySet.filter" for e in two.edges)
+    extracted = engine.neighborhood("src/models.py", workspace=WS, provs=["EXTRACTED"])
+    assert all(e.prov == "EXTRACTED" for e in extracted.edges)
+    assert "src/app.py" in {n.id for n in extracted.nodes}
+
+
+def test_neighborhood_limit_is_reported_as_truncation(graph):
+    res = engine.neighborhood("src/pkg/util.py#helper", workspace=WS, limit=3)
+    assert len(res.nodes) == 3 and res.truncated
+    full = engine.neighborhood("src/pkg/util.py#helper", workspace=WS)
+    assert len(full.nodes) == 8 and not full.truncated
+    with pytest.raises(InputError):
+        engine.neighborhood("helper", workspace=WS, depth=5)
+    with pytest.raises(InputError, match="relationship type"):
+        engine.neighborhood("helper", workspace=WS, rels=["CALLS]->() DETACH DELETE (x"])
+
+
+def test_paths_shortest_directed_and_bounded(graph):
+    res = engine.context_query(f"@{WS} path=main->join")
+    assert [len(p.edges) for p in res.paths.paths] == [3]
+    assert [n.id for n in res.paths.paths[0].nodes] == [
+        "src/app.py#main", "src/app.py#App.run", "src/models.py#Model.save", "ext:os.path#join"
+    ]
+    assert engine.paths("main", "join", workspace=WS, max_hops=2).paths == []
+    # Undirected, f3 reaches f1 through helper or f2 (two shortest paths); directed, it cannot.
+    assert len(engine.paths("f3", "f1", workspace=WS, rels=["CALLS"]).paths) == 2
+    assert engine.paths("f3", "f1", workspace=WS, rels=["CALLS"], directed=True).paths == []
+    assert len(engine.paths("f1", "f3", workspace=WS, rels=["CALLS"], directed=True).paths) == 1
+
+
+def test_explain_finds_hubs_and_the_path_to_the_nearest(graph):
+    res = engine.explain("src/pkg/util.py#f1", workspace=WS)
+    degree_ids = [h.entity.id for h in res.hubs_by_degree]
+    assert degree_ids[0] == "src/pkg/util.py"  # contains the most
+    assert "src/pkg/util.py#helper" in degree_ids[:3]
+    assert "src/pkg/util.py#helper" in [h.entity.id for h in res.hubs_by_pagerank][:2]
+    assert res.nearest_hub is not None
+    assert res.path_to_hub.length == 1
+    assert res.path_to_hub.nodes[0].id == "src/pkg/util.py#f1"
+    assert "f1" in res.summary and res.neighborhood_size == len(
+        engine.neighborhood("src/pkg/util.py#f1", workspace=WS, depth=2, limit=300).nodes
+    )
+
+
+def test_overview_and_errors(graph):
+    res = engine.context_query(f"@{WS}")
+    counts = {c.name: c.count for c in res.overview.counts}
+    assert counts["Symbol:function"] == 10
+    with pytest.raises(QueryParseError):
+        engine.context_query(f"@{WS} neigh=")
+    with pytest.raises(InputError, match="turn id"):
+        engine.context_query(f"@{WS} key=goal")
+    assert OTHER_WS != WS
+
+
+def test_communities_deterministic_and_replaced_on_rerun(graph):
+    first = engine.context_query(f"@{WS} communities=1 seed=3").communities
+    assert first.nodes == len(graph.read("MATCH (n:Entity {workspace: $ws}) WHERE NOT n:Community AND NOT n:Workspace RETURN n", ws=WS))
+    assert first.community_count >= 2 and first.modularity > 0.3
+    assert first.fetch_s >= 0 and first.leiden_s >= 0 and first.write_s >= 0
+    sizes = [c.size for c in first.communities]
+    assert sizes == sorted(sizes, reverse=True)
+    members = {c.label: {m.id for m in c.top_members} for c in first.communities}
+    util = next(c for c in first.communities if "src/pkg/util.py#helper" in {m.id for m in c.top_members})
+    assert util.label.startswith("src/pkg/")
+
+    def stored():
+        rows = graph.read(
+            "MATCH (n:Entity {workspace: $ws})-[r:MEMBER_OF]->(c:Community) "
+            "RETURN n.id AS id, n.community AS n, c.id AS cid, r.prov AS prov, r.reason AS reason",
+            ws=WS,
+        )
+        return {r["id"]: (r["n"], r["cid"], r["prov"], r["reason"]) for r in rows}
+
+    before = stored()
+    assert len(before) == first.nodes - first.unassigned
+    assert {v[2:] for v in before.values()} == {("INFERRED", "leiden")}
+    second = communities(workspace=WS, seed=3)
+    assert [(c.label, c.size) for c in second.communities] == [(c.label, c.size) for c in first.communities]
+    assert stored() == before
+    assert {c.label: {m.id for m in c.top_members} for c in second.communities} == members
+    count = graph.read("MATCH (c:Community {workspace: $ws}) RETURN count(c) AS n", ws=WS)[0]["n"]
+    assert count == second.community_count
+    # A run with other settings replaces, not adds to, the previous one.
+    cpm = communities(workspace=WS, objective="cpm", resolution=0.5, min_size=2, seed=1)
+    count = graph.read("MATCH (c:Community {workspace: $ws}) RETURN count(c) AS n", ws=WS)[0]["n"]
+    assert count == cpm.community_count
+    assert len(stored()) == cpm.nodes - cpm.unassigned
