@@ -1,0 +1,356 @@
+"""`ContextStore`: the process's handle on the embedded store (events, turns, episodes).
+
+One store per process (`get_store()`), shared by threads; several processes may use the same
+database file. Writes from concurrent threads are grouped: the thread that gets the write
+lock commits everything queued so far in one transaction (each caller's events inside their
+own savepoint, so one caller's bad input never fails another's), then wakes the others. A
+call returns only after its transaction committed.
+
+The in-memory ring and turn index follow the log in commit order: before each write, and
+before reads when ``PRAGMA data_version`` says another connection committed, the events with
+a higher ``seq`` than the last one seen are read and applied.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from graphsvc.context import db
+from graphsvc.context.episodes import Episodes
+from graphsvc.context.events import (
+    EVENT_COLUMNS,
+    TURN_EVENT_TYPES,
+    Event,
+    EventLog,
+    PendingEvent,
+    Ring,
+    now_us,
+)
+from graphsvc.context.turns import TurnIndex
+from graphsvc.errors import GraphsvcError, InputError, StoreError
+from graphsvc.settings import Settings, get_settings
+
+
+class _Request:
+    __slots__ = ("rows", "strict", "done", "events", "error")
+
+    def __init__(self, rows: list[PendingEvent], strict: bool):
+        self.rows = rows
+        self.strict = strict
+        self.done = False
+        self.events: list[Event] = []
+        self.error: BaseException | None = None
+
+
+class ContextStore:
+    def __init__(self, path: Path | None = None, settings: Settings | None = None):
+        self.settings = settings or get_settings()
+        self.path = Path(path) if path is not None else db.store_path(self.settings)
+        self.conn = db.connect(self.path)
+        self.db_lock = threading.RLock()  # the connection and the write path
+        self.mem_lock = threading.RLock()  # the ring and the turn index
+        self._queue: list[_Request] = []
+        self._queue_lock = threading.Lock()
+        self._last_seq = 0
+        self._data_version = -1
+        self._closed = False
+        ctx = self.settings.context
+        warm_from = now_us() - ctx.warm_load_days * 86_400_000_000
+        self.ring = Ring(ctx.max_events, (warm_from, -1))
+        self.events = EventLog(self)
+        self.turns = TurnIndex(self)
+        self.episodes = Episodes(self)
+        self._load(warm_from)
+
+    # -- opening ---------------------------------------------------------------------------
+
+    def _load(self, warm_from: int) -> None:
+        with self.db_lock:
+            try:
+                self.conn.execute("BEGIN")
+                try:
+                    self._last_seq = self.conn.execute(
+                        "SELECT coalesce(max(seq), 0) FROM events"
+                    ).fetchone()[0]
+                    rows = self.conn.execute(
+                        f"SELECT {EVENT_COLUMNS} FROM events WHERE ts >= ? "
+                        "ORDER BY ts DESC, seq DESC LIMIT ?",
+                        (warm_from, self.settings.context.max_events),
+                    ).fetchall()
+                    self.turns.load(self.conn)
+                finally:
+                    self.conn.execute("COMMIT")
+                self._data_version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"{self.path}: cannot load the context store: {exc}") from exc
+        with self.mem_lock:
+            for row in reversed(rows):
+                self.ring.add(Event.from_row(row))
+
+    def close(self) -> None:
+        with self.db_lock:
+            if not self._closed:
+                self._closed = True
+                self.conn.close()
+
+    def open_reader(self) -> sqlite3.Connection:
+        """A separate connection for long reads (exports) that must not hold the shared one."""
+        return db.connect(self.path, migrate=False)
+
+    @staticmethod
+    def random_bytes() -> bytes:
+        return os.urandom(6)
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def query(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
+        with self.db_lock:
+            try:
+                return self.conn.execute(sql, params).fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"{self.path}: query failed: {exc}") from exc
+
+    def sync(self) -> None:
+        """Catch up with commits made by other processes (cheap when there are none)."""
+        if not self.db_lock.acquire(blocking=False):
+            return  # a writer holds it and brings memory up to date when it commits
+        try:
+            version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+            if version == self._data_version:
+                return
+            self._data_version = version
+            tail = self._tail()
+            pruned_before = self.conn.execute(
+                "SELECT pruned_before FROM retention WHERE id = 1"
+            ).fetchone()[0]
+            self._apply(tail)
+            with self.mem_lock:
+                self.ring.drop_before(pruned_before)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot read the context store: {exc}") from exc
+        finally:
+            self.db_lock.release()
+
+    def _tail(self, below: int | None = None) -> list[Event]:
+        sql = f"SELECT {EVENT_COLUMNS} FROM events WHERE seq > ?"
+        params: tuple = (self._last_seq,)
+        if below is not None:
+            sql += " AND seq < ?"
+            params += (below,)
+        rows = self.conn.execute(sql + " ORDER BY seq", params).fetchall()
+        return [Event.from_row(r) for r in rows]
+
+    def _apply(self, events: list[Event]) -> None:
+        """Apply committed events, in seq order, to the ring and the turn index."""
+        if not events:
+            return
+        with self.mem_lock:
+            for ev in events:
+                if ev.seq <= self._last_seq:
+                    continue
+                self._last_seq = ev.seq
+                self.ring.add(ev)
+                if ev.type in TURN_EVENT_TYPES:
+                    self.turns.apply(ev)
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def commit(self, rows: list[PendingEvent], strict: bool = True) -> list[Event]:
+        """Store validated events atomically (group commit); returns them once committed."""
+        request = _Request(rows, strict)
+        with self._queue_lock:
+            self._queue.append(request)
+        batch: list[_Request] = []
+        with self.db_lock:
+            if not request.done:
+                with self._queue_lock:
+                    batch, self._queue = self._queue, []
+                self._commit_batch(batch)
+        if batch:
+            # Outside the lock: mirroring may wait on the network.
+            self.turns.after_commit([e for r in batch for e in r.events])
+        if request.error is not None:
+            raise request.error
+        return request.events
+
+    def _commit_batch(self, batch: list[_Request]) -> None:
+        conn = self.conn
+        applied: list[Event] = []
+        try:
+            if self._closed:
+                raise StoreError(f"{self.path}: the context store is closed")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                applied.extend(self._tail())
+                for request in batch:
+                    conn.execute("SAVEPOINT request")
+                    try:
+                        request.events = [self._insert(row, request.strict) for row in request.rows]
+                    except InputError as exc:
+                        conn.execute("ROLLBACK TO request")
+                        request.error = exc
+                        request.events = []
+                    conn.execute("RELEASE request")
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            self._data_version = conn.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            error: BaseException = StoreError(f"{self.path}: could not store events: {exc}")
+            for request in batch:
+                request.error, request.events = error, []
+        except GraphsvcError as exc:
+            for request in batch:
+                request.error, request.events = exc, []
+        finally:
+            for request in batch:
+                applied.extend(request.events)
+                request.done = True
+            self._apply(sorted(applied, key=lambda e: e.seq))
+
+    def _insert(self, row: PendingEvent, strict: bool) -> Event:
+        if row.type in TURN_EVENT_TYPES:
+            row = self.turns.project(self.conn, row, strict)
+        elif strict and row.turn_id is not None:
+            row.workspace = self.turns.check_event_turn(self.conn, row.turn_id, row.workspace)
+        cur = self.conn.execute(
+            "INSERT INTO events (id, ts, type, turn_id, workspace, payload) VALUES (?, ?, ?, ?, ?, ?)",
+            (row.id, row.ts, row.type, row.turn_id, row.workspace, row.payload_json),
+        )
+        return Event(cur.lastrowid, row.id, row.ts, row.type, row.turn_id, row.workspace, row.payload_json)
+
+    def import_events(self, rows: list[PendingEvent]) -> int:
+        """Store imported events not already present, in file order, in one transaction."""
+        with self.db_lock:
+            conn = self.conn
+            tail: list[Event] = []
+            stored: list[Event] = []
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    tail = self._tail()
+                    ids = [r.id for r in rows]
+                    existing: set[str] = set()
+                    for i in range(0, len(ids), 500):
+                        chunk = ids[i : i + 500]
+                        marks = ",".join("?" * len(chunk))
+                        existing.update(
+                            r[0] for r in conn.execute(f"SELECT id FROM events WHERE id IN ({marks})", chunk)
+                        )
+                    for row in rows:
+                        if row.id in existing:
+                            continue
+                        existing.add(row.id)
+                        stored.append(self._insert(row, strict=False))
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    stored = []
+                    raise
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"{self.path}: import failed, nothing was imported: {exc}") from exc
+            finally:
+                self._apply(tail + stored)
+            return len(stored)
+
+    def prune_events(self, cutoff: int, dry_run: bool) -> tuple[dict[str, int], int]:
+        with self.db_lock:
+            conn = self.conn
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    tail = self._tail()
+                    by_type = {
+                        r[0]: r[1]
+                        for r in conn.execute(
+                            "SELECT type, count(*) FROM events WHERE ts < ? GROUP BY type ORDER BY type",
+                            (cutoff,),
+                        )
+                    }
+                    if not dry_run and by_type:
+                        conn.execute(
+                            "UPDATE retention SET pruned_before = max(pruned_before, ?) WHERE id = 1",
+                            (cutoff,),
+                        )
+                        conn.execute("DELETE FROM events WHERE ts < ?", (cutoff,))
+                    remaining = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+                    conn.execute("ROLLBACK" if dry_run else "COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"{self.path}: prune failed, nothing was removed: {exc}") from exc
+            self._apply(tail)
+            if not dry_run:
+                with self.mem_lock:
+                    self.ring.drop_before(cutoff)
+            return by_type, remaining
+
+    def write(self, sql_and_params: list[tuple[str, tuple]]) -> None:
+        """Run statements on tables other than the log in one transaction (episodes, mirror flags)."""
+        with self.db_lock:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                try:
+                    for sql, params in sql_and_params:
+                        self.conn.execute(sql, params)
+                    self.conn.execute("COMMIT")
+                except BaseException:
+                    if self.conn.in_transaction:
+                        self.conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"{self.path}: write failed: {exc}") from exc
+
+    def insert(self, sql: str, params: tuple) -> int:
+        """One INSERT in its own transaction; returns the new rowid."""
+        with self.db_lock:
+            try:
+                return self.conn.execute(sql, params).lastrowid
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"{self.path}: write failed: {exc}") from exc
+
+    def integrity_check(self) -> str:
+        with self.db_lock:
+            return db.integrity_check(self.conn)
+
+    def stats(self) -> dict[str, Any]:
+        with self.mem_lock:
+            ring = len(self.ring)
+        return {
+            "path": str(self.path),
+            "events": self.events.count(),
+            "ring": ring,
+            "turns": self.turns.count(),
+            "last_seq": self._last_seq,
+        }
+
+
+_store: ContextStore | None = None
+_store_lock = threading.Lock()
+
+
+def get_store() -> ContextStore:
+    """The process-wide store, opened on first use from the settings."""
+    global _store
+    with _store_lock:
+        if _store is None:
+            _store = ContextStore()
+        return _store
+
+
+def reset_store() -> None:
+    """Close the process-wide store (tests point the settings elsewhere)."""
+    global _store
+    with _store_lock:
+        if _store is not None:
+            _store.close()
+            _store = None

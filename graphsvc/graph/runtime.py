@@ -1,0 +1,115 @@
+"""The Cypher that mirrors the turn index into Neo4j as RUNTIME facts.
+
+A turn becomes an ``:Entity:Turn`` node with id ``turn:<turn id>`` in its workspace, with
+``kind='turn'``, ``prov='RUNTIME'``, its family, session and open time, and each key as a
+``key_<name>`` property (non-alphanumerics in the name become ``_``: ``file-tree`` ->
+``key_file_tree``).
+
+``IN_TURN`` points from a turn to the turn it continues: its parent, or, for a turn opened
+without a parent in a family named after another turn, that family's root turn. Following
+``IN_TURN`` from any turn therefore walks up to the turn that started the family.
+
+``TOUCHED`` points from a turn to the entities it touched, in the same workspace, by id;
+entities not (yet) in the graph are left out and reported, never created.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from graphsvc.model import Label, Prov, Reason, Rel, turn_id
+
+if TYPE_CHECKING:
+    from graphsvc.context.turns import Turn
+    from graphsvc.graph.driver import Graph
+
+_KEY_CHARS = re.compile(r"[^A-Za-z0-9_]")
+
+_MIRROR_TURNS = f"""
+UNWIND $rows AS row
+MERGE (t:Entity {{workspace: row.workspace, id: row.id}})
+SET t:{Label.TURN}, t += row.props
+WITH t, row
+WHERE row.up IS NOT NULL
+MERGE (p:Entity {{workspace: row.workspace, id: row.up}})
+ON CREATE SET p:{Label.TURN}, p.kind = 'turn', p.prov = '{Prov.RUNTIME}', p.name = row.up_name
+MERGE (t)-[r:{Rel.IN_TURN}]->(p)
+SET r.prov = '{Prov.RUNTIME}', r.confidence = 1.0, r.reason = '{Reason.RUNTIME}'
+"""
+
+_MIRROR_TOUCHED = f"""
+MATCH (t:{Label.TURN}:Entity {{workspace: $workspace, id: $turn}})
+UNWIND $ids AS eid
+MATCH (e:Entity {{workspace: $workspace, id: eid}})
+MERGE (t)-[r:{Rel.TOUCHED}]->(e)
+SET r.prov = '{Prov.RUNTIME}', r.confidence = 1.0, r.reason = '{Reason.RUNTIME}'
+RETURN collect(DISTINCT e.id) AS linked
+"""
+
+_TURN_NODE = f"""
+MATCH (t:{Label.TURN}:Entity {{workspace: $workspace, id: $id}})
+OPTIONAL MATCH (t)-[:{Rel.IN_TURN}]->(up)
+OPTIONAL MATCH (t)-[:{Rel.TOUCHED}]->(e)
+RETURN properties(t) AS turn, up.id AS up, collect(e.id) AS touched
+"""
+
+
+def key_property(name: str) -> str:
+    return "key_" + _KEY_CHARS.sub("_", name)
+
+
+def _row(turn: Turn) -> dict:
+    up = turn.parent_id
+    if up is None and turn.family_id != turn.id:
+        up = turn.family_id
+    props = {
+        "name": turn.id,
+        "kind": "turn",
+        "prov": Prov.RUNTIME.value,
+        "family": turn.family_id,
+        "session": turn.session_id,
+        "opened_at": turn.opened_at.isoformat(),
+    }
+    for name, value in turn.keys.items():
+        props[key_property(name)] = value
+    return {
+        "workspace": turn.workspace,
+        "id": turn_id(turn.id),
+        "props": props,
+        "up": turn_id(up) if up else None,
+        "up_name": up,
+    }
+
+
+def mirror_turns(graph: Graph, turns: list[Turn]) -> None:
+    """MERGE the turns and their IN_TURN edges (one UNWIND batch)."""
+    if turns:
+        graph.write(_MIRROR_TURNS, rows=[_row(t) for t in turns])
+
+
+def mirror_turn(graph: Graph, turn: Turn) -> None:
+    mirror_turns(graph, [turn])
+
+
+def mirror_touched(graph: Graph, turn: Turn, entity_ids: list[str]) -> list[str]:
+    """MERGE TOUCHED edges to the entities that exist; returns the ids that were linked."""
+    if not entity_ids:
+        return []
+    linked: list[str] = []
+    for i in range(0, len(entity_ids), 5000):
+        records = graph.write(
+            _MIRROR_TOUCHED,
+            workspace=turn.workspace,
+            turn=turn_id(turn.id),
+            ids=entity_ids[i : i + 5000],
+        )
+        if records:
+            linked.extend(records[0]["linked"])
+    return linked
+
+
+def turn_node(graph: Graph, turn: Turn) -> dict | None:
+    """The mirrored node of a turn: its properties, where IN_TURN leads, what it TOUCHED."""
+    records = graph.read(_TURN_NODE, workspace=turn.workspace, id=turn_id(turn.id))
+    return records[0] if records else None
