@@ -38,6 +38,8 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 MINIFIED_MIN_BYTES = 512 * 1024
 MINIFIED_AVG_LINE = 1000
 MAX_NESTING = 200
+MAX_ERROR_CHILDREN = 2000
+MAX_ERROR_SCAN = 200_000
 MAX_SIGNATURE = 300
 MAX_DOC = 300
 
@@ -147,7 +149,10 @@ def extract_file(rel_path: str, data: bytes, lang: str | None) -> FileExtraction
     root = tree.root_node
     if root.has_error:
         out.has_errors = True
-        out.error_count = _count_errors(lang, root)
+        out.error_count, pathological = _scan_errors(root)
+        if pathological:
+            out.skip_reason = "unparseable"
+            return out
     _Extractor(spec, path, out).run(root)
     return out
 
@@ -484,12 +489,25 @@ def _first_line(text: str) -> str:
     return ""
 
 
-_ERROR_QUERIES: dict[str, tree_sitter.Query] = {}
+def _scan_errors(root: tree_sitter.Node) -> tuple[int, bool]:
+    """Count ERROR and MISSING nodes, descending only into subtrees that contain errors.
 
-
-def _count_errors(lang: str, root: tree_sitter.Node) -> int:
-    query = _ERROR_QUERIES.get(lang)
-    if query is None:
-        query = _ERROR_QUERIES[lang] = tree_sitter.Query(get_language(lang).load(), "(ERROR) @e (MISSING) @m")
-    caps = tree_sitter.QueryCursor(query).captures(root)
-    return sum(len(v) for v in caps.values()) or 1
+    Also reports error nodes with so many children that tree-sitter queries over them turn
+    quadratic (thousands of unbalanced brackets); such files are not queried at all.
+    """
+    count = 0
+    visited = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        visited += 1
+        if node.is_missing:
+            count += 1
+        if node.is_error:
+            count += 1
+            if node.child_count > MAX_ERROR_CHILDREN:
+                return count, True
+        if visited > MAX_ERROR_SCAN:
+            break
+        stack.extend(c for c in node.children if c.has_error)
+    return max(count, 1), False

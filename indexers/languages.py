@@ -60,6 +60,8 @@ class LanguageSpec:
     source_extensions: tuple[str, ...] = ()
     # Variables written in ALL_CAPS are constants where the language has no keyword for it.
     caps_are_constants: bool = False
+    # Inside a method, are the class's members callable without `this.` (Java, C++)?
+    members_visible: bool = False
     extra: dict = field(default_factory=dict, hash=False, compare=False)
 
     @property
@@ -198,6 +200,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             name_node_types=frozenset({"identifier", "this", "super", "field_access"}),
             comment_node_types=frozenset({"block_comment", "line_comment"}),
             builtins=_JAVA_BUILTINS,
+            members_visible=True,
             directory_scope=True,
             unique_name_confidence=0.7,
         ),
@@ -224,6 +227,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             name_node_types=frozenset({"identifier", "this", "namespace_identifier", "qualified_identifier"}),
             scope_separators=("::",),
             builtins=_CPP_BUILTINS,
+            members_visible=True,
             unique_name_confidence=0.8,
             header_extensions=(".h", ".hpp", ".hh", ".hxx", ".h++"),
             source_extensions=(".cpp", ".cc", ".cxx", ".c++"),

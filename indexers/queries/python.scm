@@ -17,8 +17,8 @@
 
 (module
   (expression_statement
-    (assignment left: (identifier) @name type: (type (identifier) @_t)) @definition.type_alias)
-  (#eq? @_t "TypeAlias"))
+    (assignment left: (identifier) @name type: (type [(identifier) (attribute)] @_t)) @definition.type_alias)
+  (#match? @_t "TypeAlias$"))
 
 (module (type_alias_statement left: (type (identifier) @name)) @definition.type_alias)
 

@@ -1,0 +1,77 @@
+from symbols_helpers import load_project
+
+P = load_project("python")
+
+
+def test_contains_file_to_top_level_and_type_to_member():
+    e = P.edge("CONTAINS", "pkg/models.py", "pkg/models.py#Base")
+    assert e is not None and (e.prov, e.reason) == ("EXTRACTED", "syntax")
+    assert P.edge("CONTAINS", "pkg/models.py#Base", "pkg/models.py#Base.save") is not None
+    assert P.edge("CONTAINS", "pkg/models.py", "pkg/models.py#Base.save") is None
+
+
+def test_imports_to_files_and_external_modules():
+    assert P.targets("IMPORTS", "app.py") == {
+        "ext:os.path": ("external", 1.0),
+        "pkg/util.py": ("import", 1.0),
+        "pkg/other.py": ("import", 1.0),
+        "pkg/__init__.py": ("import", 1.0),
+    }
+    # relative imports: `from ..util import helper`, `from .. import models`
+    assert set(P.targets("IMPORTS", "pkg/sub/deep.py")) == {"pkg/util.py", "pkg/models.py"}
+
+
+def test_calls_through_aliases_and_from_import_as():
+    main = P.targets("CALLS", "app.py#main")
+    assert main["pkg/util.py#helper"] == ("import", 1.0)  # import pkg.util as u; u.helper()
+    assert main["pkg/other.py#helper"] == ("import", 1.0)  # from pkg.other import helper as other_helper
+    assert main["pkg/models.py#Model"] == ("import", 1.0)  # re-exported by pkg/__init__.py
+    assert main["ext:os.path#join"] == ("external", 1.0)
+
+
+def test_same_named_functions_unqualified_call_becomes_candidates():
+    assert P.targets("CALLS", "app.py#ambiguous") == {
+        "pkg/util.py#helper": ("candidate", 0.5),
+        "pkg/other.py#helper": ("candidate", 0.5),
+    }
+
+
+def test_redefined_function_call_is_candidates_not_a_pick():
+    main = P.targets("CALLS", "app.py#main")
+    assert main["app.py#dup"] == ("candidate", 0.5) and main["app.py#dup@2"] == ("candidate", 0.5)
+
+
+def test_unknown_receiver_is_never_confident():
+    main = P.targets("CALLS", "app.py#main")
+    runs = {k: v for k, v in main.items() if k.endswith(".run")}
+    assert runs and all(conf < 1.0 for _, conf in runs.values())
+
+
+def test_self_calls_and_inherited_methods_and_super():
+    e = P.edge("CALLS", "pkg/models.py#Base.save", "pkg/models.py#Base.validate")
+    assert (e.reason, e.confidence, e.prov) == ("self", 1.0, "EXTRACTED")
+    assert P.targets("CALLS", "pkg/models.py#Model.run") == {
+        "pkg/models.py#Base.save": ("self", 1.0),
+        "pkg/models.py#Base.validate": ("self", 1.0),
+    }
+    # inherited across files through `from .. import models; class Child(models.Model)`
+    e = P.edge("CALLS", "pkg/sub/deep.py#Child.run", "pkg/models.py#Base.save")
+    assert (e.reason, e.confidence, e.prov) == ("self", 1.0, "INFERRED")
+
+
+def test_nested_scope_and_relative_aliased_import():
+    assert P.targets("CALLS", "pkg/sub/deep.py#Child.run")["pkg/sub/deep.py#Child.run.local"] == ("scope", 1.0)
+    assert P.targets("CALLS", "pkg/sub/deep.py#Child.Inner.method") == {"pkg/util.py#helper": ("import", 1.0)}
+
+
+def test_inheritance_within_and_across_files():
+    e = P.edge("INHERITS", "pkg/models.py#Model", "pkg/models.py#Base")
+    assert (e.prov, e.reason) == ("EXTRACTED", "syntax")
+    e = P.edge("INHERITS", "pkg/sub/deep.py#Child", "pkg/models.py#Model")
+    assert (e.prov, e.reason, e.confidence) == ("INFERRED", "import", 1.0)
+
+
+def test_top_level_calls_come_from_the_file_and_builtins_are_counted():
+    assert P.edge("CALLS", "app.py", "app.py#main").reason == "scope"
+    assert not any(e.dst.endswith(("#print", "#len")) for e in P.edges)
+    assert P.stats.builtin >= 3  # print, len, str, super
