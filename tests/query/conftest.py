@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphsvc.graph.driver import get_graph, reset_graph
+from graphsvc.graph.driver import connect, get_graph, reset_graph
 from graphsvc.model import Label, Prov, Reason, Rel
 
 WS = "graphsvc-query-tests"
@@ -116,9 +116,11 @@ def build_workspace(graph, ws: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def graph(neo4j_server):
+def query_workspace(neo4j_server):
+    """Written once per session over its own connection (other tests reset the shared one)."""
     reset_graph()
-    g = get_graph()
+    get_graph()  # applies the schema (full-text index included)
+    g = connect()
     build_workspace(g, WS)
     g.write("MATCH (n:Entity {workspace: $ws}) DETACH DELETE n", ws=OTHER_WS)
     g.write(
@@ -126,6 +128,13 @@ def graph(neo4j_server):
         "kind: 'class', prov: 'EXTRACTED', file: 'm.py'})",
         ws=OTHER_WS,
     )
-    yield g
+    g.write("CALL db.awaitIndexes(60)")
+    yield WS
     for ws in (WS, OTHER_WS):
         g.write("MATCH (n:Entity {workspace: $ws}) DETACH DELETE n", ws=ws)
+    g.close()
+
+
+@pytest.fixture
+def graph(query_workspace):
+    return get_graph()
