@@ -111,10 +111,13 @@ def transaction(conn: sqlite3.Connection, lock: threading.RLock, what: str) -> I
         conn.execute("COMMIT")
 
 
-def open_connection(conn_or_path: sqlite3.Connection | str | Path | None) -> sqlite3.Connection:
+def open_connection(
+    conn_or_path: sqlite3.Connection | str | Path | None, settings: Settings
+) -> sqlite3.Connection:
+    """Use the given connection, or open the store at a path (default: `context.dir`)."""
     if isinstance(conn_or_path, sqlite3.Connection):
         return conn_or_path
-    return db.connect(Path(conn_or_path) if conn_or_path is not None else None)
+    return db.connect(Path(conn_or_path) if conn_or_path is not None else db.store_path(settings))
 
 
 @dataclass
@@ -241,7 +244,7 @@ class ContentCache:
         clock: Callable[[], int] = now_us,
     ):
         self.settings = settings or get_settings()
-        self.conn = open_connection(conn_or_path)
+        self.conn = open_connection(conn_or_path, self.settings)
         self._lock = connection_lock(self.conn)
         self._clock = clock
 

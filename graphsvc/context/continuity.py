@@ -165,7 +165,7 @@ class Continuity:
         clock: Callable[[], int] = now_us,
     ):
         self.settings = settings or get_settings()
-        self.conn = open_connection(conn_or_path)
+        self.conn = open_connection(conn_or_path, self.settings)
         self._lock = connection_lock(self.conn)
         self._clock = clock
         self._executor: ThreadPoolExecutor | None = None
@@ -499,14 +499,27 @@ class Continuity:
 
 def continuity(workspace: str, task: str, *, record: Continuity | None = None) -> ContinuityBlock:
     """The delegate block for `task` in `workspace` (opens the configured store if needed)."""
-    return (record or Continuity()).block(workspace, task)
+    if record is not None:
+        return record.block(workspace, task)
+    own = Continuity()
+    try:
+        return own.block(workspace, task)
+    finally:
+        own.conn.close()
 
 
+@contextmanager
 def write_delegate_context(
     workspace: str, task: str, vendor: str, *, record: Continuity | None = None
-):
-    """Context manager: see `Continuity.write_delegate_context`."""
-    return (record or Continuity()).write_delegate_context(workspace, task, vendor)
+) -> Iterator[DelegateRun]:
+    """See `Continuity.write_delegate_context` (opens the configured store if needed)."""
+    own = None if record is not None else Continuity()
+    try:
+        with (record or own).write_delegate_context(workspace, task, vendor) as run:
+            yield run
+    finally:
+        if own is not None:
+            own.conn.close()
 
 
 def _header(workspace: str) -> str:
