@@ -182,7 +182,9 @@ def _resolve_row(graph: Graph, workspace: str, ref: str) -> dict:
     if len(unique) > 1:
         candidates = sorted(n["id"] for n in unique.values())
         raise AmbiguousError(
-            f"{ref!r} matches {len(candidates)} entities in {workspace!r}; use one of their ids",
+            f"{ref!r} matches {len(candidates)} entities in {workspace!r}; use one of their ids: "
+            + ", ".join(candidates[:10])
+            + (" …" if len(candidates) > 10 else ""),
             candidates[:20],
         )
     return top[0]

@@ -8,6 +8,8 @@ from typing import Any
 
 @dataclass(kw_only=True)
 class Entity:
+    """A node of the graph: workspace, directory, file, symbol, turn, note or community."""
+
     id: str
     workspace: str
     label: str  # the kind label: Workspace, Directory, File, Symbol, Turn, Note, Community
@@ -29,6 +31,8 @@ class Entity:
 
 @dataclass(kw_only=True)
 class Edge:
+    """A relationship with its provenance, confidence (0-1) and how it was resolved."""
+
     type: str
     source: str  # entity ids
     target: str
@@ -39,6 +43,8 @@ class Edge:
 
 @dataclass(kw_only=True)
 class SearchHit:
+    """One full-text match and the fields it matched in."""
+
     entity: Entity
     score: float
     matched: list[str]  # the fields a keyword matched: name, qualified_name, path, signature, doc
@@ -47,6 +53,8 @@ class SearchHit:
 
 @dataclass(kw_only=True)
 class SearchResult:
+    """Ranked full-text hits; `truncated` when more matched than the limit."""
+
     workspace: str | None
     terms: list[list[str]]
     hits: list[SearchHit]
@@ -55,6 +63,8 @@ class SearchResult:
 
 @dataclass(kw_only=True)
 class Neighborhood:
+    """The entities within `depth` hops of `center` and the edges among them."""
+
     center: Entity
     depth: int
     nodes: list[Entity]
@@ -65,6 +75,8 @@ class Neighborhood:
 
 @dataclass(kw_only=True)
 class Path:
+    """A path as its nodes in order and the edges between them."""
+
     nodes: list[Entity]
     edges: list[Edge]
     length: int
@@ -72,6 +84,8 @@ class Path:
 
 @dataclass(kw_only=True)
 class PathsResult:
+    """The shortest paths found (empty when none within `max_hops`)."""
+
     source: Entity
     target: Entity
     max_hops: int
@@ -81,12 +95,16 @@ class PathsResult:
 
 @dataclass(kw_only=True)
 class Count:
+    """A name and how often it occurs."""
+
     name: str
     count: int
 
 
 @dataclass(kw_only=True)
 class Hub:
+    """A well-connected entity near the one explained."""
+
     entity: Entity
     degree: int
     pagerank: float
@@ -94,6 +112,8 @@ class Hub:
 
 @dataclass(kw_only=True)
 class Explanation:
+    """An entity in context: its neighborhood in numbers, the hubs around it and the way there."""
+
     entity: Entity
     summary: str
     depth: int
@@ -109,6 +129,8 @@ class Explanation:
 
 @dataclass(kw_only=True)
 class CommunityMember:
+    """A member of a community with its degree in the partitioned graph."""
+
     id: str
     name: str | None
     degree: int
@@ -116,6 +138,8 @@ class CommunityMember:
 
 @dataclass(kw_only=True)
 class Community:
+    """One Leiden community as stored (`community:<number>`), labelled by shared path or names."""
+
     id: str
     number: int
     label: str
@@ -125,6 +149,8 @@ class Community:
 
 @dataclass(kw_only=True)
 class CommunitiesResult:
+    """A Leiden run: sizes, modularity and the seconds spent fetching, clustering and writing back."""
+
     workspace: str
     turn_id: str | None
     objective: str
@@ -145,6 +171,8 @@ class CommunitiesResult:
 
 @dataclass(kw_only=True)
 class KeyValue:
+    """A value recorded for a turn (`key=`)."""
+
     turn_id: str
     key: str
     value: str | None
@@ -153,6 +181,8 @@ class KeyValue:
 
 @dataclass(kw_only=True)
 class Overview:
+    """How many entities of each kind a workspace holds."""
+
     workspace: str
     counts: list[Count]
 

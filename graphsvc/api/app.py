@@ -1,0 +1,169 @@
+"""The FastAPI application: GraphQL at /graphql (GraphiQL on GET), REST under /api, /healthz.
+
+The graph's fields come from `graph_api`; the context store's and the content cache's
+(`context_api`, `cache_api`) are merged in when those modules are present. Limits: bearer
+token, body size, GraphQL depth, result sizes (clamped by the engine to
+`server.max_results`) and the Neo4j transaction timeout (in the driver).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+from collections.abc import Iterator
+from contextlib import asynccontextmanager
+
+import strawberry
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from graphql import GraphQLError
+from strawberry.extensions import QueryDepthLimiter, SchemaExtension
+from strawberry.fastapi import GraphQLRouter
+from strawberry.tools import merge_types
+
+from graphsvc.api import graph_api
+from graphsvc.api.auth import BearerAuth, BodyLimit
+from graphsvc.errors import AmbiguousError, GraphsvcError, InputError, Neo4jUnavailable, NotFoundError
+from graphsvc.jobs import JobRegistry
+from graphsvc.query.parser import QueryParseError
+from graphsvc.settings import SCHEMA_DIR, Settings, get_settings
+
+log = logging.getLogger("graphsvc.api")
+
+# (module, Query class, Mutation class): merged when the module exists.
+_PARTS = (
+    ("graphsvc.api.graph_api", "GraphQuery", "GraphMutation"),
+    ("graphsvc.api.context_api", "ContextQuery", "ContextMutation"),
+    ("graphsvc.api.cache_api", "CacheQuery", "CacheMutation"),
+)
+STYLE_FILE = SCHEMA_DIR / "browser" / "graphsvc.grass"
+
+
+def _parts() -> Iterator[object]:
+    for name, _, _ in _PARTS:
+        try:
+            yield name, importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+
+
+def error_body(exc: BaseException) -> tuple[int, dict]:
+    """HTTP status and a JSON-ready description of an error; never a traceback."""
+    if isinstance(exc, QueryParseError):
+        return 400, {"code": "BAD_QUERY", "error": str(exc), "position": exc.position, "expected": exc.expected}
+    if isinstance(exc, AmbiguousError):
+        return 409, {"code": "AMBIGUOUS", "error": str(exc), "candidates": exc.candidates}
+    if isinstance(exc, NotFoundError):
+        return 404, {"code": "NOT_FOUND", "error": str(exc)}
+    if isinstance(exc, InputError):
+        return 400, {"code": "BAD_INPUT", "error": str(exc)}
+    if isinstance(exc, Neo4jUnavailable):
+        return 503, {"code": "NEO4J_UNAVAILABLE", "error": str(exc)}
+    if isinstance(exc, GraphsvcError):
+        return 500, {"code": type(exc).__name__, "error": str(exc)}
+    return 500, {"code": "INTERNAL", "error": "internal error; the server log has the details"}
+
+
+class StructuredErrors(SchemaExtension):
+    """Gives every GraphQL error a `code` (and position/candidates where they apply), and hides
+    the message of unexpected exceptions."""
+
+    def on_operation(self):
+        yield
+        result = self.execution_context.result
+        if not getattr(result, "errors", None):
+            return
+        result.errors = [self._convert(e) for e in result.errors]
+
+    @staticmethod
+    def _convert(error: GraphQLError) -> GraphQLError:
+        original = error.original_error
+        if original is None or isinstance(original, GraphQLError):
+            return error
+        _, body = error_body(original)
+        if body["code"] == "INTERNAL":
+            log.error("unexpected error in a GraphQL resolver", exc_info=original)
+        message = body.pop("error")
+        return GraphQLError(message, nodes=error.nodes, path=error.path, extensions=body)
+
+
+def build_schema(settings: Settings | None = None) -> strawberry.Schema:
+    settings = settings or get_settings()
+    queries, mutations = [], []
+    for name, module in _parts():
+        _, q, m = next(p for p in _PARTS if p[0] == name)
+        if hasattr(module, q):
+            queries.append(getattr(module, q))
+        if hasattr(module, m):
+            mutations.append(getattr(module, m))
+    return strawberry.Schema(
+        query=merge_types("Query", tuple(queries)),
+        mutation=merge_types("Mutation", tuple(mutations)) if mutations else None,
+        extensions=[QueryDepthLimiter(max_depth=settings.server.max_query_depth), StructuredErrors],
+    )
+
+
+def schema_sdl() -> str:
+    return build_schema().as_str() + "\n"
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        yield
+        app.state.jobs.shutdown()
+
+    app = FastAPI(
+        title="graphsvc",
+        summary="A code knowledge graph in Neo4j for coding agents: GraphQL at /graphql, REST under /api.",
+        version="0.1.0",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.jobs = JobRegistry(settings)
+    app.include_router(GraphQLRouter(build_schema(settings), graphql_ide="graphiql"), prefix="/graphql")
+    for _, module in _parts():
+        if hasattr(module, "router"):
+            app.include_router(module.router)
+
+    @app.exception_handler(GraphsvcError)
+    async def graphsvc_error(request: Request, exc: GraphsvcError) -> JSONResponse:
+        status, body = error_body(exc)
+        return JSONResponse(body, status_code=status)
+
+    @app.exception_handler(Exception)
+    async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+        log.error("unexpected error on %s", request.url.path, exc_info=exc)
+        status, body = error_body(exc)
+        return JSONResponse(body, status_code=status)
+
+    @app.get("/healthz", tags=["service"], summary="Liveness and Neo4j reachability")
+    async def healthz() -> JSONResponse:
+        def ping() -> None:
+            from graphsvc.graph.driver import get_graph
+
+            get_graph().ping()
+
+        try:
+            await asyncio.wait_for(asyncio.to_thread(ping), timeout=10.0)
+        except (GraphsvcError, TimeoutError) as exc:
+            reason = str(exc) or "no answer within 10 s"
+            return JSONResponse({"status": "degraded", "neo4j": {"reachable": False, "error": reason}}, status_code=503)
+        return JSONResponse({"status": "ok", "neo4j": {"reachable": True}})
+
+    @app.get("/browser/graphsvc.grass", tags=["service"], summary="The Neo4j Browser style (load with :style)")
+    async def browser_style() -> Response:
+        # The Browser fetches it from its own origin, hence the CORS header.
+        return Response(
+            STYLE_FILE.read_text(),
+            media_type="text/plain",
+            headers={"Access-Control-Allow-Origin": "*"},
+        )
+
+    app.add_middleware(BearerAuth, token=settings.server.token)
+    app.add_middleware(BodyLimit, max_bytes=settings.server.max_body_bytes)
+    return app

@@ -1,0 +1,77 @@
+"""`graphsvc serve` runs the API; `graphsvc graphql-schema` exports (or checks) the SDL."""
+
+from __future__ import annotations
+
+import sys
+from urllib.parse import urlparse
+
+import click
+
+from graphsvc.api.auth import is_loopback
+from graphsvc.errors import ConfigError
+from graphsvc.settings import SCHEMA_DIR, get_settings
+
+SDL_PATH = SCHEMA_DIR / "graphql" / "schema.graphql"
+
+
+def browser_url() -> str:
+    settings = get_settings()
+    if settings.neo4j.uri:
+        host = urlparse(settings.neo4j.uri).hostname or "127.0.0.1"
+        return f"http://{host}:{settings.neo4j.http_port}/browser/"
+    from graphsvc.neo4j import ManagedNeo4j
+
+    return ManagedNeo4j(settings.neo4j).status().browser_url
+
+
+@click.command("serve")
+@click.option("--host", default=None, help="Address to bind (default server.host, 127.0.0.1).")
+@click.option("--port", type=int, default=None, help="Port (default server.port, 8080).")
+def serve_command(host: str | None, port: int | None) -> None:
+    """Serve GraphQL (/graphql, GraphiQL in a browser) and REST (/api, /docs)."""
+    import uvicorn
+
+    from graphsvc.api.app import create_app
+
+    settings = get_settings()
+    host = host or settings.server.host
+    port = port or settings.server.port
+    if not is_loopback(host) and not settings.server.token:
+        raise ConfigError(
+            f"refusing to bind {host} without a token: set GRAPHSVC_SERVER__TOKEN (clients send "
+            "'Authorization: Bearer <token>') or bind 127.0.0.1"
+        )
+    settings.server.host, settings.server.port = host, port
+    app = create_app(settings)
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"GraphiQL:      http://{shown}:{port}/graphql")
+    click.echo(f"REST / OpenAPI: http://{shown}:{port}/docs")
+    click.echo(f"Neo4j Browser: {browser_url()}  (style: :style http://localhost:{port}/browser/graphsvc.grass)")
+    uvicorn.run(app, host=host, port=port, log_level="info")
+
+
+@click.command("graphql-schema")
+@click.option("--check", is_flag=True, help="Exit 1 if the file differs from the code's schema.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=str(SDL_PATH), show_default=True)
+def graphql_schema_command(check: bool, output: str) -> None:
+    """Export the GraphQL SDL (schema/graphql/schema.graphql)."""
+    from pathlib import Path
+
+    from graphsvc.api.app import schema_sdl
+
+    sdl = schema_sdl()
+    path = Path(output)
+    if check:
+        if not path.exists() or path.read_text() != sdl:
+            click.echo(f"{path} is out of date: run `graphsvc graphql-schema`", err=True)
+            sys.exit(1)
+        click.echo(f"{path} is up to date")
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(sdl)
+    click.echo(f"wrote {path}")
+
+
+def register(main: click.Group) -> None:
+    main.add_command(serve_command)
+    main.add_command(graphql_schema_command)
