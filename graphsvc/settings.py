@@ -34,7 +34,7 @@ class Neo4jSettings(BaseModel):
     user: str = "neo4j"
     password: str | None = None
     database: str = "neo4j"
-    version: str = "5.26.0"
+    version: str = "5.26.30"  # newest 5.26 LTS patch on Maven Central (Java 17)
     browser_version: str = "5.24.0"
     home: Path | None = None  # default: $GRAPHSVC_HOME/neo4j
     bolt_port: int = 7687
