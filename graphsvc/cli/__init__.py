@@ -16,6 +16,7 @@ _SUBCOMMANDS = (
     "graphsvc.cli.query",
     "graphsvc.cli.serve",
     "graphsvc.cli.context",
+    "graphsvc.cli.cache",
 )
 
 
