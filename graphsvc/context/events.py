@@ -93,11 +93,17 @@ def new_event_id(ts: int, rand: bytes) -> str:
     return f"{ts:014x}-{rand.hex()}"
 
 
+# Characters that JSON allows raw but line splitters (str.splitlines) treat as line breaks.
+_LINE_BREAKS = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"})
+
+
 def canonical_json(value: Any, what: str = "payload") -> str:
+    """Compact UTF-8 JSON that is always one line, whatever splits the lines."""
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{what}: not representable as JSON ({exc})") from exc
+    return text.translate(_LINE_BREAKS)
 
 
 def check_type(type_: Any) -> str:
@@ -199,11 +205,10 @@ class Event:
 
     def to_jsonl(self) -> str:
         """One export line. `seq` is local to a store and left out; the payload is kept verbatim."""
-        d = json.dumps
+        d = canonical_json
         return (
             f'{{"id":{d(self.id)},"time":{d(self.time)},"type":{d(self.type)},'
-            f'"turn_id":{d(self.turn_id, ensure_ascii=False)},'
-            f'"workspace":{d(self.workspace, ensure_ascii=False)},'
+            f'"turn_id":{d(self.turn_id)},"workspace":{d(self.workspace)},'
             f'"prov":{d(self.prov)},"payload":{self.payload_json}}}\n'
         )
 
