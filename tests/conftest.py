@@ -1,0 +1,73 @@
+"""Fixtures shared by the whole suite.
+
+Only tests that request `neo4j_server` (or a fixture built on it) start Neo4j: one throwaway
+managed instance per session, on free ports in a temporary directory, reusing the jars of
+the default install. Such tests get the `neo4j` marker, so `-m "not neo4j"` skips them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import neo4j
+import pytest
+
+from graphsvc.neo4j import ConnectionInfo, ManagedNeo4j, free_port
+from graphsvc.settings import get_settings, reload_settings
+
+_NEO4J_ENV = ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "neo4j_instance" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.neo4j)
+
+
+@pytest.fixture(scope="session")
+def neo4j_instance() -> Iterator[ManagedNeo4j]:
+    """The session's running throwaway `ManagedNeo4j` (its instance dir is deleted at the end)."""
+    saved = {k: os.environ.get(k) for k in _NEO4J_ENV}
+    for key in _NEO4J_ENV:
+        os.environ.pop(key, None)
+    base = reload_settings().neo4j
+    # Small machine, small test database.
+    settings = base.model_copy(update={"heap": "512m", "pagecache": "128m"})
+    instance_dir = Path(tempfile.mkdtemp(prefix="graphsvc-test-neo4j-"))
+    server = ManagedNeo4j(
+        settings, instance_dir=instance_dir, bolt_port=free_port(), http_port=free_port()
+    )
+    try:
+        server.start(free_ports=True)
+        info = server.connection_info()
+        os.environ.update({"NEO4J_URI": info.uri, "NEO4J_USER": info.user, "NEO4J_PASSWORD": info.password})
+        reload_settings()
+        yield server
+    finally:
+        server.stop(timeout_s=30)
+        shutil.rmtree(instance_dir, ignore_errors=True)
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        reload_settings()
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(neo4j_instance: ManagedNeo4j) -> ConnectionInfo:
+    """Connection info of the session's Neo4j; NEO4J_URI/USER/PASSWORD point at it while it runs."""
+    return neo4j_instance.connection_info()
+
+
+@pytest.fixture
+def neo4j_clean(neo4j_server: ConnectionInfo) -> ConnectionInfo:
+    """The session's Neo4j with every node and relationship deleted (indexes stay)."""
+    with neo4j.GraphDatabase.driver(neo4j_server.uri, auth=(neo4j_server.user, neo4j_server.password)) as driver:
+        with driver.session(database=get_settings().neo4j.database) as session:
+            session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
+    return neo4j_server
