@@ -13,7 +13,8 @@ tags.scm-style captures:
 ``@doc``                a docstring inside the definition
 ``@package``            the file's package or namespace clause (Go, Java)
 ``@reference.call``     a call; ``@receiver`` is the object or path before the name
-``@reference.import``   an import; ``@import.module``, ``@import.name``, ``@import.alias``
+``@reference.import``   an import; ``@import.module``, ``@import.name``, ``@import.alias``,
+                        ``@import.default`` (local name of a module's default export)
 ``@reference.inherits`` / ``@reference.implements``  a base type of the enclosing type, or of
                         ``@subject`` when the relation is written outside the type
 
@@ -55,6 +56,7 @@ IMPLEMENTS = "implements"
 _TYPE_KINDS = frozenset(str(k) for k in TYPE_KINDS)
 _KINDS = frozenset(str(k) for k in SymbolKind) - {"external_module", "external_symbol"}
 _SCOPE = "scope"
+_RANK = {"variable": 0, "constant": 1}
 _NAME_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*$")
 _GENERIC_ARGS = re.compile(r"<.*>$", re.S)
 _WS = re.compile(r"\s+")
@@ -233,7 +235,7 @@ class _Extractor:
         key = (node.start_byte, node.end_byte)
         prev = defs.get(key)
         # The same node matched by a general and a specific pattern: keep the specific kind.
-        if prev is not None and prev.kind not in ("variable", "function"):
+        if prev is not None and _RANK.get(prev.kind, 2) >= _RANK.get(kind, 2):
             return
         defs[key] = _Def(node.start_byte, node.end_byte, node, kind, name, qualifier, self_name, doc)
 
@@ -322,18 +324,24 @@ class _Extractor:
             return ""
         node = d.node
         comments = self.spec.comment_node_types
-        # Climb through wrappers that start where the definition starts (export, decorators,
-        # template declarations) so the comment above the wrapper is found.
+        skip = self.spec.doc_skip_node_types
+        # Climb through wrappers on the same line (export, template, declarator lists) so the
+        # comment above the wrapper is found.
         for _ in range(3):
             prev = node.prev_named_sibling
-            if prev is not None and prev.type in comments:
+            while prev is not None and prev.type in skip:
+                prev = prev.prev_named_sibling
+            if prev is not None:
                 break
             parent = node.parent
-            if parent is None or parent.start_byte != node.start_byte:
-                return ""
+            if parent is None or parent.parent is None or parent.start_point[0] != node.start_point[0]:
+                break
             node = parent
         prev = node.prev_named_sibling
         expected = node.start_point[0]
+        while prev is not None and prev.type in skip:
+            expected = prev.start_point[0]
+            prev = prev.prev_named_sibling
         block: list[tree_sitter.Node] = []
         while prev is not None and prev.type in comments and prev.end_point[0] >= expected - 1:
             block.append(prev)
@@ -435,6 +443,8 @@ class _Extractor:
             name = _unquote(_text(names[0])) if names else None
             aliases = caps.get("import.alias")
             alias = _text(aliases[0]) if aliases else None
+            if "import.default" in caps:  # `import x from "m"`: x names the default export
+                name, alias = "default", _text(caps["import.default"][0])
             level = len(module) - len(module.lstrip(".")) if module.startswith(".") and "/" not in module else 0
             if level:
                 module = module[level:]

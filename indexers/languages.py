@@ -45,6 +45,8 @@ class LanguageSpec:
     # "comment": the comments directly above a definition are its doc.
     doc_style: str = "comment"
     comment_node_types: frozenset[str] = frozenset({"comment"})
+    # Nodes that may sit between a doc comment and its definition (attributes, decorators).
+    doc_skip_node_types: frozenset[str] = frozenset({"decorator", "attribute_item", "annotation", "marker_annotation"})
     # Separators used in qualified names as written (``a::b``, ``a.b``); ids use ".".
     scope_separators: tuple[str, ...] = (".",)
     # Names the language (or its standard runtime) provides without an import.
@@ -272,14 +274,31 @@ def _load_language(name: str) -> tree_sitter.Language:
 def _load_query(name: str) -> tree_sitter.Query:
     spec = get_language(name)
     language = spec.load()
-    try:
-        source = spec.query_path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GrammarError(f"cannot read the query file for {name}: {spec.query_path}: {exc}") from exc
+    source = query_source(name)
     try:
         return tree_sitter.Query(language, source)
     except Exception as exc:
         raise GrammarError(f"query file {spec.query_path} does not compile against {spec.package}: {exc}") from exc
+
+
+def query_source(name: str, _seen: tuple[str, ...] = ()) -> str:
+    """The query text of a language. A first line ``; inherits: other`` (the nvim-treesitter
+    convention) prepends another language's queries, so TSX reuses TypeScript's."""
+    path = get_language(name).query_path
+    try:
+        source = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise GrammarError(f"cannot read the query file for {name}: {path}: {exc}") from exc
+    first = source.split("\n", 1)[0].strip()
+    if first.startswith("; inherits:"):
+        parts = []
+        for base in first.split(":", 1)[1].split(","):
+            base = base.strip()
+            if base in _seen or base == name:
+                raise GrammarError(f"query inheritance loop in {path}: {base}")
+            parts.append(query_source(base, (*_seen, name)))
+        source = "\n".join([*parts, source])
+    return source
 
 
 @cache

@@ -127,7 +127,8 @@ class SymbolTable:
         self.files: dict[str, FileExtraction] = {}
         self.symbols: dict[str, SymbolRecord] = {}
         self._quals: dict[str, dict[str, list[str]]] = {}  # file -> base qual -> ids
-        self._by_name: dict[tuple[str, str], list[str]] = defaultdict(list)  # (system, name) -> ids
+        # (module system, name group, name) -> ids; groups: _name_groups()
+        self._by_name: dict[tuple[str, str, str], list[str]] = defaultdict(list)
         self._refs: dict[str, set[str]] = defaultdict(set)  # referenced name -> files
         self._dirs: dict[str, set[str]] = defaultdict(set)  # directory -> files
         self._members: dict[tuple[str, str], dict[str, list[str]]] = {}
@@ -152,7 +153,8 @@ class SymbolTable:
         for sym in ext.symbols:
             self.symbols[sym.id] = sym
             quals.setdefault(_base(sym.qualified_name), []).append(sym.id)
-            self._by_name[(system, sym.name)].append(sym.id)
+            for group in _name_groups(sym.kind):
+                self._by_name[(system, group, sym.name)].append(sym.id)
             owner = sym.qualified_name.rpartition(".")[0]
             if owner and sym.kind != "constant" and sym.kind != "variable":
                 key = (self._scope_key(ext.path, spec), owner)
@@ -171,11 +173,12 @@ class SymbolTable:
         system = spec.module_system if spec else ""
         for sym in ext.symbols:
             self.symbols.pop(sym.id, None)
-            ids = self._by_name.get((system, sym.name))
-            if ids is not None:
-                _discard(ids, sym.id)
-                if not ids:
-                    del self._by_name[(system, sym.name)]
+            for group in _name_groups(sym.kind):
+                ids = self._by_name.get((system, group, sym.name))
+                if ids is not None:
+                    _discard(ids, sym.id)
+                    if not ids:
+                        del self._by_name[(system, group, sym.name)]
             owner = sym.qualified_name.rpartition(".")[0]
             if owner:
                 members = self._members.get((self._scope_key(path, spec), owner))
@@ -214,8 +217,9 @@ class SymbolTable:
     def defs_in(self, path: str, qual: str) -> list[str]:
         return self._quals.get(path, {}).get(qual, [])
 
-    def by_name(self, system: str, name: str) -> list[str]:
-        return self._by_name.get((system, name), [])
+    def by_name(self, system: str, group: str, name: str) -> list[str]:
+        """Definitions named ``name`` in a group: "callable", "type" or "method"."""
+        return self._by_name.get((system, group, name), [])
 
     def members_of(self, type_id: str) -> dict[str, list[str]]:
         sym = self.symbols.get(type_id)
@@ -229,6 +233,17 @@ class SymbolTable:
 
     def files_in_dir(self, directory: str) -> set[str]:
         return self._dirs.get(directory, set())
+
+
+def _name_groups(kind: str) -> tuple[str, ...]:
+    groups = []
+    if kind in _CALLABLE_KINDS:
+        groups.append("callable")
+    if kind in _TYPE_KINDS:
+        groups.append("type")
+    if kind == "method":
+        groups.append("method")
+    return tuple(groups)
 
 
 def _discard(items: list, item) -> None:
@@ -420,7 +435,7 @@ class _JsModules(_ModuleSystem):
             if imp.module.startswith("."):
                 ctx.unresolved += 1
                 return
-            name = None if imp.name in (None, "*") else imp.name
+            name = None if imp.name in (None, "*", "default") else imp.name
             self._bind_external(ctx, imp.alias or name, imp.module, name, imp.line)
             return
         if imp.name in (None, "*"):
@@ -666,6 +681,7 @@ class _Resolver:
         self.spec = LANGUAGES[ext.lang]
         self.system = self.spec.module_system
         self.edges: dict[tuple[str, str, str], EdgeRecord] = {}
+        self._chains: dict[str, list] = {}
 
     # edges
     def edge(self, src: str, dst: str, rel: str, prov: str, conf: float, reason: str, line: int | None) -> None:
@@ -803,33 +819,48 @@ class _Resolver:
                     return found[0][1][0]
         return None
 
+    def scope_chain(self, qual: str) -> list[tuple[str, bool, str | None, list[str]]]:
+        """Enclosing scopes of ``qual``, innermost first, ending with the file's top level:
+        (prefix, names-visible-inside, owner kind, owner ids)."""
+        chain = self._chains.get(qual)
+        if chain is None:
+            chain = []
+            parts = qual.split(".") if qual else []
+            for i in range(len(parts), 0, -1):
+                prefix = ".".join(parts[:i])
+                owner_ids = self.table.defs_in(self.ext.path, _base(prefix))
+                owner_kind = self.table.symbols[owner_ids[0]].kind if owner_ids else None
+                chain.append((prefix, owner_kind in _SCOPE_KINDS, owner_kind, owner_ids))
+            chain.append(("", True, None, []))
+            self._chains[qual] = chain
+        return chain
+
     def lookup(self, name: str, qual: str, *, types_only: bool = False) -> tuple[Entity, str, float] | None:
         """An unqualified name as seen from the scope ``qual`` of this file."""
         table = self.table
         path = self.ext.path
         spec = self.spec
         # 1. this scope and the enclosing ones
-        parts = qual.split(".") if qual else []
-        for i in range(len(parts), -1, -1):
-            prefix = ".".join(parts[:i])
-            if prefix:
-                owner_ids = table.defs_in(path, _base(prefix))
-                owner_kind = table.symbols[owner_ids[0]].kind if owner_ids else None
-                if owner_kind not in _SCOPE_KINDS:
-                    # A type, or a scope without a definition here (impl block, receiver type,
-                    # out-of-line `A::m`): its members are visible only in some languages.
-                    if spec.members_visible:
-                        ids = table.defs_in(path, f"{prefix}.{name}")
-                        tid = owner_ids[0] if owner_kind in _TYPE_KINDS else self.enclosing_type(prefix + ".?")
-                        if not ids and tid is not None:
-                            ids = self.find_in_hierarchy(tid, name, include_self=True)
-                        if ids:
-                            return ("sym", tuple(ids)), Reason.SELF, 1.0
-                    continue
+        for prefix, is_scope, owner_kind, owner_ids in self.scope_chain(qual):
+            if not is_scope:
+                # A type, or a scope without a definition here (impl block, receiver type,
+                # out-of-line `A::m`): its members are visible only in some languages.
+                if spec.members_visible:
+                    ids = table.defs_in(path, f"{prefix}.{name}")
+                    tid = owner_ids[0] if owner_kind in _TYPE_KINDS else self.enclosing_type(prefix + ".?")
+                    if not ids and tid is not None:
+                        ids = self.find_in_hierarchy(tid, name, include_self=True)
+                    if ids:
+                        return ("sym", tuple(ids)), Reason.SELF, 1.0
+                continue
             key = f"{prefix}.{name}" if prefix else name
             ids = table.defs_in(path, key)
             if ids and not (types_only and table.symbols[ids[0]].kind not in _TYPE_KINDS):
-                return ("sym", tuple(ids)), Reason.SCOPE, 1.0
+                if prefix or name not in self.context(path).names or not all(
+                    table.symbols[i].kind in ("variable", "constant") for i in ids
+                ):
+                    return ("sym", tuple(ids)), Reason.SCOPE, 1.0
+                break  # `const util = require("./util")`: the import says more than the variable
         # 2. explicit imports
         ctx = self.context(path)
         bound = ctx.names.get(name)
@@ -871,7 +902,7 @@ class _Resolver:
         head = self.lookup(segs[0], qual)
         if head is None or head[0][0] == "unresolved":
             if len(segs) == 1:
-                head = self.unique(segs[0], _TYPE_KINDS)
+                head = self.unique(segs[0], "type")
             if head is None:
                 return None
         ent, reason, conf = head
@@ -881,8 +912,8 @@ class _Resolver:
                 return None
         return ent, reason, conf
 
-    def unique(self, name: str, kinds: frozenset[str]) -> tuple[Entity, str, float] | None:
-        ids = [i for i in self.table.by_name(self.system, name) if self.table.symbols[i].kind in kinds]
+    def unique(self, name: str, group: str) -> tuple[Entity, str, float] | None:
+        ids = self.table.by_name(self.system, group, name)
         if not ids:
             return None
         if len(ids) == 1:
@@ -894,9 +925,13 @@ class _Resolver:
     # the three kinds of references
     def calls(self) -> None:
         stats = self.stats
+        memo: dict[tuple, object] = {}
         for call in self.ext.calls:
             stats.calls += 1
-            result = self.resolve_call(call)
+            key = (call.caller, call.name, call.receiver_kind, call.receiver)
+            result = memo.get(key, memo)
+            if result is memo:
+                result = memo[key] = self.resolve_call(call)
             if result is None:
                 stats.unresolved += 1
                 continue
@@ -939,7 +974,7 @@ class _Resolver:
                 return None if found[0][0] == "unresolved" else found
             if name in self.spec.builtins:
                 return "builtin"
-            return self.unique(name, _CALLABLE_KINDS)
+            return self.unique(name, "callable")
         if kind in (RECEIVER_SELF, RECEIVER_SUPER):
             tid = self.enclosing_type(qual)
             if tid is None:
@@ -962,7 +997,7 @@ class _Resolver:
                 if ent[0] == "sym" and all(self.table.symbols[i].kind in _TYPE_KINDS for i in ent[1] if i in self.table.symbols):
                     return None
         # An object of unknown type: match the method name alone, weakly.
-        ids = [i for i in self.table.by_name(self.system, name) if self.table.symbols[i].kind == "method"]
+        ids = self.table.by_name(self.system, "method", name)
         if not ids or len(ids) > MAX_CANDIDATES:
             return None
         if len(ids) == 1:
@@ -980,7 +1015,7 @@ class _Resolver:
             head = self.lookup(key, qual) if i == 1 else (_merge([e for e in (self.realize(b) for b in ctx.names[key]) if e is not None] or [("unresolved",)]), Reason.IMPORT, 1.0)
             if head is None:
                 if i == 1 and segs[0][:1].isupper():
-                    head = self.unique(segs[0], _TYPE_KINDS)
+                    head = self.unique(segs[0], "type")
                 if head is None:
                     return None
             ent, reason, conf = head

@@ -1,0 +1,2 @@
+; inherits: typescript
+; TSX is TypeScript with JSX; the same definitions and references apply.
