@@ -1,0 +1,34 @@
+# `make up REPO=path` sets everything up, indexes REPO (default: here) and serves it;
+# `make test` runs the whole suite against a throwaway Neo4j it starts and stops itself.
+
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+REPO ?= .
+
+.PHONY: setup neo4j neo4j-stop up test
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall only when the dependencies change (the package itself is installed editable).
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+neo4j: setup
+	$(BIN)/graphsvc neo4j install
+	$(BIN)/graphsvc neo4j start
+
+neo4j-stop: setup
+	$(BIN)/graphsvc neo4j stop
+
+up: setup neo4j
+	$(BIN)/graphsvc index $(REPO)
+	$(BIN)/graphsvc serve
+
+# pytest exits 5 when it collects nothing; make fails on any non-zero exit, so that fails too.
+test: setup
+	$(BIN)/pytest -q
