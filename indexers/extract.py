@@ -313,8 +313,9 @@ class _Extractor:
         elif kind in ("variable", "constant", "type_alias") or b"\n" in raw:
             raw = raw.split(b"\n", 1)[0]
         sig = _WS.sub(" ", raw.decode("utf-8", "replace")).strip()
+        sig = sig.rstrip("{ ") if kind not in ("variable", "constant") else sig
         if body is not None:
-            sig = sig.rstrip("{:= ").rstrip()
+            sig = sig.rstrip(":= ").rstrip()
         return sig[:MAX_SIGNATURE]
 
     def _doc(self, d: _Def) -> str:

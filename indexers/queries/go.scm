@@ -1,0 +1,40 @@
+; Go: package clause, functions, methods qualified by their receiver type, types, top-level
+; constants and variables, imports, calls and embedding.
+
+(package_clause (package_identifier) @package)
+
+(function_declaration name: (identifier) @name) @definition.function
+
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      name: (identifier)? @self
+      type: [(type_identifier) @qualifier
+             (pointer_type (type_identifier) @qualifier)
+             (generic_type type: (type_identifier) @qualifier)
+             (pointer_type (generic_type type: (type_identifier) @qualifier))]))
+  name: (field_identifier) @name) @definition.method
+
+(type_spec name: (type_identifier) @name type: (struct_type)) @definition.struct
+(type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
+(type_spec name: (type_identifier) @name type: [(type_identifier) (qualified_type) (generic_type) (pointer_type) (slice_type) (map_type) (array_type) (function_type) (channel_type)]) @definition.type_alias
+(type_alias name: (type_identifier) @name) @definition.type_alias
+(method_elem name: (field_identifier) @name) @definition.method
+
+(source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+(source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
+
+; Embedded fields and interfaces: the type gets the embedded type's methods.
+(field_declaration_list
+  (field_declaration !name type: [(type_identifier) (qualified_type)] @name) @reference.inherits)
+(field_declaration_list
+  (field_declaration !name type: (pointer_type [(type_identifier) (qualified_type)] @name)) @reference.inherits)
+(interface_type (type_elem [(type_identifier) (qualified_type)] @name) @reference.inherits)
+
+(call_expression function: (identifier) @name) @reference.call
+(call_expression
+  function: (selector_expression operand: (_) @receiver field: (field_identifier) @name)) @reference.call
+
+(import_spec
+  name: [(package_identifier) (dot) (blank_identifier)]? @import.alias
+  path: [(interpreted_string_literal) (raw_string_literal)] @import.module) @reference.import
