@@ -185,7 +185,7 @@ class SymbolSummary:
     symbols_removed: int = 0
     edges_written: dict[str, int] = field(default_factory=dict)  # by relationship type
     edges_by_reason: dict[str, int] = field(default_factory=dict)
-    calls: dict[str, int] = field(default_factory=dict)  # resolver statistics
+    calls: dict = field(default_factory=dict)  # resolver statistics (ResolveStats.as_dict)
     syntax_error_files: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     parse_seconds: float = 0.0
@@ -214,7 +214,12 @@ class SymbolSummary:
         lines.append(f"edges    {edges} written: {by_type}")
         lines.append(f"reasons  {by_reason}")
         if self.calls:
-            lines.append("calls    " + ", ".join(f"{n} {k}" for k, n in sorted(self.calls.items())))
+            c = self.calls
+            resolved = ", ".join(f"{n} {r}" for r, n in c["resolved_by_reason"].items()) or "none"
+            lines.append(
+                f"calls    {c['calls']} call sites: resolved {resolved}; {c['candidate_calls']} left as "
+                f"candidates, {c['external']} external, {c['builtin']} builtin, {c['unresolved']} unresolved"
+            )
         if self.skipped:
             lines.append("skipped  " + ", ".join(f"{n} {k}" for k, n in sorted(self.skipped.items())))
         return "\n".join(lines)
@@ -269,16 +274,6 @@ def _symbol_row(s) -> dict:
     }
 
 
-def _external_row(node_id: str) -> dict:
-    body = node_id[len(model.EXTERNAL_PREFIX):]
-    module, _, name = body.partition("#")
-    if name:
-        return {"id": node_id, "name": name, "qualified_name": f"{module}.{name}",
-                "kind": model.SymbolKind.EXTERNAL_SYMBOL.value}
-    return {"id": node_id, "name": module, "qualified_name": module,
-            "kind": model.SymbolKind.EXTERNAL_MODULE.value}
-
-
 def _merge_edges(edges) -> dict[str, list[dict]]:
     """One relationship per (type, src, dst): repeated call sites become a count."""
     merged: dict[tuple[str, str, str], dict] = {}
@@ -311,7 +306,7 @@ def index_symbols(
     """Bring the tree up to date, then extract, resolve and write symbols and edges of
     changed files; edges of unchanged files that could now resolve differently are redone."""
     from indexers.languages import language_for_path
-    from indexers.resolve import SymbolTable, affected_files, resolve_file
+    from indexers.resolve import ResolveStats, SymbolTable, affected_files, external_nodes, resolve_file
 
     started = time.perf_counter()
     settings = get_settings()
@@ -370,13 +365,11 @@ def index_symbols(
     else:
         affected = set(affected_files(set(changed) | set(deleted), old_exts, new_exts, table)) & set(all_exts)
     edges = []
-    calls: Counter[str] = Counter()
+    stats = ResolveStats()
     for fid in sorted(affected):
-        result = resolve_file(all_exts[fid], table)
-        edges.extend(result.edges)
-        calls.update(result.stats)
+        edges.extend(resolve_file(all_exts[fid], table, stats))
     summary.resolved_files = len(affected)
-    summary.calls = dict(calls)
+    summary.calls = stats.as_dict()
     summary.resolve_seconds = time.perf_counter() - t0
 
     # Write: symbols of changed files, then the outgoing edges of affected files.
@@ -391,9 +384,10 @@ def index_symbols(
     writer.upsert_symbols([_symbol_row(s) for ext in new_exts.values() for s in ext.symbols])
     writer.delete_outgoing_code_edges(sorted(affected | set(deleted)))
     by_type = _merge_edges(edges)
-    externals = sorted({row["dst"] for rows in by_type.values() for row in rows
-                        if row["dst"].startswith(model.EXTERNAL_PREFIX)})
-    writer.upsert_externals([_external_row(x) for x in externals])
+    writer.upsert_externals([
+        {"id": x.id, "name": x.name, "qualified_name": x.qualified_name, "kind": str(x.kind)}
+        for x in external_nodes(edges)
+    ])
     reasons: Counter[str] = Counter()
     for rel in Rel:
         rows = by_type.get(rel.value)
