@@ -14,7 +14,8 @@ tags.scm-style captures:
 ``@package``            the file's package or namespace clause (Go, Java)
 ``@reference.call``     a call; ``@receiver`` is the object or path before the name
 ``@reference.import``   an import; ``@import.module``, ``@import.name``, ``@import.alias``,
-                        ``@import.default`` (local name of a module's default export)
+                        ``@import.default`` (local name of a module's default export),
+                        ``@import.wildcard`` (everything the module exports)
 ``@reference.inherits`` / ``@reference.implements``  a base type of the enclosing type, or of
                         ``@subject`` when the relation is written outside the type
 
@@ -444,6 +445,8 @@ class _Extractor:
             name = _unquote(_text(names[0])) if names else None
             aliases = caps.get("import.alias")
             alias = _text(aliases[0]) if aliases else None
+            if "import.wildcard" in caps:
+                name = "*"
             if "import.default" in caps:  # `import x from "m"`: x names the default export
                 name, alias = "default", _text(caps["import.default"][0])
             level = len(module) - len(module.lstrip(".")) if module.startswith(".") and "/" not in module else 0

@@ -228,6 +228,7 @@ class SymbolSummary:
 def _parse_one(job: tuple[str, str, str]):
     """Worker: read and extract one file. Unreadable files come back with a skip reason."""
     from indexers.extract import FileExtraction, extract_file
+    from indexers.languages import GrammarError
 
     root, rel, lang = job
     try:
@@ -235,7 +236,11 @@ def _parse_one(job: tuple[str, str, str]):
             data = fh.read()
     except OSError as exc:
         return FileExtraction(path=rel, lang=lang, skip_reason=f"unreadable: {exc.strerror or exc}")
-    return extract_file(rel, data, lang)
+    try:
+        return extract_file(rel, data, lang)
+    except GrammarError as exc:
+        # A broken grammar install must not stop the other languages; the reason names it.
+        return FileExtraction(path=rel, lang=lang, skip_reason=f"grammar-error: {exc}")
 
 
 def parse_files(root: str, files: Sequence[tuple[str, str]], jobs: int, progress: Progress | None):

@@ -294,6 +294,11 @@ class _ModuleSystem:
     def submodule(self, files: tuple[str, ...], name: str) -> tuple[str, ...] | None:
         return None
 
+    def implicit(self, importer: str, name: str) -> Entity | None:
+        """A name visible in every file without an import (Rust ``crate``, ``super``, and
+        modules declared with ``mod``)."""
+        return None
+
     # helpers shared by the systems
     def _bind_module(self, ctx: _ImportContext, local: str | None, files: tuple[str, ...], line: int) -> None:
         for f in files:
@@ -582,6 +587,20 @@ class _RustModules(_ModuleSystem):
         if local:
             ctx.names.setdefault(local, []).append(entity if len(rest) == 1 else ("path", files, tuple(rest)))
 
+    def implicit(self, importer: str, name: str) -> Entity | None:
+        root = self.crate_of.get(importer, "")
+        here = self.module_path(importer)
+        if name == "crate":
+            target = []
+        elif name == "self":
+            target = here
+        elif name == "super":
+            target = here[:-1]
+        else:
+            target = here + [name]
+        p = self.index.get((root, "::".join(target)))
+        return ("mod", (p,)) if p is not None else None
+
     def submodule(self, files: tuple[str, ...], name: str) -> tuple[str, ...] | None:
         for f in files:
             root = self.crate_of.get(f, "")
@@ -748,7 +767,8 @@ class _Resolver:
             return self.module_member(ent[1], name, hops)
         if kind == "ext":
             module, sub = ent[1], ent[2]
-            return ("ext", f"{module}.{sub}" if sub else module, name)
+            sep = "::" if "::" in module else "."
+            return ("ext", f"{module}{sep}{sub}" if sub else module, name)
         if kind == "sym":
             ids = []
             for tid in ent[1]:
@@ -882,6 +902,9 @@ class _Resolver:
                 found.append(m)
         if found:
             return _merge(found), Reason.IMPORT, 1.0
+        implicit = table.modules(self.system).implicit(path, name)
+        if implicit is not None:
+            return implicit, Reason.IMPORT, 1.0
         # 4. the same package
         if spec.directory_scope:
             ids = [

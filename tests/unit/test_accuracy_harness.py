@@ -1,0 +1,149 @@
+"""The accuracy harness itself: oracles read the right things and the scoring is honest."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from bench.accuracy import ctags_defs, python_calls, python_defs  # noqa: E402
+from bench.accuracy.corpora import Corpus  # noqa: E402
+from bench.accuracy.common import CallEdge, FileState, Sym  # noqa: E402
+
+SOURCE = b'''\
+import os
+
+X = Y = 1
+
+class A:
+    @staticmethod
+    def m():
+        def inner():
+            return os.getcwd()
+        return inner()
+
+    if True:
+        def n(self):
+            return self.m()
+
+def f():
+    return A()
+
+def f():
+    pass
+'''
+
+
+def test_ast_oracle_qualifies_by_definitions_and_uses_the_def_line():
+    defs, variables = python_defs.definitions("m.py", ast.parse(SOURCE))
+    got = {(d.qual, d.kind, d.line) for d in defs}
+    assert got == {
+        ("A", "class", 5), ("A.m", "method", 7), ("A.m.inner", "function", 8),
+        ("A.n", "method", 13), ("f", "function", 16), ("f", "function", 19),
+    }
+    assert {(v.name, v.line) for v in variables} == {("X", 3), ("Y", 3)}
+
+
+def test_definition_scores_strip_redefinition_suffixes_and_name_the_disagreement():
+    defs, _ = python_defs.definitions("m.py", ast.parse(SOURCE))
+    ours = [
+        Sym("m.py", "A", "A", "class", 5, 14),
+        Sym("m.py", "A.m", "m", "method", 7, 10),
+        Sym("m.py", "A.inner", "inner", "function", 8, 9),  # wrong nesting
+        Sym("m.py", "A.n", "n", "method", 13, 14),
+        Sym("m.py", "f", "f", "function", 16, 17),
+        Sym("m.py", "f@2", "f", "function", 19, 20),
+        Sym("m.py", "g", "g", "function", 30, 31),  # not a definition at all
+    ]
+    result = python_defs._compare(defs, ours, {"m.py": FileState()})
+    assert (result.score.oracle, result.score.ours, result.score.found) == (6, 7, 5)
+    assert result.missed == {"same line, other qualified name": 1}
+    assert result.extra == {"same line, other qualified name": 1, "absent": 1}
+
+
+def test_call_sites_know_their_caller_and_the_column_of_the_name():
+    sites = python_calls.call_sites("m.py", ast.parse(SOURCE), SOURCE)
+    by_name = {s.name: s for s in sites}
+    assert by_name["getcwd"].caller == ("m.py", "A.m.inner", 8)
+    assert by_name["getcwd"].col == len("            return os.")
+    assert by_name["inner"].caller == ("m.py", "A.m", 7)
+    assert by_name["A"].caller == ("m.py", "f", 16)
+    assert "staticmethod" not in by_name  # a decorator without parentheses is no call
+
+
+def _site(line, name, caller, verdict, targets=()):
+    return {"file": "m.py", "line": line, "col": 0, "name": name, "caller": caller,
+            "verdict": verdict, "targets": [list(t) for t in targets]}
+
+
+@pytest.fixture()
+def symbols():
+    return [
+        Sym("m.py", "A", "A", "class", 5, 14),
+        Sym("m.py", "A.m", "m", "method", 7, 10),
+        Sym("m.py", "A.m.inner", "inner", "function", 8, 9),
+        Sym("m.py", "f", "f", "function", 16, 17),
+        Sym("m.py", "f@2", "f", "function", 19, 20),
+        Sym("o.py", "helper", "helper", "function", 1, 2),
+    ]
+
+
+def test_call_scoring_right_wrong_and_unjudged_edges(symbols):
+    data = {"files": ["m.py"], "sites": [
+        _site(10, "inner", ["m.py", "A.m", 7], "workspace-def", [("m.py", 8, "inner")]),
+        _site(17, "A", ["m.py", "f", 16], "workspace-def", [("m.py", 5, "A")]),
+        _site(20, "f", ["m.py", "f", 19], "outside"),
+        _site(9, "helper", ["m.py", "A.m.inner", 8], "none"),
+    ]}
+    edges = [
+        CallEdge("m.py#A.m", "m.py#A.m.inner", "scope", 1.0, 10, 1, False),  # right
+        CallEdge("m.py#f@2", "m.py#f", "scope", 1.0, 20, 1, False),  # Jedi says: outside
+        CallEdge("m.py#A.m.inner", "o.py#helper", "unique-name", 0.5, 9, 1, False),  # no verdict
+    ]
+    r = python_calls.measure(data, symbols, edges)
+    assert r["oracle_pairs"] == 2
+    assert r["precision"]["band 1.0"] == {"oracle": 0, "ours": 2, "found": 0, "confirmed": 1,
+                                          "recall": None, "precision": 0.5}
+    assert r["precision"]["band 0.50"]["ours"] == 0  # not judged, so not counted either way
+    assert r["recall"]["confidence = 1"]["found"] == 1  # f -> A is missing
+    assert r["oracle_pairs_not_confident"] == {
+        "no edge to the target (unresolved, external or another target)": 1}
+
+
+def test_merged_edges_count_once_per_pair(symbols):
+    data = {"files": ["m.py"], "sites": [
+        _site(17, "A", ["m.py", "f", 16], "workspace-def", [("m.py", 5, "A")]),
+        _site(17, "A", ["m.py", "f", 16], "workspace-def", [("m.py", 5, "A")]),
+    ]}
+    edges = [CallEdge("m.py#f", "m.py#A", "scope", 1.0, 17, 2, False)]
+    r = python_calls.measure(data, symbols, edges)
+    assert r["oracle_pairs"] == 1
+    assert r["recall"]["confidence = 1"]["recall"] == 1.0
+    assert r["precision"]["band 1.0"]["precision"] == 1.0
+
+
+@pytest.mark.skipif(shutil.which("ctags") is None, reason="needs Universal Ctags")
+def test_ctags_scoring_maps_kinds_excludes_fields_and_accepts_annotation_lines(tmp_path):
+    (tmp_path / "a.c").write_text(
+        "struct point {\n  int x;\n};\n\n"
+        "static int\nadd(int a, int b)\n{\n  return a + b;\n}\n\n"
+        "#define TWICE(x) (2 * (x))\n"
+        "int counter;\n"
+    )
+    corpus = Corpus("c", "test", tmp_path)
+    ours = [
+        Sym("a.c", "point", "point", "struct", 1, 3),
+        Sym("a.c", "add", "add", "function", 5, 9),  # ctags reports the name line, 6
+        Sym("a.c", "ghost", "ghost", "function", 12, 12),
+    ]
+    r = ctags_defs.measure(corpus, ours, {"a.c": FileState()})
+    assert r["score"]["oracle"] == 3  # point, add, counter; not the field, not the macro
+    assert r["score"]["found"] == 2 and r["matched_with_name_below_start"] == 1
+    assert r["score"]["confirmed"] == 2 and r["score"]["ours"] == 3
+    assert r["excluded_ctags_kinds"] == {"member: struct and union members": 1, "macro: preprocessor macros": 1}
+    assert r["missed"] == {"ctags variable: a symbol of ours starts on that line under another name": 1}
