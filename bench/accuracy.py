@@ -1,0 +1,169 @@
+"""Edge and definition accuracy of the graph against independent oracles.
+
+    .venv/bin/python bench/accuracy.py [--only python-defs,ctags,python-calls] [--seed 7]
+
+Indexes real code nobody here wrote into fresh ``acc-*`` workspaces of the configured Neo4j
+(NEO4J_URI, otherwise the managed server), reads the symbols and edges back from the graph
+and compares them with:
+
+- Python definitions: the ``ast`` module over the standard library of the running Python;
+- other languages: Universal Ctags over pinned packages fetched into ``bench/.cache/``;
+- Python calls: Jedi's goto-definition over a seeded sample of standard-library call sites.
+
+Prints a Markdown table (the one in docs/accuracy.md) and writes every detail, with
+examples of each kind of disagreement, to ``bench/.cache/accuracy.json``.
+Needs the ``bench`` extra (Jedi), ``ctags`` (Debian: universal-ctags), npm, go, cargo and mvn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.accuracy import corpora, ctags_defs, python_calls, python_defs  # noqa: E402
+from bench.accuracy.common import index_cold, pct, read_graph  # noqa: E402
+
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+# The Python measures need the Python files; the few C and stub files of the standard library
+# belong to no measure.
+STDLIB_EXCLUDE = ["/site-packages/", "__pycache__/", "*", "!*/", "!*.py"]
+PARTS = ("python-defs", "ctags", "python-calls")
+TARGETS = {"python-defs": 0.99, "ctags": 0.95, "calls-precision": 0.95, "calls-recall": 0.80}
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _stdlib_view(graph, state: dict, calls: bool):
+    if "stdlib" not in state:
+        t0 = time.perf_counter()
+        summary = index_cold(graph, STDLIB, "acc-stdlib", STDLIB_EXCLUDE)
+        log(f"indexed {STDLIB} in {time.perf_counter() - t0:.1f} s: {summary.symbols} symbols")
+        state["stdlib"] = summary
+    return read_graph(graph, "acc-stdlib", calls=calls)
+
+
+def run(parts: list[str], seed: int, min_sites: int, languages: list[str]) -> dict:
+    from graphsvc.graph.driver import get_graph
+
+    graph = get_graph()
+    report: dict = {
+        "conditions": {
+            "python": platform.python_version(),
+            "stdlib": str(STDLIB),
+            "neo4j": graph.uri,
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        },
+    }
+    state: dict = {}
+    if "python-defs" in parts:
+        log("python definitions: indexing the standard library ...")
+        view = _stdlib_view(graph, state, calls="python-calls" in parts)
+        report["python_defs"] = python_defs.measure(STDLIB, view.symbols, view.files)
+        state["view"] = view
+    if "python-calls" in parts:
+        import jedi
+
+        log(f"python calls: Jedi {jedi.__version__} over a sample with seed {seed} ...")
+        view = state.get("view") or _stdlib_view(graph, state, calls=True)
+        data = python_calls.oracle(STDLIB, seed, min_sites, corpora.CACHE / "jedi", progress=log)
+        report["python_calls"] = python_calls.measure(data, view.symbols, view.calls)
+        report["python_calls"]["jedi"] = data["jedi"]
+        report["python_calls"]["seed"] = seed
+        report["python_calls"]["resolver_stats_whole_stdlib"] = state["stdlib"].calls
+    if "ctags" in parts:
+        report["conditions"]["ctags"] = ctags_defs.ctags_version()
+        report["ctags"] = {}
+        for lang in languages:
+            log(f"{lang}: fetching and indexing ...")
+            try:
+                corpus = corpora.FETCHERS[lang]()
+            except corpora.FetchError as exc:
+                report["ctags"][lang] = {"error": str(exc)}
+                log(f"{lang}: {exc}")
+                continue
+            ws = f"acc-{lang}"
+            summary = index_cold(graph, corpus.root, ws, list(corpus.exclude))
+            view = read_graph(graph, ws)
+            result = ctags_defs.measure(corpus, view.symbols, view.files)
+            result["index"] = {"symbols": summary.symbols, "syntax_error_files": summary.syntax_error_files,
+                               "skipped": summary.skipped}
+            report["ctags"][lang] = result
+    return report
+
+
+def _ok(value: float | None, target: float) -> str:
+    return "" if value is None else (" ✓" if value >= target else " ✗")
+
+
+def table(report: dict) -> str:
+    rows = ["| measure | oracle | corpus | oracle items | ours | recall | precision |",
+            "|---|---|---|---:|---:|---:|---:|"]
+    t = TARGETS
+    if "python_defs" in report:
+        d = report["python_defs"]
+        for label, key in (("Python definitions (def/class/method)", "definitions"),
+                           ("Python top-level variables", "top_level_variables")):
+            s = d[key]["score"]
+            mark = key == "definitions"
+            rows.append(f"| {label} | ast | stdlib, {d['files']} files | {s['oracle']:,} | {s['ours']:,} | "
+                        f"{pct(s['recall'])}{_ok(s['recall'], t['python-defs']) if mark else ''} | "
+                        f"{pct(s['precision'])}{_ok(s['precision'], t['python-defs']) if mark else ''} |")
+    for lang, r in report.get("ctags", {}).items():
+        if "error" in r:
+            rows.append(f"| {lang} definitions | ctags | fetch failed | | | | |")
+            continue
+        s = r["score"]
+        rows.append(f"| {lang} definitions | ctags | {r['corpus']}, {r['files']} files | {s['oracle']:,} | "
+                    f"{s['ours']:,} | {pct(s['recall'])}{_ok(s['recall'], t['ctags'])} | "
+                    f"{pct(s['precision'])}{_ok(s['precision'], t['ctags'])} |")
+    if "python_calls" in report:
+        c = report["python_calls"]
+        corpus = f"stdlib sample seed {c['seed']}: {c['sample_files']} files, {c['call_sites']:,} call sites"
+        p1 = c["precision"].get("band 1.0", {})
+        for label, r in c["recall"].items():
+            prec = p1 if label == "confidence = 1" else None
+            rows.append(
+                f"| Python calls, {label} | Jedi | {corpus} | {r['oracle']:,} pairs | "
+                f"{(prec or {}).get('ours', '')} judged | {pct(r['recall'])}"
+                f"{_ok(r['recall'], t['calls-recall']) if label == 'confidence = 1' else ''} | "
+                f"{pct(prec['precision']) + _ok(prec['precision'], t['calls-precision']) if prec else ''} |")
+        rows.append("")
+        rows.append("| CALLS edges from the sample | judged | right | precision |")
+        rows.append("|---|---:|---:|---:|")
+        for group, s in c["precision"].items():
+            rows.append(f"| {group} | {s['ours']:,} | {s['confirmed']:,} | {pct(s['precision'])} |")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default=",".join(PARTS), help=f"comma-separated subset of {', '.join(PARTS)}")
+    parser.add_argument("--languages", default=",".join(corpora.FETCHERS), help="languages for the ctags part")
+    parser.add_argument("--seed", type=int, default=7, help="seed of the call-site sample")
+    parser.add_argument("--min-sites", type=int, default=3000, help="call sites in the sample, at least")
+    parser.add_argument("--json", type=Path, default=corpora.CACHE / "accuracy.json", help="where the details go")
+    args = parser.parse_args()
+    parts = [p for p in args.only.split(",") if p]
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        parser.error(f"unknown part(s): {', '.join(sorted(unknown))}")
+    started = time.perf_counter()
+    report = run(parts, args.seed, args.min_sites, [x for x in args.languages.split(",") if x])
+    report["conditions"]["seconds"] = round(time.perf_counter() - started, 1)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(report, indent=2, default=str))
+    print(table(report))
+    print(f"\ndetails: {args.json}  ({report['conditions']['seconds']} s)")
+
+
+if __name__ == "__main__":
+    main()

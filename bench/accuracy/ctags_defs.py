@@ -1,0 +1,235 @@
+"""Definitions in other languages: our ``:Symbol`` nodes against Universal Ctags.
+
+A ctags entry is matched by (file, name, line). Ctags kinds that name something we model map
+to our kinds; the others (struct fields, enum members, macros, impl blocks, packages, ...) are
+excluded and reported by kind, not silently dropped. Ctags gives the line of the name, we
+give the first line of the declaration: when the two differ because annotations, decorators
+or a multi-line signature come first, the pair still matches and is counted as such.
+
+Recall: mapped ctags entries we have. Precision: our symbols that ctags confirms at the same
+(file, name, line), by any kind (a confirmation by an excluded kind is counted separately).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+from bench.accuracy.common import FileState, Score, Sym, file_problem
+from bench.accuracy.corpora import Corpus
+from indexers.languages import LANGUAGES
+
+# Lines a declaration may start above its name (annotations, decorators, signatures).
+MAX_LEAD_LINES = 12
+
+TOP = "top"  # mapped only when the entry has no enclosing scope
+
+
+@dataclass(frozen=True, slots=True)
+class CtagsLanguage:
+    ctags: str  # ctags' language name
+    options: tuple[str, ...]
+    mapped: dict[str, str]  # ctags kind -> our kind
+    top_level: frozenset[str]  # mapped kinds that count only outside any scope
+    excluded: dict[str, str]  # ctags kind -> why we do not model it
+
+
+CTAGS_LANGUAGES: dict[str, CtagsLanguage] = {
+    "typescript": CtagsLanguage(
+        "TypeScript", (),
+        {"class": "class", "interface": "interface", "enum": "enum", "function": "function",
+         "generator": "function", "method": "method", "alias": "type_alias", "namespace": "module",
+         "constant": "constant", "variable": "variable"},
+        frozenset({"constant", "variable"}),
+        {"property": "class, interface and object-literal properties",
+         "enumerator": "enum members"},
+    ),
+    "go": CtagsLanguage(
+        "Go", (),
+        {"func": "function", "struct": "struct", "interface": "interface", "type": "type_alias",
+         "talias": "type_alias", "const": "constant", "var": "variable"},
+        frozenset({"const", "var"}),
+        {"member": "struct fields", "anonMember": "embedded struct fields",
+         "methodSpec": "interface method specifications", "package": "package clauses",
+         "packageName": "imported package names", "unknown": "references to other packages"},
+    ),
+    "rust": CtagsLanguage(
+        "Rust", (),
+        {"module": "module", "struct": "struct", "interface": "trait", "function": "function",
+         "method": "method", "enum": "enum", "typedef": "type_alias", "variable": "variable"},
+        frozenset({"variable"}),
+        {"implementation": "impl blocks (a scope for methods, not a symbol)",
+         "macro": "macro_rules! definitions", "field": "struct fields", "enumerator": "enum variants"},
+    ),
+    "java": CtagsLanguage(
+        "Java", (),
+        {"class": "class", "interface": "interface", "enum": "enum", "annotation": "interface",
+         "method": "method"},
+        frozenset(),
+        {"field": "fields", "enumConstant": "enum constants", "package": "package clauses"},
+    ),
+    "c": CtagsLanguage(
+        "C", ("--map-C++=-.h", "--map-C=+.h"),
+        {"function": "function", "struct": "struct", "union": "struct", "enum": "enum",
+         "typedef": "type_alias", "variable": "variable"},
+        frozenset({"variable"}),
+        {"macro": "preprocessor macros", "enumerator": "enum constants",
+         "member": "struct and union members", "header": "included headers"},
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    file: str
+    name: str
+    line: int
+    kind: str
+    scoped: bool  # inside a function, type or module (a Go package does not count)
+
+
+def corpus_files(corpus: Corpus) -> list[str]:
+    """Files of the corpus in the corpus' language, minus its exclusions."""
+    exts = LANGUAGES[corpus.lang].extensions
+    spec = pathspec.GitIgnoreSpec.from_lines(list(corpus.exclude))
+    out = []
+    for p in sorted(corpus.root.rglob("*")):
+        rel = p.relative_to(corpus.root).as_posix()
+        if p.is_file() and p.suffix in exts and not spec.match_file(rel):
+            out.append(rel)
+    return out
+
+
+def ctags_version() -> str:
+    out = subprocess.run(["ctags", "--version"], capture_output=True, text=True, check=True).stdout
+    return out.splitlines()[0].strip()
+
+
+def run_ctags(corpus: Corpus, files: list[str]) -> list[Tag]:
+    lang = CTAGS_LANGUAGES[corpus.lang]
+    cmd = ["ctags", "--output-format=json", "--fields=+nKsZ", f"--languages={lang.ctags}",
+           *lang.options, "-L", "-", "-f", "-"]
+    done = subprocess.run(cmd, cwd=corpus.root, input="\n".join(files) + "\n", capture_output=True,
+                          text=True, check=True)
+    tags = []
+    for line in done.stdout.splitlines():
+        entry = json.loads(line)
+        if entry.get("_type") != "tag" or entry["name"].startswith("__anon"):
+            continue
+        tags.append(Tag(entry["path"].removeprefix("./"), entry["name"], int(entry["line"]), entry["kind"],
+                        bool(entry.get("scope")) and entry.get("scopeKind") != "package"))
+    return tags
+
+
+def measure(corpus: Corpus, ours: list[Sym], files: dict[str, FileState]) -> dict:
+    lang = CTAGS_LANGUAGES[corpus.lang]
+    paths = corpus_files(corpus)
+    in_corpus = set(paths)
+    tags = run_ctags(corpus, paths)
+    excluded: Counter = Counter()
+    unknown_kinds: Counter = Counter()
+    oracle: list[Tag] = []
+    for t in tags:
+        if t.kind in lang.mapped and not (t.kind in lang.top_level and t.scoped):
+            oracle.append(t)
+        elif t.kind in lang.mapped:
+            excluded[f"{t.kind} inside a function, type or block"] += 1
+        elif t.kind in lang.excluded:
+            excluded[f"{t.kind}: {lang.excluded[t.kind]}"] += 1
+        else:
+            unknown_kinds[t.kind] += 1
+    mine = [s for s in ours if s.file in in_corpus]
+
+    exact = {(t.file, t.name, t.line): t for t in oracle}
+    have = {(s.file, s.name, s.start): s for s in mine}
+    matched_tags: dict[tuple, Sym] = {}
+    matched_syms: set[tuple] = set()
+    for key, t in exact.items():
+        if key in have:
+            matched_tags[key] = have[key]
+            matched_syms.add(key)
+    # Second pass: the declaration starts a few lines above the name (annotations, decorators).
+    by_name: dict[tuple[str, str], list[Sym]] = defaultdict(list)
+    for key, s in have.items():
+        if key not in matched_syms:
+            by_name[(s.file, s.name)].append(s)
+    lead = 0
+    for key, t in sorted(exact.items()):
+        if key in matched_tags:
+            continue
+        best = None
+        for s in by_name.get((t.file, t.name), ()):
+            if (s.file, s.name, s.start) in matched_syms:
+                continue
+            if s.start < t.line <= min(s.end, s.start + MAX_LEAD_LINES) and (best is None or s.start > best.start):
+                best = s
+        if best is not None:
+            matched_tags[key] = best
+            matched_syms.add((best.file, best.name, best.start))
+            lead += 1
+
+    kind_mismatch = Counter(
+        f"ctags {t.kind} / ours {matched_tags[k].kind}" for k, t in exact.items()
+        if k in matched_tags and lang.mapped[t.kind] != matched_tags[k].kind
+    )
+    missed: Counter = Counter()
+    examples: dict[str, list[str]] = defaultdict(list)
+    our_lines = {(s.file, s.start) for s in mine}
+    for key, t in exact.items():
+        if key in matched_tags:
+            continue
+        cat = file_problem(files, t.file) or (
+            f"ctags {t.kind}: a symbol of ours starts on that line under another name"
+            if (t.file, t.line) in our_lines else f"ctags {t.kind}: not extracted")
+        missed[cat] += 1
+        examples[cat].append(f"{t.file}:{t.line} {t.name}")
+
+    # Precision: any ctags entry (mapped or excluded kind) at our (file, name, line) confirms.
+    all_tags = {(t.file, t.name, t.line): t for t in tags}
+    tag_lines_by_name: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for t in tags:
+        tag_lines_by_name[(t.file, t.name)].append(t.line)
+    confirmed = 0
+    by_excluded: Counter = Counter()
+    extra: Counter = Counter()
+    for key, s in have.items():
+        if key in matched_syms:
+            confirmed += 1
+            continue
+        t = all_tags.get(key)
+        if t is None:
+            # The name line may be below the declaration start for excluded kinds too.
+            lines = [ln for ln in tag_lines_by_name.get((s.file, s.name), ())
+                     if s.start < ln <= min(s.end, s.start + MAX_LEAD_LINES)]
+            if lines:
+                t = all_tags[(s.file, s.name, min(lines))]
+        if t is not None:
+            confirmed += 1
+            if t.kind not in lang.mapped or (t.kind in lang.top_level and t.scoped):
+                by_excluded[f"ours {s.kind} = ctags {t.kind}"] += 1
+            continue
+        cat = file_problem(files, s.file) or (
+            f"ours {s.kind}: ctags has the name elsewhere in the file" if (s.file, s.name) in tag_lines_by_name
+            else f"ours {s.kind}: ctags has no such name in the file")
+        extra[cat] += 1
+        examples["extra: " + cat].append(f"{s.file}:{s.start} {s.qual}")
+
+    score = Score(oracle=len(exact), ours=len(have), found=len(matched_tags), confirmed=confirmed)
+    return {
+        "corpus": corpus.label,
+        "files": len(paths),
+        "score": score.to_dict(),
+        "matched_with_name_below_start": lead,
+        "kind_mismatch": dict(kind_mismatch.most_common()),
+        "excluded_ctags_kinds": dict(excluded.most_common()),
+        "unmapped_ctags_kinds": dict(unknown_kinds.most_common()),
+        "confirmed_by_excluded_kind": dict(by_excluded.most_common()),
+        "missed": dict(missed.most_common()),
+        "extra": dict(extra.most_common()),
+        "examples": {k: sorted(v)[:8] for k, v in sorted(examples.items())},
+    }

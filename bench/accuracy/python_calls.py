@@ -1,0 +1,285 @@
+"""Python calls: our ``CALLS`` edges against Jedi's goto-definition.
+
+Oracle. A seeded shuffle of the corpus' Python files is taken in order until the sample holds
+at least ``min_sites`` call sites (every ``ast.Call`` whose callee is a name or an attribute).
+For each site Jedi's ``goto(follow_imports=True)`` gives the verdict: a function or class
+defined in the workspace (mapped to our symbol by file and line), something else in the
+workspace (a variable, a parameter), something outside (builtins, C modules as typeshed
+stubs), or nothing. Jedi's dynamic parameter inference is off: it searches the whole
+workspace for call sites and turns minutes into hours; without it Jedi just answers less often.
+
+Comparison. The graph keeps one ``CALLS`` edge per (caller, callee) with the first call line
+and a count, so the comparison is at the level of pairs: the caller of a site is the
+innermost enclosing ``def``/``class`` by line (or the file), the oracle pairs are
+(caller, Jedi's target) over all sites. Recall: oracle pairs we have as an edge. Precision: an
+edge is right when its pair is an oracle pair; wrong when Jedi gave a definite verdict for
+the call sites on the edge's line (of the callee's name) and none of them is the edge's
+target; otherwise Jedi had no opinion and the edge is not judged.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import random
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.accuracy.common import CallEdge, Score, Sym
+from bench.accuracy.python_defs import parse, python_files
+
+IN_WORKSPACE = "workspace-def"  # a function or class of the workspace
+WORKSPACE_OTHER = "workspace-other"  # a variable, parameter or module of the workspace
+OUTSIDE = "outside"  # builtins, C modules, site-packages
+NONE = "none"  # Jedi found nothing
+
+BANDS = (("1.0", 1.0, 1.01), ("0.51-0.99", 0.51, 1.0), ("0.50", 0.5, 0.51), ("<0.5", 0.0, 0.5))
+
+
+@dataclass(slots=True, frozen=True)
+class Site:
+    file: str
+    line: int
+    col: int  # character column of the callee's name, as Jedi counts
+    name: str
+    caller: tuple[str, str, int] | None  # (file, qualified name, line) of the enclosing def; None: module
+
+
+def call_sites(rel: str, tree: ast.Module, source: bytes) -> list[Site]:
+    lines = source.split(b"\n")
+    spans: list[tuple[int, int, str]] = []  # (first line, last line, qualified name)
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                qual = f"{prefix}.{child.name}" if prefix else child.name
+                spans.append((child.lineno, child.end_lineno or child.lineno, qual))
+                walk(child, qual)
+            else:
+                walk(child, prefix)
+
+    walk(tree, "")
+    sites = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Name):
+            line, byte_col, name = f.lineno, f.col_offset, f.id
+        elif isinstance(f, ast.Attribute) and f.end_lineno is not None and f.end_col_offset is not None:
+            line, byte_col, name = f.end_lineno, f.end_col_offset - len(f.attr.encode()), f.attr
+        else:
+            continue
+        col = len(lines[line - 1][:byte_col].decode("utf-8", "replace"))
+        # Innermost enclosing definition by line: the latest-starting span that contains it.
+        caller = None
+        for first, last, qual in spans:
+            if first <= line <= last and (caller is None or first >= caller[2]):
+                caller = (rel, qual, first)
+        sites.append(Site(rel, line, col, name, caller))
+    sites.sort(key=lambda s: (s.line, s.col))
+    return sites
+
+
+def sample_files(root: Path, seed: int, min_sites: int) -> tuple[list[str], dict[str, list[Site]]]:
+    files = python_files(root)
+    random.Random(seed).shuffle(files)
+    chosen: list[str] = []
+    sites: dict[str, list[Site]] = {}
+    total = 0
+    for rel in files:
+        if total >= min_sites:
+            break
+        tree = parse(root, rel)
+        if tree is None:
+            continue
+        found = call_sites(rel, tree, (root / rel).read_bytes())
+        if not found:
+            continue
+        chosen.append(rel)
+        sites[rel] = found
+        total += len(found)
+    return chosen, sites
+
+
+def _jedi_verdicts(root: Path, rel: str, sites: list[Site], project) -> list[tuple[str, list[tuple[str, int, str]]]]:
+    import jedi
+
+    path = root / rel
+    script = jedi.Script(path.read_text(encoding="utf-8", errors="replace"), path=str(path), project=project)
+    out = []
+    for s in sites:
+        try:
+            names = script.goto(s.line, s.col, follow_imports=True)
+        except Exception:  # Jedi gives up on some constructs; that is "no verdict"
+            names = []
+        targets: list[tuple[str, int, str]] = []
+        verdict = NONE
+        for n in names:
+            mp = n.module_path
+            inside = mp is not None and _inside(root, Path(mp))
+            if inside and n.type in ("function", "class") and n.line is not None:
+                targets.append((Path(mp).resolve().relative_to(root.resolve()).as_posix(), n.line, n.name))
+                verdict = IN_WORKSPACE
+            elif inside and verdict == NONE:
+                verdict = WORKSPACE_OTHER
+            elif not inside and verdict in (NONE,):
+                verdict = OUTSIDE
+        out.append((verdict, targets))
+    return out
+
+
+def _inside(root: Path, path: Path) -> bool:
+    try:
+        rel = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return False
+    return "site-packages/" not in rel
+
+
+def oracle(root: Path, seed: int, min_sites: int, cache_dir: Path, progress=print) -> dict:
+    """Jedi's verdict for every call site of the sample; cached by corpus content and settings."""
+    import jedi
+
+    files, sites = sample_files(root, seed, min_sites)
+    digest = hashlib.sha256()
+    for rel in files:
+        digest.update(rel.encode() + b"\0" + (root / rel).read_bytes())
+    key = f"jedi-{jedi.__version__}-seed{seed}-min{min_sites}-{digest.hexdigest()[:16]}"
+    cache = cache_dir / f"{key}.json"
+    if cache.is_file():
+        return json.loads(cache.read_text())
+    jedi.settings.dynamic_params = False
+    jedi.settings.dynamic_params_for_other_modules = False
+    jedi.settings.dynamic_array_additions = False
+    project = jedi.Project(path=str(root))
+    result = {"jedi": jedi.__version__, "seed": seed, "files": files, "sites": []}
+    started = time.perf_counter()
+    done = 0
+    total = sum(len(v) for v in sites.values())
+    for rel in files:
+        for s, (verdict, targets) in zip(sites[rel], _jedi_verdicts(root, rel, sites[rel], project)):
+            result["sites"].append({"file": s.file, "line": s.line, "col": s.col, "name": s.name,
+                                    "caller": list(s.caller) if s.caller else None,
+                                    "verdict": verdict, "targets": targets})
+        done += len(sites[rel])
+        progress(f"  jedi: {done}/{total} call sites, {time.perf_counter() - started:.0f} s")
+    result["seconds"] = time.perf_counter() - started
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(result))
+    return result
+
+
+def _band(conf: float) -> str:
+    for name, lo, hi in BANDS:
+        if lo <= conf < hi:
+            return name
+    return BANDS[-1][0]
+
+
+def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge]) -> dict:
+    files = set(oracle_data["files"])
+    sym_by_key = {(s.file, s.base_qual, s.start): s for s in symbols}
+    sym_by_line: dict[tuple[str, int], list[Sym]] = defaultdict(list)
+    for s in symbols:
+        sym_by_line[(s.file, s.start)].append(s)
+    sym_by_id = {f"{s.file}#{s.qual}": s for s in symbols}
+
+    site_counts: Counter = Counter()
+    caller_missing = 0
+    target_missing: Counter = Counter()
+    pairs: set[tuple[str, str]] = set()
+    # (caller id, line) -> verdicts of the sites there: list of (name, verdict, target ids)
+    at_line: dict[tuple[str, int], list[tuple[str, str, set[str]]]] = defaultdict(list)
+    for site in oracle_data["sites"]:
+        site_counts[site["verdict"]] += 1
+        if site["caller"] is None:
+            caller = site["file"]
+        else:
+            f, qual, line = site["caller"]
+            sym = sym_by_key.get((f, qual, line))
+            if sym is None:
+                caller_missing += 1
+                continue
+            caller = f"{sym.file}#{sym.qual}"
+        ids: set[str] = set()
+        for tfile, tline, tname in site["targets"]:
+            match = [s for s in sym_by_line.get((tfile, tline), ()) if s.name == tname]
+            if match:
+                ids.update(f"{s.file}#{s.qual}" for s in match)
+            else:
+                target_missing[f"{tfile}:{tline} {tname}"] += 1
+        verdict = site["verdict"]
+        if verdict == IN_WORKSPACE and not ids:
+            verdict = "target-not-in-graph"
+        for i in ids:
+            pairs.add((caller, i))
+        at_line[(caller, site["line"])].append((site["name"], verdict, ids))
+
+    mine = [e for e in calls if e.src.partition("#")[0] in files]
+    internal = [e for e in mine if not e.external]
+    judged: dict[str, Score] = defaultdict(Score)  # by band and by reason
+    verdicts: Counter = Counter()
+    wrong_examples: list[str] = []
+    have_by_band: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for e in internal:
+        band = _band(e.confidence)
+        have_by_band[band].add((e.src, e.dst))
+        if (e.src, e.dst) in pairs:
+            outcome = "right"
+        else:
+            here = at_line.get((e.src, e.line), [])
+            dst = sym_by_id.get(e.dst)
+            named = [v for v in here if dst is not None and v[0] == dst.name] or here
+            definite = [v for v in named if v[1] in (IN_WORKSPACE, OUTSIDE, WORKSPACE_OTHER)]
+            outcome = "wrong" if definite else "not judged"
+            if outcome == "wrong" and len(wrong_examples) < 40:
+                wrong_examples.append(f"{e.src} -> {e.dst} (line {e.line}, {e.reason} {e.confidence:.2f}; "
+                                      f"jedi: {sorted({v[1] for v in definite})} "
+                                      f"{sorted(i for v in definite for i in v[2])[:2]})")
+        verdicts[(band, e.reason, outcome)] += 1
+        for group in (f"band {band}", f"reason {e.reason}"):
+            sc = judged[group]
+            if outcome != "not judged":
+                sc.ours += 1
+                sc.confirmed += outcome == "right"
+
+    # Recall: oracle pairs found among edges at or above each threshold.
+    cumulative = {"confidence = 1": {"1.0"}, "confidence >= 0.51 (query default)": {"1.0", "0.51-0.99"},
+                  "any edge (candidates too)": {b for b, _, _ in BANDS}}
+    recall = {}
+    for label, bands in cumulative.items():
+        have = set().union(*(have_by_band[b] for b in bands))
+        recall[label] = Score(oracle=len(pairs), found=len(pairs & have)).to_dict()
+    # What became of the oracle pairs we do not assert with confidence 1.
+    confident = have_by_band["1.0"]
+    fate: Counter = Counter()
+    edge_at: dict[tuple[str, str], CallEdge] = {(e.src, e.dst): e for e in internal}
+    for pair in pairs - confident:
+        e = edge_at.get(pair)
+        if e is not None:
+            fate[f"kept below confidence 1 ({e.reason}, {_band(e.confidence)})"] += 1
+        else:
+            fate["no edge to the target (unresolved, external or another target)"] += 1
+    by_outcome = defaultdict(dict)
+    for (band, reason, outcome), n in sorted(verdicts.items()):
+        by_outcome[f"{band} / {reason}"][outcome] = n
+    return {
+        "sample_files": len(files),
+        "call_sites": sum(site_counts.values()),
+        "jedi_verdicts": dict(site_counts.most_common()),
+        "sites_whose_caller_is_not_our_symbol": caller_missing,
+        "jedi_targets_not_in_graph": sum(target_missing.values()),
+        "jedi_targets_not_in_graph_examples": [k for k, _ in target_missing.most_common(10)],
+        "oracle_pairs": len(pairs),
+        "our_edges_from_sample": len(mine),
+        "our_external_edges_from_sample": len(mine) - len(internal),
+        "precision": {k: v.to_dict() for k, v in sorted(judged.items())},
+        "edges_by_band_reason": dict(by_outcome),
+        "recall": recall,
+        "oracle_pairs_not_confident": dict(fate.most_common()),
+        "wrong_examples": wrong_examples,
+    }
