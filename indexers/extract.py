@@ -254,10 +254,8 @@ class _Extractor:
                 deep = True
                 continue
             d.parent = parent
-            if d.kind in ("variable", "constant") and parent is not None:
-                # Only top-level variables are symbols; a scope (impl block) still counts as top.
-                if parent.kind != _SCOPE or parent.parent is not None:
-                    continue
+            if d.kind in ("variable", "constant") and not _at_top_level(parent):
+                continue  # only top-level variables are symbols (namespaces still count as top)
             prefix = parent.qual if parent is not None else ""
             if d.qualifier:
                 prefix = f"{prefix}.{d.qualifier}" if prefix else d.qualifier
@@ -295,7 +293,7 @@ class _Extractor:
                 file=self.path,
                 parent=parent_id,
                 start_line=d.node.start_point[0] + 1,
-                end_line=d.node.end_point[0] + 1,
+                end_line=_end_line(d.node),
                 lang=self.spec.name,
                 signature=self._signature(d.node, kind),
                 doc=self._doc(d),
@@ -455,6 +453,22 @@ class _Extractor:
             if not module and not name and not level:
                 continue
             out.append(ImportRef(module, name, alias, level, _line(node)))
+
+
+def _end_line(node: tree_sitter.Node) -> int:
+    end_row, end_col = node.end_point
+    # A node that swallows its trailing newline (a #define) ends on the line before.
+    if end_col == 0 and end_row > node.start_point[0]:
+        return end_row
+    return end_row + 1
+
+
+def _at_top_level(parent: _Def | None) -> bool:
+    while parent is not None:
+        if parent.kind not in (_SCOPE, "module"):
+            return False
+        parent = parent.parent
+    return True
 
 
 def _self_of(d: _Def) -> str | None:

@@ -659,9 +659,14 @@ class _IncludeModules(_ModuleSystem):
         super().__init__(table)
         self.by_base: dict[str, list[str]] = defaultdict(list)
         self.by_stem: dict[str, list[str]] = defaultdict(list)
+        self.sources_by_name: dict[str, list[str]] = defaultdict(list)
         for p in self.paths:
             self.by_base[posixpath.basename(p)].append(p)
             self.by_stem[posixpath.splitext(p)[0]].append(p)
+            spec = LANGUAGES[table.files[p].lang]
+            stem, ext = posixpath.splitext(posixpath.basename(p))
+            if ext in spec.source_extensions:
+                self.sources_by_name[stem].append(p)
 
     def _find(self, importer: str, module: str) -> tuple[str, ...]:
         cand = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
@@ -681,6 +686,9 @@ class _IncludeModules(_ModuleSystem):
         self._bind_module(ctx, None, files, imp.line)
         # A header's declarations are implemented in the source file with the same stem.
         impl = tuple(p for p in self.by_stem.get(posixpath.splitext(files[0])[0], []) if p != files[0] and p != ext.path)
+        if not impl:  # include/x.h implemented by src/x.c: only when that name is unique
+            same = self.sources_by_name.get(posixpath.splitext(posixpath.basename(files[0]))[0], [])
+            impl = tuple(same) if len(same) == 1 and same[0] != ext.path else ()
         ctx.stars.append(("mod", files + impl))
 
 

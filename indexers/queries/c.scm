@@ -1,0 +1,27 @@
+; C: function definitions, structs, unions, enums, typedefs, macros, top-level variables,
+; includes and calls. Prototypes are declarations, not definitions, and are not symbols.
+
+(function_definition declarator: (function_declarator declarator: (identifier) @name)) @definition.function
+(function_definition
+  declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))) @definition.function
+(function_definition
+  declarator: (pointer_declarator
+    declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))) @definition.function
+
+(struct_specifier name: (type_identifier) @name body: (field_declaration_list)) @definition.struct
+(union_specifier name: (type_identifier) @name body: (field_declaration_list)) @definition.struct
+(enum_specifier name: (type_identifier) @name body: (enumerator_list)) @definition.enum
+(type_definition declarator: (type_identifier) @name @definition.type_alias)
+
+(preproc_def name: (identifier) @name) @definition.constant
+(preproc_function_def name: (identifier) @name) @definition.function
+
+(translation_unit (declaration declarator: (identifier) @name) @definition.variable)
+(translation_unit (declaration declarator: (init_declarator declarator: (identifier) @name)) @definition.variable)
+(translation_unit
+  (declaration declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))) @definition.variable)
+
+(call_expression function: (identifier) @name) @reference.call
+(call_expression function: (field_expression argument: (_) @receiver field: (field_identifier) @name)) @reference.call
+
+(preproc_include path: [(string_literal) (system_lib_string)] @import.module) @reference.import
