@@ -89,6 +89,14 @@ class StructuredErrors(SchemaExtension):
         return GraphQLError(message, nodes=error.nodes, path=error.path, extensions=body)
 
 
+class _Schema(strawberry.Schema):
+    def process_errors(self, errors, execution_context=None) -> None:
+        # Bad input is the caller's business, not the server log's.
+        unexpected = [e for e in errors if not isinstance(e.original_error, InputError)]
+        if unexpected:
+            super().process_errors(unexpected, execution_context)
+
+
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     settings = settings or get_settings()
     queries, mutations = [], []
@@ -98,10 +106,11 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
             queries.append(getattr(module, q))
         if hasattr(module, m):
             mutations.append(getattr(module, m))
-    return strawberry.Schema(
+    max_depth = settings.server.max_query_depth
+    return _Schema(
         query=merge_types("Query", tuple(queries)),
         mutation=merge_types("Mutation", tuple(mutations)) if mutations else None,
-        extensions=[QueryDepthLimiter(max_depth=settings.server.max_query_depth), StructuredErrors],
+        extensions=[lambda: QueryDepthLimiter(max_depth=max_depth), StructuredErrors],
     )
 
 

@@ -27,6 +27,7 @@ from graphsvc.errors import InputError
 from graphsvc.jobs import Job, JobRegistry
 from graphsvc.model import Prov, Rel
 from graphsvc.query import engine, results
+from graphsvc.query.parser import parse
 from graphsvc.query.results import ContextResult
 
 RelType = strawberry.enum(Rel, name="RelType", description="Relationship types of the graph model.")
@@ -90,6 +91,15 @@ def _jobs(info_or_request: Info | Request) -> JobRegistry:
     return request.app.state.jobs
 
 
+def _cap(source: Info | Request, limit: int | None, operation: str) -> int | None:
+    """The result-size limit of this server (its settings may differ from the process's)."""
+    request = source.context["request"] if isinstance(source, Info) else source
+    most = request.app.state.settings.server.max_results
+    if limit is None:
+        return min(engine.DEFAULT_LIMITS[operation], most)
+    return limit if limit < 1 else min(limit, most)
+
+
 async def _run(fn, *args, **kwargs):
     return await to_thread.run_sync(lambda: fn(*args, **kwargs))
 
@@ -103,8 +113,11 @@ class GraphQuery:
         description="Run a context_query string: `<turn id>|@<workspace> [clauses] [keywords]` "
         "(see the README for the grammar)."
     )
-    async def context_query(self, query: str) -> GqlContextResult:
-        return await _run(engine.context_query, query)
+    async def context_query(self, info: Info, query: str) -> GqlContextResult:
+        parsed = parse(query)
+        op = parsed.operation if parsed.operation in engine.DEFAULT_LIMITS else "search"
+        parsed.limit = _cap(info, parsed.limit, op)
+        return await _run(engine.context_query, parsed)
 
     @strawberry.field(description="Resolve an exact id, a qualified name, a name or an unambiguous id suffix.")
     async def entity(self, id: str, workspace: str | None = None, turn_id: str | None = None) -> GqlEntity:
@@ -113,6 +126,7 @@ class GraphQuery:
     @strawberry.field(description="Full-text search; `OR` or `|` between keywords means either.")
     async def search(
         self,
+        info: Info,
         text: str,
         workspace: str | None = None,
         turn_id: str | None = None,
@@ -121,12 +135,19 @@ class GraphQuery:
         limit: int | None = None,
     ) -> GqlSearchResult:
         return await _run(
-            engine.search, text, workspace=workspace, turn_id=turn_id, kinds=kinds, provs=_names(provs), limit=limit
+            engine.search,
+            text,
+            workspace=workspace,
+            turn_id=turn_id,
+            kinds=kinds,
+            provs=_names(provs),
+            limit=_cap(info, limit, "search"),
         )
 
     @strawberry.field(description="Entities within `depth` (1-4) hops; `truncated` says when `limit` cut it.")
     async def neighborhood(
         self,
+        info: Info,
         id: str,
         workspace: str | None = None,
         turn_id: str | None = None,
@@ -145,12 +166,13 @@ class GraphQuery:
             rels=_names(rels),
             provs=_names(provs),
             min_confidence=min_confidence,
-            limit=limit,
+            limit=_cap(info, limit, "neigh"),
         )
 
     @strawberry.field(description="Shortest path(s) between two entities, at most `maxHops` long.")
     async def paths(
         self,
+        info: Info,
         source: str,
         target: str,
         workspace: str | None = None,
@@ -173,12 +195,13 @@ class GraphQuery:
             rels=_names(rels),
             provs=_names(provs),
             min_confidence=min_confidence,
-            limit=limit,
+            limit=_cap(info, limit, "path"),
         )
 
     @strawberry.field(description="Neighborhood summary, hubs by degree and PageRank, path to the nearest hub.")
     async def explain(
         self,
+        info: Info,
         id: str,
         workspace: str | None = None,
         turn_id: str | None = None,
@@ -197,7 +220,7 @@ class GraphQuery:
             rels=_names(rels),
             provs=_names(provs),
             min_confidence=min_confidence,
-            limit=limit,
+            limit=_cap(info, limit, "explain"),
         )
 
     @strawberry.field(
@@ -206,6 +229,7 @@ class GraphQuery:
     )
     async def communities(
         self,
+        info: Info,
         workspace: str | None = None,
         turn_id: str | None = None,
         rels: list[RelType] | None = None,
@@ -226,7 +250,7 @@ class GraphQuery:
             seed=seed,
             objective=objective.value,
             min_size=min_size,
-            limit=limit,
+            limit=_cap(info, limit, "communities"),
         )
 
     @strawberry.field(description="Index jobs, newest first, or the one with `id`.")
@@ -290,6 +314,7 @@ async def get_job(job_id: str, request: Request) -> Job | JSONResponse:
 
 @router.get("/communities", response_model=results.CommunitiesResult, summary="Leiden communities")
 async def get_communities(
+    request: Request,
     turn_id: str | None = None,
     workspace: str | None = None,
     rels: Annotated[str | None, Query(description="comma-separated relationship types")] = None,
@@ -308,12 +333,13 @@ async def get_communities(
         seed=seed,
         objective=objective.value,
         min_size=min_size,
-        limit=limit,
+        limit=_cap(request, limit, "communities"),
     )
 
 
 @router.get("/explain", response_model=results.Explanation, summary="Explain an entity")
 async def get_explain(
+    request: Request,
     id: str,
     turn_id: str | None = None,
     workspace: str | None = None,
@@ -322,11 +348,20 @@ async def get_explain(
     limit: int | None = None,
 ) -> results.Explanation:
     return await _run(
-        engine.explain, id, workspace=workspace, turn_id=turn_id, depth=depth, rels=_rels_param(rels), limit=limit
+        engine.explain,
+        id,
+        workspace=workspace,
+        turn_id=turn_id,
+        depth=depth,
+        rels=_rels_param(rels),
+        limit=_cap(request, limit, "explain"),
     )
 
 
 @router.get("/query", summary="Run a context_query string")
-async def get_query(q: Annotated[str, Query(description="the context_query string")]) -> dict[str, Any]:
-    result = await _run(engine.context_query, q)
+async def get_query(request: Request, q: Annotated[str, Query(description="the context_query string")]) -> dict[str, Any]:
+    parsed = parse(q)
+    op = parsed.operation if parsed.operation in engine.DEFAULT_LIMITS else "search"
+    parsed.limit = _cap(request, parsed.limit, op)
+    result = await _run(engine.context_query, parsed)
     return result.to_dict()

@@ -115,9 +115,9 @@ def build_workspace(graph, ws: str) -> None:
         graph.write(_EDGES.format(rel=rel.value), rows=batch, ws=ws)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def query_workspace(neo4j_server):
-    """Written once per session over its own connection (other tests reset the shared one)."""
+    """Written once per module over its own connection (other tests reset the shared one)."""
     reset_graph()
     get_graph()  # applies the schema (full-text index included)
     g = connect()
