@@ -312,7 +312,7 @@ class ManagedNeo4j:
             (work / "pom.xml").write_text(_POM.format(version=version, browser_version=browser))
             staged = work / "lib"
             cmd = [
-                str(mvn), "-B", "-f", str(work / "pom.xml"),
+                str(mvn), "-B", "-Dstyle.color=never", "-f", str(work / "pom.xml"),
                 "dependency:copy-dependencies",
                 f"-DoutputDirectory={staged}", "-DincludeScope=runtime",
             ]  # fmt: skip
@@ -348,7 +348,7 @@ class ManagedNeo4j:
             assert proc.stdout is not None
             for line in proc.stdout:
                 log.write(line)
-                if line.startswith("Downloaded from"):
+                if "Downloaded from" in line:
                     downloaded += 1
                     if time.monotonic() - last_report > 10:
                         self._say(f"  ... {downloaded} files downloaded")
