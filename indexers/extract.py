@@ -12,6 +12,8 @@ tags.scm-style captures:
 ``@self``               the receiver name of a method (Go ``func (s *T)``)
 ``@doc``                a docstring inside the definition
 ``@package``            the file's package or namespace clause (Go, Java)
+``@declaration``        a declaration that is not a definition (a C prototype); its ``@name``
+                        tells the resolver what a header promises
 ``@reference.call``     a call; ``@receiver`` is the object or path before the name
 ``@reference.import``   an import; ``@import.module``, ``@import.name``, ``@import.alias``,
                         ``@import.default`` (local name of a module's default export),
@@ -99,6 +101,7 @@ class FileExtraction:
     calls: list[CallRef] = field(default_factory=list)
     inherits: list[InheritRef] = field(default_factory=list)
     package: str | None = None  # Go package / Java package clause
+    declared: list[str] = field(default_factory=list)  # names declared, not defined (C prototypes)
     has_errors: bool = False
     error_count: int = 0
     invalid_utf8: bool = False
@@ -192,6 +195,8 @@ class _Extractor:
             if node_kind is None:
                 if "package" in caps:
                     self.out.package = _text(caps["package"][0]).strip()
+                elif "declaration" in caps and "name" in caps:
+                    self.out.declared.append(_text(caps["name"][0]))
                 continue
             node = caps[node_kind][0]
             if node_kind == "reference.call":

@@ -115,7 +115,8 @@ class ResolveStats:
 @dataclass(slots=True)
 class _ImportContext:
     names: dict[str, list[Entity]] = field(default_factory=dict)
-    stars: list[Entity] = field(default_factory=list)  # star imports, includes, wildcards
+    # star imports, includes, wildcards; with the names they are known to provide (None: any)
+    stars: list[tuple[Entity, frozenset[str] | None]] = field(default_factory=list)
     edges: dict[str, tuple[str, int]] = field(default_factory=dict)  # target id -> (reason, line)
     unresolved: int = 0
 
@@ -132,6 +133,7 @@ class SymbolTable:
         self._refs: dict[str, set[str]] = defaultdict(set)  # referenced name -> files
         self._dirs: dict[str, set[str]] = defaultdict(set)  # directory -> files
         self._members: dict[tuple[str, str], dict[str, list[str]]] = {}
+        self._types: dict[tuple[str, str], list[str]] = defaultdict(list)  # (system, qual) -> type ids
         self._module_index: dict[str, _ModuleSystem] = {}
         self._dirty = True
         self._ctx_cache: dict[str, _ImportContext] = {}
@@ -155,6 +157,8 @@ class SymbolTable:
             quals.setdefault(_base(sym.qualified_name), []).append(sym.id)
             for group in _name_groups(sym.kind):
                 self._by_name[(system, group, sym.name)].append(sym.id)
+            if sym.kind in _TYPE_KINDS or sym.kind == "module":
+                self._types[(system, _base(sym.qualified_name))].append(sym.id)
             owner = sym.qualified_name.rpartition(".")[0]
             if owner and sym.kind != "constant" and sym.kind != "variable":
                 key = (self._scope_key(ext.path, spec), owner)
@@ -173,6 +177,8 @@ class SymbolTable:
         system = spec.module_system if spec else ""
         for sym in ext.symbols:
             self.symbols.pop(sym.id, None)
+            if sym.kind in _TYPE_KINDS or sym.kind == "module":
+                _discard(self._types.get((system, _base(sym.qualified_name)), []), sym.id)
             for group in _name_groups(sym.kind):
                 ids = self._by_name.get((system, group, sym.name))
                 if ids is not None:
@@ -220,6 +226,10 @@ class SymbolTable:
     def by_name(self, system: str, group: str, name: str) -> list[str]:
         """Definitions named ``name`` in a group: "callable", "type" or "method"."""
         return self._by_name.get((system, group, name), [])
+
+    def types_named(self, system: str, qual: str) -> list[str]:
+        """Types and namespaces with this qualified name anywhere in the workspace."""
+        return self._types.get((system, qual), [])
 
     def members_of(self, type_id: str) -> dict[str, list[str]]:
         sym = self.symbols.get(type_id)
@@ -400,11 +410,11 @@ class _PythonModules(_ModuleSystem):
                 return
             self._bind_external(ctx, None if imp.name == "*" else imp.alias or imp.name, imp.module, None if imp.name == "*" else imp.name, imp.line)
             if imp.name == "*":
-                ctx.stars.append(("ext", imp.module, None))
+                ctx.stars.append((("ext", imp.module, None), None))
             return
         if imp.name == "*":
             self._bind_module(ctx, None, files, imp.line)
-            ctx.stars.append(("mod", files))
+            ctx.stars.append((("mod", files), None))
             return
         local = imp.alias or imp.name
         sub = self.submodule(files, imp.name)
@@ -491,7 +501,7 @@ class _GoModules(_ModuleSystem):
             return
         if imp.alias == ".":
             self._bind_module(ctx, None, files, imp.line)
-            ctx.stars.append(("mod", files))
+            ctx.stars.append((("mod", files), None))
             return
         package = next((self.table.files[f].package for f in files if self.table.files[f].package), None)
         self._bind_module(ctx, imp.alias or package or imp.module.rsplit("/", 1)[-1], files, imp.line)
@@ -576,7 +586,7 @@ class _RustModules(_ModuleSystem):
         files, rest = found
         if imp.name == "*" and not rest:
             self._bind_module(ctx, None, files, imp.line)
-            ctx.stars.append(("mod", files))
+            ctx.stars.append((("mod", files), None))
             return
         if not rest:
             self._bind_module(ctx, local, files, imp.line)
@@ -629,12 +639,12 @@ class _JavaModules(_ModuleSystem):
             files = tuple(self.packages.get(module, ()))
             if files:
                 self._bind_module(ctx, None, files, imp.line)
-                ctx.stars.append(("mod", files))
+                ctx.stars.append((("mod", files), None))
                 return
             p = self.fqn.get(module)  # import static a.B.*
             if p is not None:
                 ctx.edges.setdefault(p, (Reason.IMPORT, imp.line))
-                ctx.stars.append(("member", (p,), module.rsplit(".", 1)[-1]))
+                ctx.stars.append((("member", (p,), module.rsplit(".", 1)[-1]), None))
                 return
             self._bind_external(ctx, None, module, None, imp.line)
             return
@@ -684,12 +694,16 @@ class _IncludeModules(_ModuleSystem):
             self._bind_external(ctx, None, imp.module, None, imp.line)
             return
         self._bind_module(ctx, None, files, imp.line)
+        ctx.stars.append((("mod", files), None))
         # A header's declarations are implemented in the source file with the same stem.
         impl = tuple(p for p in self.by_stem.get(posixpath.splitext(files[0])[0], []) if p != files[0] and p != ext.path)
         if not impl:  # include/x.h implemented by src/x.c: only when that name is unique
             same = self.sources_by_name.get(posixpath.splitext(posixpath.basename(files[0]))[0], [])
             impl = tuple(same) if len(same) == 1 and same[0] != ext.path else ()
-        ctx.stars.append(("mod", files + impl))
+        if impl:
+            # Only what the header declares is visible through it.
+            declared = frozenset(n for f in files for n in self.table.files[f].declared)
+            ctx.stars.append((("mod", impl), declared))
 
 
 _MODULE_SYSTEMS: dict[str, type[_ModuleSystem]] = {
@@ -781,8 +795,14 @@ class _Resolver:
             ids = []
             for tid in ent[1]:
                 sym = self.table.symbols.get(tid)
-                if sym is not None and sym.kind in _TYPE_KINDS | {"module"}:
+                if sym is None:
+                    continue
+                if sym.kind in _TYPE_KINDS:
                     ids.extend(self.find_in_hierarchy(tid, name, include_self=True))
+                elif sym.kind == "module":
+                    # Namespaces reopen across files: look in every one with this name.
+                    for mid in self.table.types_named(self.system, _base(sym.qualified_name)) or [tid]:
+                        ids.extend(self.table.members_of(mid).get(name, ()))
             return ("sym", tuple(dict.fromkeys(ids))) if ids else None
         return None
 
@@ -845,6 +865,10 @@ class _Resolver:
                 found = self.resolve_type(owner, "")
                 if found is not None and found[0][0] == "sym" and len(found[0][1]) == 1:
                     return found[0][1][0]
+                # `void geo::Circle::m()` in a .cpp, the class in a header: by full name.
+                ids = [t for t in self.table.types_named(self.system, _base(owner)) if self.table.symbols[t].kind in _TYPE_KINDS]
+                if len(ids) == 1:
+                    return ids[0]
         return None
 
     def scope_chain(self, qual: str) -> list[tuple[str, bool, str | None, list[str]]]:
@@ -899,7 +923,9 @@ class _Resolver:
             return ("unresolved",), Reason.IMPORT, 0.0
         # 3. star imports, includes, wildcard imports
         found: list[Entity] = []
-        for star in ctx.stars:
+        for star, provides in ctx.stars:
+            if provides is not None and name not in provides:
+                continue
             ent = self.realize(star)
             if ent is None:
                 continue
@@ -1007,6 +1033,12 @@ class _Resolver:
                 return "builtin"
             return self.unique(name, "callable")
         if kind in (RECEIVER_SELF, RECEIVER_SUPER):
+            owner = qual.rpartition(".")[0]
+            if kind == RECEIVER_SELF and owner:
+                # A sibling member defined next to the caller (out-of-line C++, Go, Rust impls).
+                ids = self.table.defs_in(self.ext.path, f"{owner}.{name}")
+                if ids and self.table.symbols[ids[0]].kind == "method":
+                    return ("sym", tuple(ids)), Reason.SELF, 1.0
             tid = self.enclosing_type(qual)
             if tid is None:
                 return None
@@ -1025,8 +1057,12 @@ class _Resolver:
                     return m, (Reason.EXTERNAL if m[0] == "ext" else reason), conf
                 if ent[0] in ("mod", "ext"):
                     return None  # a module we know that lacks the name: do not guess
-                if ent[0] == "sym" and all(self.table.symbols[i].kind in _TYPE_KINDS for i in ent[1] if i in self.table.symbols):
-                    return None
+                if ent[0] == "sym" and all(
+                    self.table.symbols[i].kind in _TYPE_KINDS or self.table.symbols[i].kind == "module"
+                    for i in ent[1]
+                    if i in self.table.symbols
+                ):
+                    return None  # a known type or namespace without that member: do not guess
         # An object of unknown type: match the method name alone, weakly.
         ids = self.table.by_name(self.system, "method", name)
         if not ids or len(ids) > MAX_CANDIDATES:

@@ -34,3 +34,7 @@
 (new_expression type: (type_identifier) @name) @reference.call
 
 (preproc_include path: [(string_literal) (system_lib_string)] @import.module) @reference.import
+
+; Prototypes: what a header promises to callers (the definition lives in a source file).
+(declaration declarator: (function_declarator declarator: (identifier) @name)) @declaration
+(declaration declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))) @declaration

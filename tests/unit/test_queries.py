@@ -1,0 +1,51 @@
+"""Every language in the table has a query file that compiles against its installed grammar."""
+
+import pytest
+import tree_sitter
+
+from indexers.extract import extract_file
+from indexers.languages import LANGUAGES, GrammarError, LanguageSpec, get_language, language_for_path
+
+
+@pytest.mark.parametrize("name", sorted(LANGUAGES))
+def test_query_file_compiles_against_its_grammar(name):
+    spec = LANGUAGES[name]
+    assert spec.query_path.is_file()
+    query = spec.query()
+    assert isinstance(spec.load(), tree_sitter.Language)
+    captures = {query.capture_name(i) for i in range(query.capture_count)}
+    assert "name" in captures
+    assert any(c.startswith("definition.") for c in captures)
+    assert "reference.call" in captures and "reference.import" in captures
+
+
+def test_extensions_map_to_languages():
+    expected = {
+        "a.py": "python", "a.pyi": "python", "a.js": "javascript", "a.mjs": "javascript",
+        "a.jsx": "javascript", "a.ts": "typescript", "a.tsx": "tsx", "a.go": "go", "a.rs": "rust",
+        "A.java": "java", "a.c": "c", "a.h": "c", "a.cpp": "cpp", "a.hpp": "cpp", "a.cc": "cpp",
+    }
+    assert {p: language_for_path(p).name for p in expected} == expected
+    assert language_for_path("README.md") is None
+    assert language_for_path("Makefile") is None
+
+
+def test_a_grammar_that_fails_to_load_names_language_and_package():
+    broken = LanguageSpec(name="cobol", extensions=(".cob",), package="tree_sitter_cobol", function="language", module_system="python")
+    LANGUAGES["cobol"] = broken
+    try:
+        with pytest.raises(GrammarError) as info:
+            broken.load()
+        assert "cobol" in str(info.value) and "tree-sitter-cobol" in str(info.value)
+    finally:
+        del LANGUAGES["cobol"]
+    with pytest.raises(GrammarError):
+        get_language("cobol")
+
+
+def test_extraction_results_pickle_small():
+    import pickle
+
+    ext = extract_file("m.py", b"class A:\n    def f(self):\n        return g()\n", "python")
+    again = pickle.loads(pickle.dumps(ext))
+    assert again.symbols[1].id == "m.py#A.f" and again.calls[0].name == "g"
