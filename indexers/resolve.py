@@ -1211,6 +1211,10 @@ def _external_module(module: str) -> SymbolRecord:
     )
 
 
+def _import_keys(ext: FileExtraction) -> set[tuple]:
+    return {(i.module, i.name, i.alias, i.level) for i in ext.imports}
+
+
 def affected_files(
     changed_paths: Iterable[str],
     old_exts: dict[str, FileExtraction],
@@ -1242,7 +1246,10 @@ def affected_files(
             names.add(stem)
             if stem in ("__init__", "mod", "index"):
                 names.add(posixpath.basename(posixpath.dirname(path)))
-        affected |= table.importers.get(path, set())
+            affected |= table.importers.get(path, set())
+        elif old is not None and new is not None and _import_keys(old) != _import_keys(new):
+            # What this file re-exports may have changed for files importing it.
+            affected |= table.importers.get(path, set())
     for name in names:
         affected |= table.referencing_files(name)
     return {p for p in affected if p in table.files}
