@@ -24,6 +24,7 @@ import re
 import sqlite3
 import threading
 import time
+import unicodedata
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -41,6 +42,8 @@ RECALL_MIN, RECALL_MAX = 1, 50
 SNIPPET_TOKENS = 24
 _REF = re.compile(r"^(?:§ref:)?([0-9a-fA-F]+)§?$")
 _WORD = re.compile(r"\w+", re.UNICODE)
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+RECALL_SCAN = 1500  # rows one recall ranks with BM25 at most (a few ms)
 
 # What each reset scope clears: exactly these tables, nothing else. `everything` is every
 # table of the cache and the continuity record; the event log, turns and episodes belong to
@@ -164,6 +167,13 @@ class RecallHit:
     score: float
 
 
+class RecallHits(list):
+    """Recall hits, best first; `exhaustive` is False when ranking was bounded (see `recall`)."""
+
+    exhaustive: bool = True
+    note: str | None = None
+
+
 @dataclass
 class EntryInfo:
     hash: str
@@ -222,15 +232,63 @@ def parse_line_range(spec: str | tuple[int, int] | None) -> tuple[int, int] | No
     return start, end
 
 
-def fts_query(text: str) -> str:
-    """Turn free text into an FTS5 query that can never be a syntax error.
+def fts_phrases(text: str) -> list[str]:
+    """Each word of free text as a quoted FTS5 string: `AND`, `NEAR`, `*`, `"`, `:` are data."""
+    words = dict.fromkeys(_WORD.findall(text))
+    return ['"' + word.replace('"', '""') + '"' for word in words]
 
-    Each word becomes a quoted string (so `AND`, `NEAR`, `*`, `"` and `:` are plain data)
-    and the words are joined with OR; BM25 then ranks entries matching more and rarer words
-    first.
+
+def fts_query(text: str) -> str:
+    """Free text as an FTS5 query that can never be a syntax error: its words joined by OR.
+
+    BM25 then ranks entries matching more and rarer words first.
     """
-    words = _WORD.findall(text)
-    return " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
+    return " OR ".join(fts_phrases(text))
+
+
+def snippet(text: str, wanted: set[str], width: int = SNIPPET_TOKENS) -> str:
+    """About `width` tokens around the first token in `wanted`, hits in [brackets]."""
+    before: list[re.Match] = []
+    lead = width // 4
+    window: list[re.Match] = []
+    found = False
+    for match in _TOKEN.finditer(text):
+        if not found:
+            if _fold(match.group()) in wanted:
+                found = True
+                window = before[-lead:] + [match]
+            else:
+                before.append(match)
+                if len(before) > lead:
+                    del before[0]
+            continue
+        window.append(match)
+        if len(window) >= width:
+            break
+    if not found:
+        return text[:200]
+    start, end = window[0].start(), window[-1].end()
+    out, pos = [], start
+    for match in window:
+        out.append(text[pos : match.start()])
+        word = match.group()
+        out.append(f"[{word}]" if _fold(word) in wanted else word)
+        pos = match.end()
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if end < len(text.rstrip()) else ""
+    return prefix + "".join(out) + suffix
+
+
+def _fold(word: str) -> str:
+    if word.isascii():
+        return word.lower()
+    folded = unicodedata.normalize("NFKD", word.lower())
+    return "".join(ch for ch in folded if not unicodedata.combining(ch))
+
+
+def _index_tokens(word: str) -> list[str]:
+    """The index's tokens for a word (unicode61, remove_diacritics 2: folded, no accents)."""
+    return _TOKEN.findall(_fold(word.replace('""', '"')))
 
 
 class ContentCache:
@@ -247,6 +305,7 @@ class ContentCache:
         self.conn = open_connection(conn_or_path, self.settings)
         self._lock = connection_lock(self.conn)
         self._clock = clock
+        self._vocab_ready = False
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -400,8 +459,8 @@ class ContentCache:
             try:
                 conn.execute("SAVEPOINT cache_index")
                 conn.execute(
-                    "INSERT INTO cache_search (rowid, label, body) VALUES (?, ?, ?)",
-                    (entry_id, label or "", text),
+                    "INSERT INTO cache_search (rowid, body) VALUES (?, ?)",
+                    (entry_id, f"{label}\n{text}" if label else text),
                 )
                 conn.execute("RELEASE cache_index")
             except sqlite3.Error as exc:
@@ -493,37 +552,110 @@ class ContentCache:
             total_lines=total,
         )
 
-    def recall(self, query: str, limit: int = 10) -> list[RecallHit]:
-        """Stored text ranked by FTS5 BM25 against `query`, with snippets and refs."""
+    def recall(self, query: str, limit: int = 10) -> RecallHits:
+        """Stored text ranked by FTS5 BM25 against `query`, with snippets and refs.
+
+        BM25 costs a few microseconds per matching row, so one query scores at most
+        `RECALL_SCAN` rows. Query words are taken rarest first until that many rows are
+        covered; the more common words left out carry the least weight (IDF) anyway. When even
+        the rarest word matches more rows, the newest `RECALL_SCAN` of them are ranked. In both
+        cases the result's `exhaustive` is False and `note` says what was left out.
+        """
         limit = max(RECALL_MIN, min(RECALL_MAX, int(limit)))
-        match = fts_query(query)
-        if not match:
+        phrases = fts_phrases(query)
+        if not phrases:
             raise InputError(f"recall query {query!r} has no words to search for")
+        hits = RecallHits()
         with self._lock:
             try:
-                rows = self.conn.execute(
-                    "SELECT e.hash, e.label, "
-                    f"snippet(cache_search, 1, '[', ']', '…', {SNIPPET_TOKENS}) AS snippet, "
-                    "bm25(cache_search) AS score "
-                    "FROM cache_search JOIN cache_entries e ON e.id = cache_search.rowid "
-                    "WHERE cache_search MATCH ? ORDER BY score LIMIT ?",
-                    (match, limit),
+                match, bound = self._plan_recall(phrases, hits)
+                if match is None:
+                    return hits
+                top = self.conn.execute(
+                    "SELECT rowid, bm25(cache_search) AS score FROM cache_search "
+                    "WHERE cache_search MATCH ? AND rowid >= ? ORDER BY score LIMIT ?",
+                    (match, bound, limit),
                 ).fetchall()
+                # Snippets for the winners only, cut from the stored text around the first hit;
+                # FTS5's snippet() costs a query per row.
+                marks = ",".join("?" * len(top))
+                stored = {
+                    row["id"]: row
+                    for row in self.conn.execute(
+                        f"SELECT id, hash, label, original FROM cache_entries WHERE id IN ({marks})",
+                        [rowid for rowid, _ in top],
+                    )
+                }
+                wanted = {t for phrase in match.split(" OR ") for t in _index_tokens(phrase[1:-1])}
+                for rowid, score in top:
+                    row = stored.get(rowid)
+                    if row is not None:
+                        hits.append(
+                            RecallHit(
+                                hash=row["hash"],
+                                ref=make_ref(row["hash"]),
+                                label=row["label"],
+                                snippet=snippet(bytes(row["original"]).decode("utf-8"), wanted),
+                                score=-score,  # FTS5 bm25: lower is better; we report higher
+                            )
+                        )
             except sqlite3.OperationalError as exc:
                 # The query is quoted data, so this is the store failing, not the user's syntax.
                 raise StoreError(f"recall failed in the search index: {exc}") from exc
             with self._write() as conn:
                 self._bump(conn, "recalls")
-        return [
-            RecallHit(
-                hash=row["hash"],
-                ref=make_ref(row["hash"]),
-                label=row["label"],
-                snippet=row["snippet"],
-                score=-row["score"],  # FTS5 bm25 is lower-is-better; report higher-is-better
-            )
-            for row in rows
-        ]
+        return hits
+
+    def _plan_recall(self, phrases: list[str], hits: RecallHits) -> tuple[str | None, int]:
+        """Choose the words to rank by and the lowest rowid to scan (see `recall`)."""
+        self._ensure_vocab()
+        rows = {}
+        for phrase in phrases:
+            tokens = _index_tokens(phrase[1:-1].replace('""', '"'))
+            counts = [
+                (r[0] if r else 0)
+                for r in (
+                    self.conn.execute("SELECT doc FROM temp.cache_terms WHERE term = ?", (t,)).fetchone()
+                    for t in tokens
+                )
+            ]
+            rows[phrase] = min(counts) if counts else 0  # a phrase is no commoner than its rarest word
+        usable = sorted((p for p in phrases if rows[p]), key=lambda p: rows[p])
+        if not usable:
+            return None, 0
+        chosen, covered = [], 0
+        for phrase in usable:
+            if chosen and covered + rows[phrase] > RECALL_SCAN:
+                break
+            chosen.append(phrase)
+            covered += rows[phrase]
+        dropped = usable[len(chosen) :]
+        notes = []
+        if dropped:
+            notes.append(f"ranked without the common words {', '.join(dropped)}")
+        match = " OR ".join(chosen)
+        bound = 0
+        if covered > RECALL_SCAN:
+            row = self.conn.execute(
+                "SELECT rowid FROM cache_search WHERE cache_search MATCH ? "
+                "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                (match, RECALL_SCAN - 1),
+            ).fetchone()
+            bound = row[0] if row else 0
+            notes.append(f"{match} matches about {covered} entries; ranked the newest {RECALL_SCAN}")
+        if notes:
+            hits.exhaustive = False
+            hits.note = "; ".join(notes)
+        return match, bound
+
+    def _ensure_vocab(self) -> None:
+        # Per connection and temporary: a read-only view of the index's per-term row counts.
+        if self._vocab_ready:
+            return
+        self.conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.cache_terms USING fts5vocab(main, cache_search, row)"
+        )
+        self._vocab_ready = True
 
     # -- pins, markers --------------------------------------------------------------------
 

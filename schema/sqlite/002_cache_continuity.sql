@@ -25,9 +25,9 @@ CREATE TABLE cache_entries (
 CREATE INDEX cache_entries_lru ON cache_entries (accessed_at) WHERE pinned = 0;
 CREATE INDEX cache_entries_pinned ON cache_entries (pinned) WHERE pinned = 1;
 
--- Full-text index over searchable originals; rowid = cache_entries.id.
+-- Full-text index over searchable originals (the label, then the text); rowid =
+-- cache_entries.id. One column: BM25 costs per column and per matching row.
 CREATE VIRTUAL TABLE cache_search USING fts5 (
-    label,
     body,
     tokenize = 'unicode61 remove_diacritics 2'
 );
