@@ -131,6 +131,8 @@ def register(main: click.Group) -> None:
             f"{h.ref}  {h.score:7.3f}  {h.label or ''}\n    {' '.join(h.snippet.split())}" for h in hits
         )
         _emit([asdict(h) for h in hits], as_json, text or "no match")
+        if hits.note:
+            click.echo(f"note: {hits.note}", err=True)
 
     @cache_group.command("pin")
     @click.argument("ref")

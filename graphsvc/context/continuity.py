@@ -69,6 +69,7 @@ VENDOR_FILES = {
 OTHER_VENDOR_FILE = "graphsvc-context.md"
 _KIND_ORDER = {"outcome": 0, "summary": 1, "turn": 2}
 _KIND_TITLE = {"turn": "user turn", "outcome": "delegate outcome", "summary": "session summary"}
+_WORDS = re.compile(r"\w+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _STOPWORDS = frozenset(
     """a an and are as at be but by can do does for from has have how i if in into is it its
@@ -144,13 +145,14 @@ def context_file_for(vendor: str) -> str:
 def terms(text: str) -> list[str]:
     """Lower-case words plus the parts of identifiers (`parseConfig` → parse, config)."""
     out = []
-    for word in re.findall(r"\w+", text):
+    for word in _WORDS.findall(text):
         lower = word.lower()
         if lower not in _STOPWORDS:
             out.append(lower)
-        parts = [p.lower() for chunk in word.split("_") for p in _CAMEL.findall(chunk)]
-        if len(parts) > 1:
-            out.extend(p for p in parts if p not in _STOPWORDS)
+        if "_" in word or (lower != word and not word.isupper() and not word.istitle()):
+            parts = [p.lower() for chunk in word.split("_") for p in _CAMEL.findall(chunk)]
+            if len(parts) > 1:
+                out.extend(p for p in parts if p not in _STOPWORDS)
     return out
 
 

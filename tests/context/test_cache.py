@@ -383,3 +383,35 @@ def _has(cache: ContentCache, text: str) -> bool:
     except NotFoundError:
         return False
     return True
+
+
+def test_recall_scores_rare_words_first_when_a_common_word_is_everywhere(cache, clock, monkeypatch):
+    import graphsvc.context.cache as cache_module
+
+    monkeypatch.setattr(cache_module, "RECALL_SCAN", 5)
+    for i in range(12):
+        tick(clock, cache, f"common filler number {i}")
+    rare = tick(clock, cache, "common words around the rare flamingo")
+    hits = cache.recall("common flamingo", limit=5)
+    assert hits[0].hash == rare.hash
+    assert not hits.exhaustive and '"common"' in hits.note
+    # A query of only the everywhere-word ranks the newest RECALL_SCAN matches.
+    only_common = cache.recall("common", limit=50)
+    assert len(only_common) == 5
+    assert not only_common.exhaustive and "newest 5" in only_common.note
+    newest = {content_hash(f"common filler number {i}".encode()) for i in range(8, 12)} | {rare.hash}
+    assert {h.hash for h in only_common} == newest
+
+
+def test_recall_is_exhaustive_within_the_scan_bound(cache, clock):
+    for i in range(5):
+        tick(clock, cache, f"entry about otters {i}")
+    hits = cache.recall("otters")
+    assert len(hits) == 5 and hits.exhaustive and hits.note is None
+
+
+def test_recall_matches_folded_words_and_highlights_them(cache):
+    cache.store("Le café est fermé; the CAFE reopens at noon")
+    (hit,) = cache.recall("cafe")
+    assert "[café]" in hit.snippet and "[CAFE]" in hit.snippet
+    assert cache.recall("nonexistentword") == []
