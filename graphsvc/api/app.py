@@ -11,12 +11,15 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import re
 from collections.abc import Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import strawberry
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
 from graphql import GraphQLError
 from strawberry.extensions import QueryDepthLimiter, SchemaExtension
 from strawberry.fastapi import GraphQLRouter
@@ -38,6 +41,30 @@ _PARTS = (
     ("graphsvc.api.cache_api", "CacheQuery", "CacheMutation"),
 )
 STYLE_FILE = SCHEMA_DIR / "browser" / "graphsvc.grass"
+GRAPHIQL_ASSETS = Path(__file__).parent / "static" / "graphiql"
+# GraphiQL's page loads these from a CDN; we serve the same files (same integrity hashes).
+_ASSET_FILES = {
+    "react@18.2.0/umd/react.production.min.js": "react.production.min.js",
+    "react-dom@18.2.0/umd/react-dom.production.min.js": "react-dom.production.min.js",
+    "js-cookie@3.0.5/dist/js.cookie.min.js": "js.cookie.min.js",
+    "graphiql@3.8.3/graphiql.min.css": "graphiql.min.css",
+    "graphiql@3.8.3/graphiql.min.js": "graphiql.min.js",
+    "@graphiql/plugin-explorer@1.0.2/dist/style.css": "plugin-explorer.css",
+    "@graphiql/plugin-explorer@1.0.2/dist/index.umd.js": "plugin-explorer.umd.js",
+}
+_CDN_URL = re.compile(r'https://[^/"\s]+/([^"\s]+)')
+
+
+class LocalGraphiQL(GraphQLRouter):
+    """GraphiQL from our own files, so it works on machines without internet access."""
+
+    @property
+    def graphql_ide_html(self) -> str:
+        def local(match: re.Match) -> str:
+            name = _ASSET_FILES.get(match.group(1))
+            return f"/graphiql/{name}" if name else match.group(0)
+
+        return _CDN_URL.sub(local, super().graphql_ide_html)
 
 
 def _parts() -> Iterator[object]:
@@ -134,7 +161,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.jobs = JobRegistry(settings)
-    app.include_router(GraphQLRouter(build_schema(settings), graphql_ide="graphiql"), prefix="/graphql")
+    app.include_router(LocalGraphiQL(build_schema(settings), graphql_ide="graphiql"), prefix="/graphql")
+    app.mount("/graphiql", StaticFiles(directory=GRAPHIQL_ASSETS), name="graphiql-assets")
     for _, module in _parts():
         if hasattr(module, "router"):
             app.include_router(module.router)

@@ -9,7 +9,7 @@ import json
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 # Reachable without a token: the health probe, the API description, the GraphiQL page (its
-# queries still need the token) and the Browser style file (the Neo4j Browser fetches it).
+# queries still need the token) with its script files, and the Browser style file (the Neo4j Browser fetches it).
 OPEN_PATHS = ("/healthz", "/docs", "/openapi.json", "/browser/graphsvc.grass")
 
 
@@ -59,7 +59,7 @@ class BearerAuth:
     @staticmethod
     def _open(scope: Scope) -> bool:
         path = scope["path"]
-        if path in OPEN_PATHS:
+        if path in OPEN_PATHS or path.startswith("/graphiql/"):
             return True
         # The GraphiQL page itself: a GET without a query.
         return path == "/graphql" and scope["method"] == "GET" and b"query=" not in scope.get("query_string", b"")
