@@ -35,8 +35,8 @@ def neo4j_instance() -> Iterator[ManagedNeo4j]:
     for key in _NEO4J_ENV:
         os.environ.pop(key, None)
     base = reload_settings().neo4j
-    # Small machine, small test database.
-    settings = base.model_copy(update={"heap": "512m", "pagecache": "128m"})
+    # Small test database; a generous start timeout because CI machines may be busy.
+    settings = base.model_copy(update={"heap": "512m", "pagecache": "128m", "start_timeout_s": 300.0})
     instance_dir = Path(tempfile.mkdtemp(prefix="graphsvc-test-neo4j-"))
     server = ManagedNeo4j(
         settings, instance_dir=instance_dir, bolt_port=free_port(), http_port=free_port()
@@ -48,7 +48,7 @@ def neo4j_instance() -> Iterator[ManagedNeo4j]:
         reload_settings()
         yield server
     finally:
-        server.stop(timeout_s=30)
+        server.stop(timeout_s=90)
         shutil.rmtree(instance_dir, ignore_errors=True)
         for key, value in saved.items():
             if value is None:
@@ -66,7 +66,11 @@ def neo4j_server(neo4j_instance: ManagedNeo4j) -> ConnectionInfo:
 
 @pytest.fixture
 def neo4j_clean(neo4j_server: ConnectionInfo) -> ConnectionInfo:
-    """The session's Neo4j with every node and relationship deleted (indexes stay)."""
+    """The session's Neo4j with every node and relationship deleted (indexes stay).
+
+    This also deletes what session-scoped fixtures wrote; tests sharing the database should
+    prefer their own workspace name and clean up only that.
+    """
     with neo4j.GraphDatabase.driver(neo4j_server.uri, auth=(neo4j_server.user, neo4j_server.password)) as driver:
         with driver.session(database=get_settings().neo4j.database) as session:
             session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
