@@ -10,7 +10,10 @@ delegate's process, on the machine that starts it. A directory made by the serve
 either outlive the run (nobody removes it) or vanish before the delegate reads it. The API
 instead serves the file's name and content (`delegateContextFile`,
 `GET /api/continuity/delegate-file`); the caller writes it into its own run directory, or
-uses `Continuity.write_delegate_context()` / `graphsvc continuity block --write` locally.
+uses `Continuity.write_delegate_context()` / `graphsvc continuity run` locally.
+
+Errors are the library's (`InputError`, `NotFoundError`, `AmbiguousError` with candidates,
+`StoreError`); the app turns them into GraphQL error codes and HTTP statuses in one place.
 """
 
 from __future__ import annotations
@@ -18,13 +21,11 @@ from __future__ import annotations
 import base64
 import enum
 import threading
-from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import Iterator, Literal
+from typing import Literal
 
 import strawberry
-from fastapi import APIRouter, HTTPException, Query
-from graphql import GraphQLError
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from graphsvc.context.cache import ContentCache, Expanded, StoreResult
@@ -34,7 +35,7 @@ from graphsvc.context.continuity import (
     Entry,
     context_file_for,
 )
-from graphsvc.errors import AmbiguousError, GraphsvcError, InputError, NotFoundError, StoreError
+from graphsvc.errors import InputError
 
 _lock = threading.Lock()
 _cache: ContentCache | None = None
@@ -340,63 +341,39 @@ def _record_entry(workspace: str, session: str, text: str, kind: str, delegate: 
     return c.record_turn(workspace, session, text, flagged=flagged)
 
 
-@contextmanager
-def _graphql_errors() -> Iterator[None]:
-    try:
-        yield
-    except AmbiguousError as exc:
-        raise GraphQLError(
-            f"{exc} — candidates: {', '.join(exc.candidates)}",
-            extensions={"code": "AMBIGUOUS", "candidates": exc.candidates},
-        ) from exc
-    except NotFoundError as exc:
-        raise GraphQLError(str(exc), extensions={"code": "NOT_FOUND"}) from exc
-    except InputError as exc:
-        raise GraphQLError(str(exc), extensions={"code": "BAD_INPUT"}) from exc
-    except GraphsvcError as exc:
-        raise GraphQLError(str(exc), extensions={"code": "STORE"}) from exc
-
-
 @strawberry.type
 class CacheQuery:
     @strawberry.field(description="Original bytes of cached content by hash prefix or §ref:…§, optionally lines START-END.")
     def expand(self, ref: str, lines: str | None = None, derived: bool = False) -> CacheExpansion:
-        with _graphql_errors():
-            return CacheExpansion.of(get_cache().expand(ref, lines, derived=derived))
+        return CacheExpansion.of(get_cache().expand(ref, lines, derived=derived))
 
     @strawberry.field(description="Cached text ranked by BM25 against the query, with snippets and refs (limit 1-50).")
     def recall(self, query: str, limit: int = 10) -> list[CacheRecallHit]:
-        with _graphql_errors():
-            return [CacheRecallHit(**vars(h)) for h in get_cache().recall(query, limit)]
+        return [CacheRecallHit(**vars(h)) for h in get_cache().recall(query, limit)]
 
     @strawberry.field(description="Entries, bytes (originals and derived forms), hits, evictions.")
     def cache_stats(self) -> CacheStats:
-        with _graphql_errors():
-            return _stats()
+        return _stats()
 
     @strawberry.field(description="Pinned cache entries: never evicted.")
     def pins(self) -> list[CacheEntry]:
-        with _graphql_errors():
-            return [CacheEntry.of(p) for p in get_cache().pins()]
+        return [CacheEntry.of(p) for p in get_cache().pins()]
 
     @strawberry.field(description='The "Earlier in the calling session" block a delegate receives for a task.')
     def continuity(self, workspace: str, task: str) -> ContinuityBlockResult:
-        with _graphql_errors():
-            return ContinuityBlockResult.of(get_continuity().block(workspace, task))
+        return ContinuityBlockResult.of(get_continuity().block(workspace, task))
 
     @strawberry.field(description="A workspace's continuity record: entries, oldest first, and what compaction did.")
     def continuity_record(self, workspace: str) -> ContinuityRecord:
-        with _graphql_errors():
-            return _record(workspace)
+        return _record(workspace)
 
     @strawberry.field(description="The file a delegate reads (AGENTS.md or graphsvc-context.md) and its content.")
     def delegate_context_file(self, workspace: str, task: str, vendor: str) -> DelegateContextFile:
-        with _graphql_errors():
-            block = get_continuity().block(workspace, task)
-            return DelegateContextFile(
-                file_name=context_file_for(vendor), content=block.text, tokens=block.tokens,
-                token_method=block.token_method,
-            )
+        block = get_continuity().block(workspace, task)
+        return DelegateContextFile(
+            file_name=context_file_for(vendor), content=block.text, tokens=block.tokens,
+            token_method=block.token_method,
+        )
 
 
 @strawberry.type
@@ -410,27 +387,23 @@ class CacheMutation:
         label: str | None = None,
         pin: bool = False,
     ) -> CacheStoreResult:
-        with _graphql_errors():
-            data = _decode(content, encoding.value)
-            return CacheStoreResult.of(get_cache().store(data, derived=derived, label=label, pin=pin))
+        data = _decode(content, encoding.value)
+        return CacheStoreResult.of(get_cache().store(data, derived=derived, label=label, pin=pin))
 
     @strawberry.mutation(description="Pin a cache entry so eviction never removes it.")
     def pin(self, ref: str) -> CacheEntry:
-        with _graphql_errors():
-            return CacheEntry.of(get_cache().pin(ref))
+        return CacheEntry.of(get_cache().pin(ref))
 
     @strawberry.mutation(description="Unpin a cache entry.")
     def unpin(self, ref: str) -> CacheEntry:
-        with _graphql_errors():
-            return CacheEntry.of(get_cache().unpin(ref))
+        return CacheEntry.of(get_cache().unpin(ref))
 
     @strawberry.mutation(description="Clear exactly one scope: cache, stats or everything (cache, stats and continuity).")
     def cache_reset(self, scope: CacheResetScope) -> CacheResetResult:
-        with _graphql_errors():
-            removed = get_cache().reset(scope.value)
-            return CacheResetResult(
-                scope=scope.value, removed=[CacheTableCount(table=t, rows=n) for t, n in removed.items()]
-            )
+        removed = get_cache().reset(scope.value)
+        return CacheResetResult(
+            scope=scope.value, removed=[CacheTableCount(table=t, rows=n) for t, n in removed.items()]
+        )
 
     @strawberry.mutation(description="Record a user turn (every turn) or a delegate outcome, under the calling session.")
     def record_continuity(
@@ -442,14 +415,12 @@ class CacheMutation:
         delegate: str | None = None,
         flagged: bool = False,
     ) -> ContinuityEntry:
-        with _graphql_errors():
-            return ContinuityEntry.of(_record_entry(workspace, session, text, kind.value, delegate, flagged))
+        return ContinuityEntry.of(_record_entry(workspace, session, text, kind.value, delegate, flagged))
 
     @strawberry.mutation(description="Schedule compaction of a workspace's record in the background.")
     def compact_continuity(self, workspace: str) -> bool:
-        with _graphql_errors():
-            get_continuity().compact(workspace)
-            return True
+        get_continuity().compact(workspace)
+        return True
 
 
 # -- REST ---------------------------------------------------------------------------------
@@ -609,124 +580,96 @@ class CompactOut(BaseModel):
     scheduled: bool
 
 
-@contextmanager
-def _http_errors() -> Iterator[None]:
-    try:
-        yield
-    except AmbiguousError as exc:
-        raise HTTPException(409, {"message": str(exc), "candidates": exc.candidates}) from exc
-    except NotFoundError as exc:
-        raise HTTPException(404, str(exc)) from exc
-    except InputError as exc:
-        raise HTTPException(400, str(exc)) from exc
-    except StoreError as exc:
-        raise HTTPException(503, str(exc)) from exc
-
-
-def _gql_to_dict(obj) -> dict:
+def _fields(obj) -> dict:
     return {k: v for k, v in vars(obj).items()}
 
 
 @router.post("/api/cache/store", response_model=StoreOut)
 def rest_store(body: StoreIn) -> StoreOut:
-    with _http_errors():
-        data = _decode(body.content, body.encoding)
-        result = get_cache().store(data, derived=body.derived, label=body.label, pin=body.pin)
-        return StoreOut(**_gql_to_dict(CacheStoreResult.of(result)))
+    data = _decode(body.content, body.encoding)
+    result = get_cache().store(data, derived=body.derived, label=body.label, pin=body.pin)
+    return StoreOut(**_fields(CacheStoreResult.of(result)))
 
 
 @router.get("/api/cache/expand/{ref}", response_model=ExpandOut)
 def rest_expand(ref: str, lines: str | None = None, derived: bool = False) -> ExpandOut:
-    with _http_errors():
-        return ExpandOut(**_gql_to_dict(CacheExpansion.of(get_cache().expand(ref, lines, derived=derived))))
+    return ExpandOut(**_fields(CacheExpansion.of(get_cache().expand(ref, lines, derived=derived))))
 
 
 @router.get("/api/cache/recall", response_model=list[RecallHitOut])
 def rest_recall(q: str, limit: int = 10) -> list[RecallHitOut]:
-    with _http_errors():
-        return [RecallHitOut(**vars(h)) for h in get_cache().recall(q, limit)]
+    return [RecallHitOut(**vars(h)) for h in get_cache().recall(q, limit)]
 
 
 @router.get("/api/cache/stats", response_model=StatsOut)
 def rest_stats() -> StatsOut:
-    with _http_errors():
-        s = get_cache().stats()
-        return StatsOut(
-            entries=s.entries, bytes=s.bytes, max_bytes=s.max_bytes, pinned_entries=s.pinned_entries,
-            pinned_bytes=s.pinned_bytes, searchable_entries=s.searchable_entries, counters=s.counters,
-        )
+    s = get_cache().stats()
+    return StatsOut(
+        entries=s.entries, bytes=s.bytes, max_bytes=s.max_bytes, pinned_entries=s.pinned_entries,
+        pinned_bytes=s.pinned_bytes, searchable_entries=s.searchable_entries, counters=s.counters,
+    )
 
 
 @router.get("/api/cache/pins", response_model=list[EntryOut])
 def rest_pins() -> list[EntryOut]:
-    with _http_errors():
-        return [EntryOut(**_gql_to_dict(CacheEntry.of(p))) for p in get_cache().pins()]
+    return [EntryOut(**_fields(CacheEntry.of(p))) for p in get_cache().pins()]
 
 
 @router.put("/api/cache/pins/{ref}", response_model=EntryOut)
 def rest_pin(ref: str) -> EntryOut:
-    with _http_errors():
-        return EntryOut(**_gql_to_dict(CacheEntry.of(get_cache().pin(ref))))
+    return EntryOut(**_fields(CacheEntry.of(get_cache().pin(ref))))
 
 
 @router.delete("/api/cache/pins/{ref}", response_model=EntryOut)
 def rest_unpin(ref: str) -> EntryOut:
-    with _http_errors():
-        return EntryOut(**_gql_to_dict(CacheEntry.of(get_cache().unpin(ref))))
+    return EntryOut(**_fields(CacheEntry.of(get_cache().unpin(ref))))
 
 
 @router.post("/api/cache/reset", response_model=ResetOut)
 def rest_reset(body: ResetIn) -> ResetOut:
-    with _http_errors():
-        return ResetOut(scope=body.scope, removed=get_cache().reset(body.scope))
+    return ResetOut(scope=body.scope, removed=get_cache().reset(body.scope))
 
 
 @router.post("/api/cache/compaction-marker", response_model=MarkerOut)
 def rest_compaction_marker() -> MarkerOut:
     """The consumer compacted its context: earlier references are no longer answered."""
-    with _http_errors():
-        return MarkerOut(compacted_at=_iso(get_cache().mark_compaction()))
+    return MarkerOut(compacted_at=_iso(get_cache().mark_compaction()))
 
 
 @router.post("/api/continuity/entries", response_model=ContinuityEntryOut)
 def rest_record(body: ContinuityIn) -> ContinuityEntryOut:
-    with _http_errors():
-        entry = _record_entry(body.workspace, body.session, body.text, body.kind, body.delegate, body.flagged)
-        return ContinuityEntryOut(**_gql_to_dict(ContinuityEntry.of(entry)))
+    entry = _record_entry(body.workspace, body.session, body.text, body.kind, body.delegate, body.flagged)
+    return ContinuityEntryOut(**_fields(ContinuityEntry.of(entry)))
 
 
 @router.get("/api/continuity/entries", response_model=ContinuityRecordOut)
 def rest_entries(workspace: str) -> ContinuityRecordOut:
-    with _http_errors():
-        record = _record(workspace)
-        return ContinuityRecordOut(
-            workspace=workspace,
-            entries=[ContinuityEntryOut(**_gql_to_dict(e)) for e in record.entries],
-            log=[ContinuityLogOut(**_gql_to_dict(r)) for r in record.log],
-        )
+    record = _record(workspace)
+    return ContinuityRecordOut(
+        workspace=workspace,
+        entries=[ContinuityEntryOut(**_fields(e)) for e in record.entries],
+        log=[ContinuityLogOut(**_fields(r)) for r in record.log],
+    )
 
 
 @router.get("/api/continuity/block", response_model=BlockOut)
 def rest_block(workspace: str, task: str = Query(..., min_length=1)) -> BlockOut:
-    with _http_errors():
-        b = ContinuityBlockResult.of(get_continuity().block(workspace, task))
-        data = _gql_to_dict(b)
-        data["entries"] = [BlockEntryOut(**_gql_to_dict(e)) for e in b.entries]
-        return BlockOut(**data)
+    b = ContinuityBlockResult.of(get_continuity().block(workspace, task))
+    data = _fields(b)
+    data["entries"] = [BlockEntryOut(**_fields(e)) for e in b.entries]
+    return BlockOut(**data)
 
 
 @router.get("/api/continuity/delegate-file", response_model=DelegateFileOut)
 def rest_delegate_file(workspace: str, task: str, vendor: str) -> DelegateFileOut:
-    with _http_errors():
-        block = get_continuity().block(workspace, task)
-        return DelegateFileOut(
-            file_name=context_file_for(vendor), content=block.text, tokens=block.tokens,
-            token_method=block.token_method,
-        )
+    block = get_continuity().block(workspace, task)
+    return DelegateFileOut(
+        file_name=context_file_for(vendor), content=block.text, tokens=block.tokens,
+        token_method=block.token_method,
+    )
 
 
 @router.post("/api/continuity/compact", response_model=CompactOut, status_code=202)
 def rest_compact(workspace: str) -> CompactOut:
-    with _http_errors():
-        get_continuity().compact(workspace)
-        return CompactOut(workspace=workspace, scheduled=True)
+    get_continuity().compact(workspace)
+    return CompactOut(workspace=workspace, scheduled=True)

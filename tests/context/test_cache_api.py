@@ -1,4 +1,8 @@
-"""The cache and continuity API (GraphQL and REST) through a small FastAPI app, real SQLite."""
+"""The cache and continuity API (GraphQL and REST) through a small FastAPI app, real SQLite.
+
+The app is built here from the cache module's pieces plus the project's one error mapping
+(`graphsvc.api.app.error_body` / `StructuredErrors`), which the real server uses too.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,14 @@ import hashlib
 
 import pytest
 import strawberry
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
 from fastapi.testclient import TestClient
 from strawberry.fastapi import GraphQLRouter
 
 from graphsvc.api import cache_api
+from graphsvc.api.app import StructuredErrors, error_body
+from graphsvc.errors import GraphsvcError
 from graphsvc.settings import reload_settings
 
 
@@ -22,10 +29,18 @@ def client(tmp_path, monkeypatch):
     monkeypatch.setenv("GRAPHSVC_CACHE__MAX_BYTES", "5000")
     reload_settings()
     cache_api.reset_instances()
-    schema = strawberry.Schema(query=cache_api.CacheQuery, mutation=cache_api.CacheMutation)
+    schema = strawberry.Schema(
+        query=cache_api.CacheQuery, mutation=cache_api.CacheMutation, extensions=[StructuredErrors]
+    )
     app = FastAPI()
     app.include_router(GraphQLRouter(schema), prefix="/graphql")
     app.include_router(cache_api.router)
+
+    @app.exception_handler(GraphsvcError)
+    async def graphsvc_error(request: Request, exc: GraphsvcError) -> JSONResponse:
+        status, body = error_body(exc)
+        return JSONResponse(body, status_code=status)
+
     with TestClient(app) as c:
         yield c
     cache_api.reset_instances()
@@ -105,7 +120,7 @@ def test_graphql_errors_are_actionable(client):
     assert len(error["extensions"]["candidates"]) == 2
     assert "give more digits" in error["message"]
     rest = client.get(f"/api/cache/expand/{prefix}")
-    assert rest.status_code == 409 and len(rest.json()["detail"]["candidates"]) == 2
+    assert rest.status_code == 409 and len(rest.json()["candidates"]) == 2
 
 
 def test_graphql_continuity(client):
@@ -153,7 +168,7 @@ def test_rest_cache_routes(client):
     assert [p["ref"] for p in client.get("/api/cache/pins").json()] == [ref]
     assert client.delete(f"/api/cache/pins/{r.json()['hash'][:8]}").json()["pinned"] is False
     too_big = client.post("/api/cache/store", json={"content": "x" * 6000})
-    assert too_big.status_code == 400 and "cache.max_bytes" in too_big.json()["detail"]
+    assert too_big.status_code == 400 and "cache.max_bytes" in too_big.json()["error"]
     stats = client.get("/api/cache/stats").json()
     assert stats["entries"] == 1 and stats["counters"]["hits"] == 1
     reset = client.post("/api/cache/reset", json={"scope": "cache"}).json()
@@ -184,3 +199,13 @@ def test_rest_continuity_routes(client):
     assert client.post("/api/continuity/compact", params={"workspace": "/ws"}).status_code == 202
     bad = client.post("/api/continuity/entries", json={"workspace": "/ws", "session": "", "text": "t"})
     assert bad.status_code == 400
+
+
+def test_the_server_schema_merges_the_cache_fields():
+    from graphsvc.api.app import build_schema
+
+    sdl = build_schema().as_str()
+    for field in ("expand(", "recall(", "cacheStats", "pins", "continuity(", "delegateContextFile("):
+        assert field in sdl
+    for field in ("cacheStore(", "pin(", "unpin(", "cacheReset(", "recordContinuity(", "compactContinuity("):
+        assert field in sdl
