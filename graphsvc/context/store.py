@@ -185,22 +185,30 @@ class ContextStore:
                 raise StoreError(f"{self.path}: the context store is closed")
             conn.execute("BEGIN IMMEDIATE")
             try:
-                applied.extend(self._tail())
+                # A lone request needs no savepoint: its failure is the transaction's.
+                alone = len(batch) == 1
                 for request in batch:
-                    conn.execute("SAVEPOINT request")
+                    if not alone:
+                        conn.execute("SAVEPOINT request")
                     try:
                         request.events = [self._insert(row, request.strict) for row in request.rows]
                     except InputError as exc:
+                        if alone:
+                            raise
                         conn.execute("ROLLBACK TO request")
                         request.error = exc
                         request.events = []
-                    conn.execute("RELEASE request")
+                    if not alone:
+                        conn.execute("RELEASE request")
+                first = next((r.events[0].seq for r in batch if r.events), None)
+                if first is not None and first > self._last_seq + 1:
+                    # Other processes committed since we last looked: apply theirs first.
+                    applied.extend(self._tail(below=first))
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
-            self._data_version = conn.execute("PRAGMA data_version").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             error: BaseException = StoreError(f"{self.path}: could not store events: {exc}")
             for request in batch:
