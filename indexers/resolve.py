@@ -55,6 +55,7 @@ MAX_REEXPORT_HOPS = 4
 
 _TYPE_KINDS = frozenset(str(k) for k in TYPE_KINDS)
 _CALLABLE_KINDS = frozenset({"function", "class", "struct"})
+_LOCAL_REASONS = frozenset({Reason.SCOPE, Reason.SELF, Reason.SYNTAX})
 # Definitions whose bodies are scopes for unqualified names.
 _SCOPE_KINDS = frozenset({"function", "method", "module"})
 _SUFFIX = re.compile(r"@\d+$")
@@ -99,7 +100,7 @@ class ResolveStats:
     def as_dict(self) -> dict:
         return {
             "calls": self.calls,
-            "resolved_by_reason": dict(sorted(self.by_reason.items())),
+            "resolved_by_reason": {str(k): v for k, v in sorted(self.by_reason.items())},
             "candidate_calls": self.candidate_calls,
             "external": self.external,
             "builtin": self.builtin,
@@ -723,22 +724,25 @@ class _Resolver:
         self.system = self.spec.module_system
         self.edges: dict[tuple[str, str, str], EdgeRecord] = {}
         self._chains: dict[str, list] = {}
+        self.prefix = ext.path + "#"
+        self.quals = table._quals.get(ext.path, {})
 
     # edges
     def edge(self, src: str, dst: str, rel: str, prov: str, conf: float, reason: str, line: int | None) -> None:
+        """Add an edge; repeats of (src, dst, type) are counted and keep the best confidence."""
         key = (src, dst, rel)
         old = self.edges.get(key)
         if old is None:
-            self.edges[key] = EdgeRecord(src, dst, rel, prov, round(conf, 4), str(reason), line, {"count": 1})
+            if conf != 1.0:
+                conf = round(conf, 4)
+            self.edges[key] = EdgeRecord(src, dst, rel, prov, conf, reason, line, {"count": 1})
             return
         old.props["count"] += 1
         if conf > old.confidence:
-            old.confidence, old.reason, old.prov = round(conf, 4), str(reason), prov
+            old.confidence, old.reason, old.prov = round(conf, 4), reason, prov
 
-    def prov_for(self, dst_ids: Iterable[str], reason: str) -> str:
-        if reason in (Reason.SCOPE, Reason.SELF, Reason.SYNTAX) and all(
-            d.startswith(self.ext.path + "#") for d in dst_ids
-        ):
+    def prov_for(self, dst: str, reason: str) -> str:
+        if reason in _LOCAL_REASONS and dst.startswith(self.prefix):
             return Prov.EXTRACTED
         return Prov.INFERRED
 
@@ -852,7 +856,7 @@ class _Resolver:
         parts = qual.split(".")
         for i in range(len(parts) - 1, 0, -1):
             owner = ".".join(parts[:i])
-            for tid in self.table.defs_in(self.ext.path, _base(owner)):
+            for tid in self.quals.get(_base(owner), ()):
                 if self.table.symbols[tid].kind in _TYPE_KINDS:
                     return tid
             if self.spec.directory_scope:
@@ -880,7 +884,7 @@ class _Resolver:
             parts = qual.split(".") if qual else []
             for i in range(len(parts), 0, -1):
                 prefix = ".".join(parts[:i])
-                owner_ids = self.table.defs_in(self.ext.path, _base(prefix))
+                owner_ids = self.quals.get(_base(prefix), ())
                 owner_kind = self.table.symbols[owner_ids[0]].kind if owner_ids else None
                 chain.append((prefix, owner_kind in _SCOPE_KINDS, owner_kind, owner_ids))
             chain.append(("", True, None, []))
@@ -898,7 +902,7 @@ class _Resolver:
                 # A type, or a scope without a definition here (impl block, receiver type,
                 # out-of-line `A::m`): its members are visible only in some languages.
                 if spec.members_visible:
-                    ids = table.defs_in(path, f"{prefix}.{name}")
+                    ids = self.quals.get(f"{prefix}.{name}")
                     tid = owner_ids[0] if owner_kind in _TYPE_KINDS else self.enclosing_type(prefix + ".?")
                     if not ids and tid is not None:
                         ids = self.find_in_hierarchy(tid, name, include_self=True)
@@ -906,7 +910,7 @@ class _Resolver:
                         return ("sym", tuple(ids)), Reason.SELF, 1.0
                 continue
             key = f"{prefix}.{name}" if prefix else name
-            ids = table.defs_in(path, key)
+            ids = self.quals.get(key)
             if ids and not (types_only and table.symbols[ids[0]].kind not in _TYPE_KINDS):
                 if prefix or name not in self.context(path).names or not all(
                     table.symbols[i].kind in ("variable", "constant") for i in ids
@@ -1019,7 +1023,7 @@ class _Resolver:
                     self.edge(call.caller, dst, Rel.CALLS, Prov.INFERRED, conf / len(ids) if reason != Reason.CANDIDATE else conf, Reason.CANDIDATE, call.line)
                 continue
             stats.by_reason[reason] += 1
-            self.edge(call.caller, ids[0], Rel.CALLS, self.prov_for(ids, reason), conf, reason, call.line)
+            self.edge(call.caller, ids[0], Rel.CALLS, self.prov_for(ids[0], reason), conf, reason, call.line)
 
     def resolve_call(self, call: CallRef):
         qual = call.caller.partition("#")[2]
@@ -1036,7 +1040,7 @@ class _Resolver:
             owner = qual.rpartition(".")[0]
             if kind == RECEIVER_SELF and owner:
                 # A sibling member defined next to the caller (out-of-line C++, Go, Rust impls).
-                ids = self.table.defs_in(self.ext.path, f"{owner}.{name}")
+                ids = self.quals.get(f"{owner}.{name}")
                 if ids and self.table.symbols[ids[0]].kind == "method":
                     return ("sym", tuple(ids)), Reason.SELF, 1.0
             tid = self.enclosing_type(qual)
@@ -1167,7 +1171,10 @@ def resolve_file(ext: FileExtraction, table: SymbolTable, stats: ResolveStats | 
     r.imports()
     r.inherits()
     r.calls()
-    return list(r.edges.values())
+    edges = list(r.edges.values())
+    for e in edges:  # plain strings for the writer and for pickling across processes
+        e.type, e.prov, e.reason = str(e.type), str(e.prov), str(e.reason)
+    return edges
 
 
 def resolve_all(table: SymbolTable, paths: Iterable[str] | None = None) -> tuple[list[EdgeRecord], ResolveStats]:
