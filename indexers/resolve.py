@@ -912,11 +912,17 @@ class _Resolver:
             key = f"{prefix}.{name}" if prefix else name
             ids = self.quals.get(key)
             if ids and not (types_only and table.symbols[ids[0]].kind not in _TYPE_KINDS):
-                if prefix or name not in self.context(path).names or not all(
-                    table.symbols[i].kind in ("variable", "constant") for i in ids
-                ):
+                bound = None if prefix else self.context(path).names.get(name)
+                if not bound:
                     return ("sym", tuple(ids)), Reason.SCOPE, 1.0
-                break  # `const util = require("./util")`: the import says more than the variable
+                if all(table.symbols[i].kind in ("variable", "constant") for i in ids):
+                    break  # `const util = require("./util")`: the import says more than the variable
+                # Bound twice at top level (`try: from _c import f` / `except: def f()`):
+                # either may be the one in effect.
+                others = [e for e in (self.realize(b) for b in bound) if e is not None]
+                targets = list(ids) + [i for e in others if e[0] == "sym" for i in e[1] if i not in ids]
+                k = len(targets) + sum(1 for e in others if e[0] != "sym")
+                return ("sym", tuple(targets)), Reason.CANDIDATE, 1.0 / k
         # 2. explicit imports
         ctx = self.context(path)
         bound = ctx.names.get(name)

@@ -75,3 +75,13 @@ def test_top_level_calls_come_from_the_file_and_builtins_are_counted():
     assert P.edge("CALLS", "app.py", "app.py#main").reason == "scope"
     assert not any(e.dst.endswith(("#print", "#len")) for e in P.edges)
     assert P.stats.builtin >= 3  # print, len, str, super
+
+
+def test_name_bound_by_import_and_by_def_is_a_candidate_not_a_certainty():
+    from indexers.extract import extract_file
+    from indexers.resolve import SymbolTable, resolve_file
+
+    src = b"try:\n    from _speedups import scan\nexcept ImportError:\n    def scan(x):\n        return x\n\n\ndef use():\n    return scan(1)\n"
+    ext = extract_file("m.py", src, "python")
+    calls = [e for e in resolve_file(ext, SymbolTable([ext])) if e.type == "CALLS"]
+    assert [(e.src, e.dst, e.reason, e.confidence) for e in calls] == [("m.py#use", "m.py#scan", "candidate", 0.5)]
