@@ -35,8 +35,11 @@ def neo4j_instance() -> Iterator[ManagedNeo4j]:
     for key in _NEO4J_ENV:
         os.environ.pop(key, None)
     base = reload_settings().neo4j
-    # Small test database; a generous start timeout because CI machines may be busy.
-    settings = base.model_copy(update={"heap": "512m", "pagecache": "128m", "start_timeout_s": 300.0})
+    # A small test database, with generous timeouts because test machines may be busy (the
+    # client-side transaction timeout in the settings still applies).
+    settings = base.model_copy(
+        update={"heap": "512m", "pagecache": "128m", "start_timeout_s": 300.0, "transaction_timeout_s": 300.0}
+    )
     instance_dir = Path(tempfile.mkdtemp(prefix="graphsvc-test-neo4j-"))
     server = ManagedNeo4j(
         settings, instance_dir=instance_dir, bolt_port=free_port(), http_port=free_port()

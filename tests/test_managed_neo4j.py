@@ -66,6 +66,16 @@ def test_starting_twice_keeps_one_server(neo4j_instance: ManagedNeo4j) -> None:
     assert len(_servers_of(neo4j_instance)) == 1
 
 
+def test_lost_pid_file_does_not_hide_the_server(neo4j_instance: ManagedNeo4j) -> None:
+    pid = neo4j_instance.status().pid
+    neo4j_instance.pid_file.unlink()
+    status = neo4j_instance.status()
+    assert (status.state, status.pid) == ("running", pid)
+    assert neo4j_instance.start().pid == pid
+    assert neo4j_instance.pid_file.read_text().strip() == str(pid)
+    assert len(_servers_of(neo4j_instance)) == 1
+
+
 def test_password_file_is_private_and_is_the_only_way_in(neo4j_instance: ManagedNeo4j, neo4j_server: ConnectionInfo) -> None:
     mode = stat.S_IMODE(neo4j_instance.password_file.stat().st_mode)
     assert mode == 0o600

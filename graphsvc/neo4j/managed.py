@@ -383,6 +383,15 @@ class ManagedNeo4j:
             return False
         return MAIN_CLASS in cmdline and f"--config-dir={self.conf_dir}" in cmdline
 
+    def _find_server(self) -> int | None:
+        """The pid of a server of this instance that runs without a pid file, if any."""
+        flag = f"--config-dir={self.conf_dir}"
+        for proc in psutil.process_iter(["cmdline"]):
+            cmdline = proc.info["cmdline"] or []
+            if flag in cmdline and MAIN_CLASS in cmdline and self._is_ours(proc.pid):
+                return proc.pid
+        return None
+
     def _running_ports(self) -> tuple[int, int]:
         """The ports in the config the server was started with (they may differ from settings)."""
         try:
@@ -399,12 +408,13 @@ class ManagedNeo4j:
     def status(self) -> Neo4jStatus:
         pid = self._read_pid()
         state: State
-        if pid is None:
-            state = "stopped"
-        elif self._is_ours(pid):
+        if pid is not None and self._is_ours(pid):
             state = "running"
+        elif (found := self._find_server()) is not None:
+            # Running although the pid file is missing or wrong (deleted by hand, say).
+            pid, state = found, "running"
         else:
-            state = "stale"
+            state = "stopped" if pid is None else "stale"
         bolt, http = self._running_ports() if state == "running" else (
             self.bolt_port, self.http_port,
         )  # fmt: skip
@@ -440,6 +450,8 @@ class ManagedNeo4j:
         with _file_lock(self.instance_dir / "run" / "start.lock"):
             status = self.status()
             if status.state == "running":
+                if self._read_pid() != status.pid:  # its pid file was lost: adopt it
+                    self.pid_file.write_text(f"{status.pid}\n")
                 self._say(f"Neo4j already running (pid {status.pid}) at {status.bolt_uri}")
                 return status
             if status.state == "stale":
