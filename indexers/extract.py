@@ -159,7 +159,7 @@ def extract_file(rel_path: str, data: bytes, lang: str | None) -> FileExtraction
         if pathological:
             out.skip_reason = "unparseable"
             return out
-    _Extractor(spec, path, out).run(root)
+    _Extractor(spec, path, out, data).run(root)
     return out
 
 
@@ -172,7 +172,8 @@ def _line(node: tree_sitter.Node) -> int:
 
 
 class _Extractor:
-    def __init__(self, spec: LanguageSpec, path: str, out: FileExtraction):
+    def __init__(self, spec: LanguageSpec, path: str, out: FileExtraction, data: bytes):
+        self.data = data
         self.spec = spec
         self.path = path
         self.out = out
@@ -311,11 +312,14 @@ class _Extractor:
 
     def _signature(self, node: tree_sitter.Node, kind: str) -> str:
         body = node.child_by_field_name("body")
-        raw = node.text
-        if body is not None and body.start_byte > node.start_byte:
-            raw = raw[: body.start_byte - node.start_byte]
-        elif kind in ("variable", "constant", "type_alias") or b"\n" in raw:
-            raw = raw.split(b"\n", 1)[0]
+        start = node.start_byte
+        if body is not None and body.start_byte > start:
+            end = body.start_byte
+        else:
+            end = self.data.find(b"\n", start, node.end_byte)
+            if end < 0:
+                end = node.end_byte
+        raw = self.data[start : min(end, start + 4 * MAX_SIGNATURE)]
         sig = _WS.sub(" ", raw.decode("utf-8", "replace")).strip()
         sig = sig.rstrip("{ ") if kind not in ("variable", "constant") else sig
         if body is not None:
