@@ -28,7 +28,6 @@ from grammar-specific tree walks, so this module never needs to know the languag
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass, field
 
 import tree_sitter

@@ -891,7 +891,7 @@ class _Resolver:
             self._chains[qual] = chain
         return chain
 
-    def lookup(self, name: str, qual: str, *, types_only: bool = False) -> tuple[Entity, str, float] | None:
+    def lookup(self, name: str, qual: str) -> tuple[Entity, str, float] | None:
         """An unqualified name as seen from the scope ``qual`` of this file."""
         table = self.table
         path = self.ext.path
@@ -911,7 +911,7 @@ class _Resolver:
                 continue
             key = f"{prefix}.{name}" if prefix else name
             ids = self.quals.get(key)
-            if ids and not (types_only and table.symbols[ids[0]].kind not in _TYPE_KINDS):
+            if ids:
                 bound = None if prefix else self.context(path).names.get(name)
                 if not bound:
                     return ("sym", tuple(ids)), Reason.SCOPE, 1.0
@@ -1025,8 +1025,9 @@ class _Resolver:
                     continue
                 stats.candidate_calls += 1
                 stats.by_reason[Reason.CANDIDATE] += 1
+                each = conf if reason == Reason.CANDIDATE else conf / len(ids)  # candidates are already split
                 for dst in ids:
-                    self.edge(call.caller, dst, Rel.CALLS, Prov.INFERRED, conf / len(ids) if reason != Reason.CANDIDATE else conf, Reason.CANDIDATE, call.line)
+                    self.edge(call.caller, dst, Rel.CALLS, Prov.INFERRED, each, Reason.CANDIDATE, call.line)
                 continue
             stats.by_reason[reason] += 1
             self.edge(call.caller, ids[0], Rel.CALLS, self.prov_for(ids[0], reason), conf, reason, call.line)
@@ -1089,7 +1090,11 @@ class _Resolver:
             key = ".".join(segs[:i])
             if i > 1 and key not in ctx.names:
                 continue
-            head = self.lookup(key, qual) if i == 1 else (_merge([e for e in (self.realize(b) for b in ctx.names[key]) if e is not None] or [("unresolved",)]), Reason.IMPORT, 1.0)
+            if i == 1:
+                head = self.lookup(key, qual)
+            else:
+                ents = [e for e in (self.realize(b) for b in ctx.names[key]) if e is not None]
+                head = (_merge(ents) if ents else ("unresolved",)), Reason.IMPORT, 1.0
             if head is None:
                 if i == 1 and segs[0][:1].isupper():
                     head = self.unique(segs[0], "type")
