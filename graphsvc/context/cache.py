@@ -340,11 +340,9 @@ class ContentCache:
             raise NotFoundError(f"no cached content has a hash starting with {hex_prefix}")
         if len(rows) > 1:
             candidates = [f"{r['hash']} {r['label'] or ''}".rstrip() for r in rows[:10]]
-            more = " (and more)" if len(rows) > 10 else ""
+            count = "more than 10" if len(rows) > 10 else str(len(rows))
             raise AmbiguousError(
-                f"hash prefix {hex_prefix} matches {len(rows)}{'+' if more else ''} entries{more}; "
-                "give more digits",
-                candidates,
+                f"hash prefix {hex_prefix} matches {count} entries; give more digits", candidates
             )
         return rows[0]
 
