@@ -38,6 +38,7 @@ def test_the_log_commits_when_neo4j_is_down_and_the_rows_stay_pending(store):
 @pytest.fixture
 def graph(neo4j_server):
     g = connect()
+    g.timeout_s = 180.0  # a fresh server on a busy machine plans its first queries slowly
     g.write("MATCH (n:Entity {workspace: $ws}) DETACH DELETE n", ws=WS)
     g.write(
         "UNWIND $files AS f CREATE (:Entity:File {workspace: $ws, id: f, name: f, kind: 'file', prov: 'EXTRACTED'})",
