@@ -26,7 +26,7 @@ def settings(tmp_path) -> Settings:
     s.context.dir = tmp_path / "context"
     bg = s.context.background
     bg.tokenizer = "estimate"
-    bg.summary_timeout_s = 5
+    bg.summary_timeout_s = 30  # generous: a loaded machine starts interpreters slowly
     return s
 
 
