@@ -28,12 +28,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.accuracy import corpora, ctags_defs, python_calls, python_defs  # noqa: E402
-from bench.accuracy.common import index_cold, pct, read_graph  # noqa: E402
+from bench.accuracy.common import index_corpus, pct, read_graph  # noqa: E402
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
-# The Python measures need the Python files; the few C and stub files of the standard library
-# belong to no measure.
-STDLIB_EXCLUDE = ["/site-packages/", "__pycache__/", "*", "!*/", "!*.py"]
+STDLIB_EXCLUDE = ["/site-packages/"]
 PARTS = ("python-defs", "ctags", "python-calls")
 TARGETS = {"python-defs": 0.99, "ctags": 0.95, "calls-precision": 0.95, "calls-recall": 0.80}
 
@@ -45,13 +43,13 @@ def log(message: str) -> None:
 def _stdlib_view(graph, state: dict, calls: bool):
     if "stdlib" not in state:
         t0 = time.perf_counter()
-        summary = index_cold(graph, STDLIB, "acc-stdlib", STDLIB_EXCLUDE)
+        summary = index_corpus(graph, STDLIB, "acc-stdlib", STDLIB_EXCLUDE, cold=state["cold"])
         log(f"indexed {STDLIB} in {time.perf_counter() - t0:.1f} s: {summary.symbols} symbols")
         state["stdlib"] = summary
     return read_graph(graph, "acc-stdlib", calls=calls)
 
 
-def run(parts: list[str], seed: int, min_sites: int, languages: list[str]) -> dict:
+def run(parts: list[str], seed: int, min_sites: int, languages: list[str], cold: bool = True) -> dict:
     from graphsvc.graph.driver import get_graph
 
     graph = get_graph()
@@ -63,7 +61,7 @@ def run(parts: list[str], seed: int, min_sites: int, languages: list[str]) -> di
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         },
     }
-    state: dict = {}
+    state: dict = {"cold": cold}
     if "python-defs" in parts:
         log("python definitions: indexing the standard library ...")
         view = _stdlib_view(graph, state, calls="python-calls" in parts)
@@ -91,7 +89,7 @@ def run(parts: list[str], seed: int, min_sites: int, languages: list[str]) -> di
                 log(f"{lang}: {exc}")
                 continue
             ws = f"acc-{lang}"
-            summary = index_cold(graph, corpus.root, ws, list(corpus.exclude))
+            summary = index_corpus(graph, corpus.root, ws, list(corpus.exclude), cold=state["cold"])
             view = read_graph(graph, ws)
             result = ctags_defs.measure(corpus, view.symbols, view.files)
             result["index"] = {"symbols": summary.symbols, "syntax_error_files": summary.syntax_error_files,
@@ -150,6 +148,9 @@ def main() -> None:
     parser.add_argument("--languages", default=",".join(corpora.FETCHERS), help="languages for the ctags part")
     parser.add_argument("--seed", type=int, default=7, help="seed of the call-site sample")
     parser.add_argument("--min-sites", type=int, default=3000, help="call sites in the sample, at least")
+    parser.add_argument("--incremental", action="store_true",
+                        help="keep the acc-* workspaces and index incrementally (for work on the harness; "
+                             "after a change to the extractors, run cold)")
     parser.add_argument("--json", type=Path, default=corpora.CACHE / "accuracy.json", help="where the details go")
     args = parser.parse_args()
     parts = [p for p in args.only.split(",") if p]
@@ -157,7 +158,9 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown part(s): {', '.join(sorted(unknown))}")
     started = time.perf_counter()
-    report = run(parts, args.seed, args.min_sites, [x for x in args.languages.split(",") if x])
+    report = run(parts, args.seed, args.min_sites, [x for x in args.languages.split(",") if x],
+                 cold=not args.incremental)
+    report["conditions"]["index"] = "incremental" if args.incremental else "cold"
     report["conditions"]["seconds"] = round(time.perf_counter() - started, 1)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2, default=str))

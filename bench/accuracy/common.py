@@ -78,19 +78,20 @@ class GraphView:
 
 
 _READ_SYMBOLS = """
-MATCH (s:Symbol {workspace: $ws})
-WHERE s.file IS NOT NULL AND NOT s:External
+MATCH (s:Entity {workspace: $ws})
+WHERE s:Symbol AND s.file IS NOT NULL AND NOT s:External
 RETURN s.file AS file, s.qualified_name AS qual, s.name AS name, s.kind AS kind,
        s.start_line AS start, s.end_line AS end
 """
 
 _READ_FILES = """
-MATCH (f:File {workspace: $ws})
+MATCH (f:Entity {workspace: $ws})
+WHERE f:File
 RETURN f.id AS id, f.skip_reason AS skip_reason, f.has_errors AS has_errors, f.parse_note AS note
 """
 
 _READ_CALLS = """
-MATCH (a:Entity {workspace: $ws})-[r:CALLS]->(b:Entity {workspace: $ws})
+MATCH (a:Entity {workspace: $ws})-[r:CALLS]->(b:Entity)
 RETURN a.id AS src, b.id AS dst, r.reason AS reason, r.confidence AS confidence, r.line AS line,
        r.count AS count, b:External AS external
 """
@@ -116,11 +117,12 @@ def drop_workspace(graph, workspace: str) -> None:
     )
 
 
-def index_cold(graph, root: Path, workspace: str, exclude: list[str]):
-    """A full index of ``root`` into a fresh workspace; returns the index-symbols summary."""
+def index_corpus(graph, root: Path, workspace: str, exclude: list[str], cold: bool = True):
+    """Index ``root`` into ``workspace`` (emptied first when ``cold``); the index-symbols summary."""
     from indexers.jobs import index_symbols
 
-    drop_workspace(graph, workspace)
+    if cold:
+        drop_workspace(graph, workspace)
     return index_symbols(root, workspace=workspace, graph=graph, exclude=exclude)
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import os
 import random
 import time
 from collections import Counter, defaultdict
@@ -29,13 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.accuracy.common import CallEdge, Score, Sym
-from bench.accuracy.python_defs import parse, python_files
+from bench.accuracy.python_defs import definitions, parse, python_files
 
 IN_WORKSPACE = "workspace-def"  # a function or class of the workspace
 WORKSPACE_OTHER = "workspace-other"  # a variable, parameter or module of the workspace
 OUTSIDE = "outside"  # builtins, C modules, site-packages
 NONE = "none"  # Jedi found nothing
 
+ORACLE_VERSION = 3  # part of the cache key: bump when the way verdicts are read changes
 BANDS = (("1.0", 1.0, 1.01), ("0.51-0.99", 0.51, 1.0), ("0.50", 0.5, 0.51), ("<0.5", 0.0, 0.5))
 
 
@@ -105,7 +107,34 @@ def sample_files(root: Path, seed: int, min_sites: int) -> tuple[list[str], dict
     return chosen, sites
 
 
-def _jedi_verdicts(root: Path, rel: str, sites: list[Site], project) -> list[tuple[str, list[tuple[str, int, str]]]]:
+class _SourceDefs:
+    """Definitions of workspace modules by qualified name, read with ``ast``: Jedi answers some
+    calls with a typeshed stub, which names the real definition but not its line."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.modules: dict[str, dict[str, int] | None] = {}
+
+    def find(self, module: str, qual: str) -> tuple[str, int] | None:
+        base = self.root / module.replace(".", "/")
+        for path in (base.with_suffix(".py"), base / "__init__.py"):
+            if path.is_file():
+                rel = path.relative_to(self.root).as_posix()
+                break
+        else:
+            return None
+        if rel not in self.modules:
+            tree = parse(self.root, rel)
+            defs = definitions(rel, tree)[0] if tree is not None else []
+            table: dict[str, int] = {}
+            for d in defs:
+                table.setdefault(d.qual, d.line)
+            self.modules[rel] = table
+        line = (self.modules[rel] or {}).get(qual)
+        return (rel, line) if line is not None else None
+
+
+def _jedi_verdicts(root: Path, rel: str, sites: list[Site], project, sources: _SourceDefs):
     import jedi
 
     path = root / rel
@@ -119,14 +148,24 @@ def _jedi_verdicts(root: Path, rel: str, sites: list[Site], project) -> list[tup
         targets: list[tuple[str, int, str]] = []
         verdict = NONE
         for n in names:
-            mp = n.module_path
-            inside = mp is not None and _inside(root, Path(mp))
-            if inside and n.type in ("function", "class") and n.line is not None:
-                targets.append((Path(mp).resolve().relative_to(root.resolve()).as_posix(), n.line, n.name))
+            mp = Path(n.module_path) if n.module_path is not None else None
+            where: tuple[str, int] | None = None
+            if n.type in ("function", "class") and mp is not None and n.full_name and n.module_name:
+                qual = n.full_name.removeprefix(n.module_name + ".")
+                if "typeshed" in mp.parts:
+                    # A stub of a standard-library module: the definition is in the source.
+                    where = sources.find(n.module_name, qual)
+                elif mp.name == "ntpath.py" and n.full_name.startswith("os.path.") and os.name == "posix":
+                    # Jedi reads os.path as ntpath; on POSIX the runtime binds posixpath.
+                    where = sources.find("posixpath", n.full_name.removeprefix("os.path."))
+                elif _inside(root, mp) and n.line is not None:
+                    where = (mp.resolve().relative_to(root.resolve()).as_posix(), n.line)
+            if where is not None:
+                targets.append((where[0], where[1], n.name))
                 verdict = IN_WORKSPACE
-            elif inside and verdict == NONE:
+            elif mp is not None and _inside(root, mp) and verdict == NONE:
                 verdict = WORKSPACE_OTHER
-            elif not inside and verdict in (NONE,):
+            elif verdict == NONE:
                 verdict = OUTSIDE
         out.append((verdict, targets))
     return out
@@ -148,20 +187,23 @@ def oracle(root: Path, seed: int, min_sites: int, cache_dir: Path, progress=prin
     digest = hashlib.sha256()
     for rel in files:
         digest.update(rel.encode() + b"\0" + (root / rel).read_bytes())
-    key = f"jedi-{jedi.__version__}-seed{seed}-min{min_sites}-{digest.hexdigest()[:16]}"
+    key = f"jedi-{jedi.__version__}-v{ORACLE_VERSION}-seed{seed}-min{min_sites}-{digest.hexdigest()[:16]}"
     cache = cache_dir / f"{key}.json"
     if cache.is_file():
         return json.loads(cache.read_text())
     jedi.settings.dynamic_params = False
     jedi.settings.dynamic_params_for_other_modules = False
     jedi.settings.dynamic_array_additions = False
-    project = jedi.Project(path=str(root))
+    # Only the corpus on the path: a virtualenv's site-packages would shadow parts of it
+    # (setuptools' copy of distutils).
+    project = jedi.Project(path=str(root), sys_path=[str(root), str(root / "lib-dynload")], smart_sys_path=False)
+    sources = _SourceDefs(root)
     result = {"jedi": jedi.__version__, "seed": seed, "files": files, "sites": []}
     started = time.perf_counter()
     done = 0
     total = sum(len(v) for v in sites.values())
     for rel in files:
-        for s, (verdict, targets) in zip(sites[rel], _jedi_verdicts(root, rel, sites[rel], project)):
+        for s, (verdict, targets) in zip(sites[rel], _jedi_verdicts(root, rel, sites[rel], project, sources)):
             result["sites"].append({"file": s.file, "line": s.line, "col": s.col, "name": s.name,
                                     "caller": list(s.caller) if s.caller else None,
                                     "verdict": verdict, "targets": targets})
