@@ -380,21 +380,11 @@ class EventLog:
         since_us = None if since is None else to_us(since)
         store = self._store
         store.sync()
-        with store.mem_lock:
-            ring = store.ring
-            found = []
-            for ev in ring.newest():
-                if since_us is not None and ev.ts < since_us:
-                    break
-                if (
-                    (type is None or ev.type == type)
-                    and (turn_id is None or ev.turn_id == turn_id)
-                    and (workspace is None or ev.workspace == workspace)
-                ):
-                    found.append(ev)
-                    if len(found) == limit:
-                        return found
-            if since_us is not None and (since_us, -1) >= ring.floor:
+        # The ring answers unfiltered reads; a filtered one walks its index in the database,
+        # which costs the same whether the matches are frequent or rare (a ring scan does not).
+        if turn_id is None and type is None and workspace is None:
+            found = self._from_ring(limit, since_us)
+            if found is not None:
                 return found
         where, params = [], []
         for column, value in (("type", type), ("turn_id", turn_id), ("workspace", workspace)):
@@ -410,6 +400,21 @@ class EventLog:
         sql += " ORDER BY ts DESC, seq DESC LIMIT ?"
         params.append(limit)
         return [Event.from_row(r) for r in store.query(sql, tuple(params))]
+
+    def _from_ring(self, limit: int, since_us: int | None) -> list[Event] | None:
+        """The answer from memory, or None when the ring cannot be sure it has all of it."""
+        with self._store.mem_lock:
+            ring = self._store.ring
+            found = []
+            for ev in ring.newest():
+                if since_us is not None and ev.ts < since_us:
+                    return found
+                found.append(ev)
+                if len(found) == limit:
+                    return found
+            if since_us is not None and (since_us, -1) >= ring.floor:
+                return found
+        return None
 
     def count(self) -> int:
         return self._store.query("SELECT count(*) FROM events")[0][0]

@@ -54,7 +54,8 @@ class ContextStore:
         self.db_lock = threading.RLock()  # the connection and the write path
         self.mem_lock = threading.RLock()  # the ring and the turn index
         self._queue: list[_Request] = []
-        self._queue_lock = threading.Lock()
+        self._queue_cond = threading.Condition(threading.Lock())
+        self._writing = False  # a leader is committing a batch
         self._last_seq = 0
         self._data_version = -1
         self._closed = False
@@ -160,17 +161,31 @@ class ContextStore:
     # -- writes ----------------------------------------------------------------------------
 
     def commit(self, rows: list[PendingEvent], strict: bool = True) -> list[Event]:
-        """Store validated events atomically (group commit); returns them once committed."""
+        """Store validated events atomically (group commit); returns them once committed.
+
+        Callers queue their request; if no batch is being written, the caller becomes the
+        leader and commits every queued request in one transaction, otherwise it waits for
+        a leader to do so. Waiting is on a condition, not the connection lock, so every
+        caller of a batch is released as soon as that batch commits.
+        """
         request = _Request(rows, strict)
-        with self._queue_lock:
-            self._queue.append(request)
         batch: list[_Request] = []
-        with self.db_lock:
-            if not request.done:
-                with self._queue_lock:
+        with self._queue_cond:
+            self._queue.append(request)
+            while not request.done:
+                if not self._writing:
+                    self._writing = True
                     batch, self._queue = self._queue, []
-                self._commit_batch(batch)
+                    break
+                self._queue_cond.wait()
         if batch:
+            try:
+                with self.db_lock:
+                    self._commit_batch(batch)
+            finally:
+                with self._queue_cond:
+                    self._writing = False
+                    self._queue_cond.notify_all()
             # Outside the lock: mirroring may wait on the network.
             self.turns.after_commit([e for r in batch for e in r.events])
         if request.error is not None:
