@@ -192,14 +192,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return JSONResponse({"status": "degraded", "neo4j": {"reachable": False, "error": reason}}, status_code=503)
         return JSONResponse({"status": "ok", "neo4j": {"reachable": True}})
 
+    # The Neo4j Browser fetches the style from its own origin: CORS, including Chromium's
+    # preflight for a request between loopback names (127.0.0.1 -> localhost).
+    cors = {
+        "Access-Control-Allow-Origin": "*",
+        "Access-Control-Allow-Methods": "GET, OPTIONS",
+        "Access-Control-Allow-Headers": "*",
+        "Access-Control-Allow-Private-Network": "true",
+    }
+
     @app.get("/browser/graphsvc.grass", tags=["service"], summary="The Neo4j Browser style (load with :style)")
     async def browser_style() -> Response:
-        # The Browser fetches it from its own origin, hence the CORS header.
-        return Response(
-            STYLE_FILE.read_text(),
-            media_type="text/plain",
-            headers={"Access-Control-Allow-Origin": "*"},
-        )
+        return Response(STYLE_FILE.read_text(), media_type="text/plain", headers=cors)
+
+    @app.options("/browser/graphsvc.grass", include_in_schema=False)
+    async def browser_style_preflight() -> Response:
+        return Response(status_code=204, headers=cors)
 
     app.add_middleware(BearerAuth, token=settings.server.token)
     app.add_middleware(BodyLimit, max_bytes=settings.server.max_body_bytes)

@@ -1,0 +1,159 @@
+"""Query latency and communities timing on an indexed workspace.
+
+    .venv/bin/python bench/queries.py WORKSPACE [--requests 300] [--url http://127.0.0.1:8080]
+
+For each operation (search, neighborhood depth 1 and 2, paths, explain) it sends
+`--requests` queries directly (the engine function) and through GraphQL over HTTP (a server
+started in this process on a free port unless `--url` is given), and prints p50/p95/p99 in
+milliseconds. Then it runs Leiden over the whole workspace and prints nodes, edges and the
+seconds for fetch, Leiden and write-back. Targets: search and depth-1 p95 < 20 ms over HTTP,
+depth-2 and paths p95 < 60 ms, explain < 150 ms, communities < 15 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import socket
+import statistics
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+import httpx
+
+from graphsvc.communities import communities
+from graphsvc.graph.driver import get_graph
+from graphsvc.query import engine
+from graphsvc.settings import get_settings
+
+SAMPLE = """
+MATCH (n:Symbol {workspace: $ws}) WHERE NOT n:External AND n.kind IN ['function', 'method', 'class']
+WITH n ORDER BY n.id
+RETURN n.id AS id, n.name AS name
+"""
+
+GQL = {
+    "search": "query($t: String!, $ws: String) { search(text: $t, workspace: $ws, limit: 20) { hits { entity { id kind } score matched } } }",
+    "neighborhood d1": "query($id: String!, $ws: String) { neighborhood(id: $id, workspace: $ws, depth: 1, limit: 200) { nodes { id kind level } edges { type source target confidence } truncated } }",
+    "neighborhood d2": "query($id: String!, $ws: String) { neighborhood(id: $id, workspace: $ws, depth: 2, limit: 200) { nodes { id kind level } edges { type source target confidence } truncated } }",
+    "paths": "query($a: String!, $b: String!, $ws: String) { paths(source: $a, target: $b, workspace: $ws, maxHops: 4, limit: 3) { paths { length nodes { id } } } }",
+    "explain": "query($id: String!, $ws: String) { explain(id: $id, workspace: $ws) { summary hubsByDegree { entity { id } degree } hubsByPagerank { entity { id } pagerank } pathToHub { length } } }",
+}
+
+
+def percentiles(samples: list[float]) -> str:
+    if not samples:
+        return "no samples"
+    qs = statistics.quantiles(samples, n=100, method="inclusive")
+    return f"p50 {qs[49]:7.2f}  p95 {qs[94]:7.2f}  p99 {qs[98]:7.2f}  (n={len(samples)})"
+
+
+def timed(calls: list[Callable[[], object]]) -> tuple[list[float], int]:
+    out, errors = [], 0
+    for call in calls:
+        started = time.perf_counter()
+        try:
+            call()
+        except Exception:
+            errors += 1
+            continue
+        out.append((time.perf_counter() - started) * 1000)
+    return out, errors
+
+
+def start_server() -> str:
+    import uvicorn
+
+    from graphsvc.api.app import create_app
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
+    threading.Thread(target=server.run, daemon=True).start()
+    while not server.started:
+        time.sleep(0.05)
+    return f"http://127.0.0.1:{port}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("workspace")
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--url", help="an already running graphsvc server")
+    parser.add_argument("--token", default=None)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-communities", action="store_true")
+    args = parser.parse_args()
+    ws, n = args.workspace, args.requests
+
+    graph = get_graph()
+    symbols = graph.read(SAMPLE, ws=ws)
+    if len(symbols) < 10:
+        sys.exit(f"workspace {ws!r} has {len(symbols)} functions/classes: index it first")
+    rng = random.Random(args.seed)
+    ids = [rng.choice(symbols)["id"] for _ in range(n)]
+    names = [rng.choice(symbols)["name"] for _ in range(n)]
+    pairs = [(rng.choice(symbols)["id"], rng.choice(symbols)["id"]) for _ in range(n)]
+    print(f"workspace {ws}: {len(symbols)} functions/methods/classes sampled; {n} requests per operation")
+
+    direct = {
+        "search": [lambda t=t: engine.search(t, workspace=ws, limit=20) for t in names],
+        "neighborhood d1": [lambda i=i: engine.neighborhood(i, workspace=ws, depth=1, limit=200) for i in ids],
+        "neighborhood d2": [lambda i=i: engine.neighborhood(i, workspace=ws, depth=2, limit=200) for i in ids],
+        "paths": [lambda a=a, b=b: engine.paths(a, b, workspace=ws, max_hops=4, limit=3) for a, b in pairs],
+        "explain": [lambda i=i: engine.explain(i, workspace=ws) for i in ids],
+    }
+    url = args.url or start_server()
+    headers = {"Authorization": f"Bearer {args.token}"} if args.token else {}
+    client = httpx.Client(base_url=url, headers=headers, timeout=60)
+
+    def gql(op: str, variables: dict) -> Callable[[], object]:
+        def call() -> object:
+            r = client.post("/graphql", json={"query": GQL[op], "variables": variables | {"ws": ws}})
+            body = r.json()
+            if r.status_code != 200 or body.get("errors"):
+                raise RuntimeError(body)
+            return body
+
+        return call
+
+    http = {
+        "search": [gql("search", {"t": t}) for t in names],
+        "neighborhood d1": [gql("neighborhood d1", {"id": i}) for i in ids],
+        "neighborhood d2": [gql("neighborhood d2", {"id": i}) for i in ids],
+        "paths": [gql("paths", {"a": a, "b": b}) for a, b in pairs],
+        "explain": [gql("explain", {"id": i}) for i in ids],
+    }
+    print(f"\nlatency in ms (direct = engine call; http = GraphQL over HTTP at {url})")
+    for op in direct:
+        for mode, calls in (("direct", direct[op]), ("http", http[op])):
+            timed(calls[: min(20, n)])  # warm the plan cache and the connection pool
+            samples, errors = timed(calls)
+            failed = f"  errors {errors}" if errors else ""
+            print(f"  {op:16s} {mode:6s} {percentiles(samples)}{failed}")
+
+    if not args.no_communities:
+        print("\ncommunities (Leiden, modularity, whole workspace)")
+        started = time.perf_counter()
+        res = communities(workspace=ws, seed=args.seed)
+        total = time.perf_counter() - started
+        print(
+            f"  {res.nodes} nodes, {res.edges} edges -> {res.community_count} communities "
+            f"(modularity {res.modularity:.3f}, {res.unassigned} nodes in communities under 3)"
+        )
+        print(
+            f"  fetch {res.fetch_s:.2f} s  leiden {res.leiden_s:.2f} s  write-back {res.write_s:.2f} s  "
+            f"total {total:.2f} s"
+        )
+        for c in res.communities[:5]:
+            print(f"    {c.id:>14} {c.size:6d}  {c.label}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\npeak memory of this process: {peak:.0f} MiB; transaction timeout {get_settings().neo4j.transaction_timeout_s:g} s")
+
+
+if __name__ == "__main__":
+    main()
