@@ -722,7 +722,7 @@ class _Resolver:
         self.stats = stats
         self.spec = LANGUAGES[ext.lang]
         self.system = self.spec.module_system
-        self.edges: dict[tuple[str, str, str], EdgeRecord] = {}
+        self.edges: dict[tuple[str, str, str], list] = {}  # (src, dst, type) -> [prov, conf, reason, line, count]
         self._chains: dict[str, list] = {}
         self.prefix = ext.path + "#"
         self.quals = table._quals.get(ext.path, {})
@@ -733,13 +733,18 @@ class _Resolver:
         key = (src, dst, rel)
         old = self.edges.get(key)
         if old is None:
-            if conf != 1.0:
-                conf = round(conf, 4)
-            self.edges[key] = EdgeRecord(src, dst, rel, prov, conf, reason, line, {"count": 1})
+            self.edges[key] = [prov, conf, reason, line, 1]
             return
-        old.props["count"] += 1
-        if conf > old.confidence:
-            old.confidence, old.reason, old.prov = round(conf, 4), reason, prov
+        old[4] += 1
+        if conf > old[1]:
+            old[0], old[1], old[2] = prov, conf, reason
+
+    def records(self) -> list[EdgeRecord]:
+        # Plain strings (not enum members) for the writer and for pickling across processes.
+        return [
+            EdgeRecord(src, dst, str(rel), str(prov), conf if conf == 1.0 else round(conf, 4), str(reason), line, {"count": n})
+            for (src, dst, rel), (prov, conf, reason, line, n) in self.edges.items()
+        ]
 
     def prov_for(self, dst: str, reason: str) -> str:
         if reason in _LOCAL_REASONS and dst.startswith(self.prefix):
@@ -993,9 +998,21 @@ class _Resolver:
     def calls(self) -> None:
         stats = self.stats
         memo: dict[tuple, object] = {}
+        # Names defined below the top level of this file are the only ones whose meaning
+        # depends on where the call is; every other call can share one answer per file.
+        nested = {s.name for s in self.ext.symbols if "." in s.qualified_name}
+        members_visible = self.spec.members_visible
         for call in self.ext.calls:
             stats.calls += 1
-            key = (call.caller, call.name, call.receiver_kind, call.receiver)
+            rkind = call.receiver_kind
+            if rkind == RECEIVER_SELF or rkind == RECEIVER_SUPER:
+                key = (call.caller.rpartition(".")[0], call.name, rkind, None)
+            else:
+                head = call.name if call.receiver is None else _SPLIT.split(call.receiver, 1)[0]
+                if members_visible or head in nested or (call.receiver is not None and call.name in nested):
+                    key = (call.caller, call.name, rkind, call.receiver)
+                else:
+                    key = ("", call.name, rkind, call.receiver)
             result = memo.get(key, memo)
             if result is memo:
                 result = memo[key] = self.resolve_call(call)
@@ -1182,10 +1199,7 @@ def resolve_file(ext: FileExtraction, table: SymbolTable, stats: ResolveStats | 
     r.imports()
     r.inherits()
     r.calls()
-    edges = list(r.edges.values())
-    for e in edges:  # plain strings for the writer and for pickling across processes
-        e.type, e.prov, e.reason = str(e.type), str(e.prov), str(e.reason)
-    return edges
+    return r.records()
 
 
 def resolve_all(table: SymbolTable, paths: Iterable[str] | None = None) -> tuple[list[EdgeRecord], ResolveStats]:
