@@ -26,6 +26,7 @@ def drop_workspace(workspace: str) -> None:
     graph = get_graph()
     graph.autocommit(
         "MATCH (n:Entity {workspace: $ws}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
+        timeout_s=600,
         ws=workspace,
     )
 

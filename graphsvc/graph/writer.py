@@ -15,6 +15,8 @@ from graphsvc.graph.driver import Graph
 from graphsvc.model import Label, Prov, Rel
 
 BATCH = 5000
+# Index writes are ours, not user queries: allow them longer than the query limit.
+WRITE_TIMEOUT_S = 600.0
 
 _TREE_STATE = """
 MATCH (n:Entity {workspace: $ws})
@@ -66,8 +68,8 @@ DETACH DELETE n
 """
 
 _SYMBOL_IDS = """
-MATCH (s:Symbol {workspace: $ws})
-WHERE s.file IS NOT NULL
+MATCH (s:Entity {workspace: $ws})
+WHERE s:Symbol AND s.file IS NOT NULL
 RETURN s.id AS id
 """
 
@@ -89,7 +91,8 @@ ON CREATE SET s:Symbol:External, s.prov = 'INFERRED', s.name = row.name,
 
 _MARK_FILES = """
 UNWIND $rows AS row
-MATCH (f:File {workspace: $ws, id: row.id})
+MATCH (f:Entity {workspace: $ws, id: row.id})
+WHERE f:File
 SET f.symbols_hash = row.hash, f.has_errors = row.has_errors, f.error_count = row.error_count,
     f.parse_note = row.note
 """
@@ -101,12 +104,12 @@ DETACH DELETE x
 """
 
 _SET_WORKSPACE_TOKEN = """
-MATCH (w:Workspace {workspace: $ws, id: $id})
+MATCH (w:Entity {workspace: $ws, id: $id})
 SET w.symbols_token = $token
 """
 
 _GET_WORKSPACE_TOKEN = """
-MATCH (w:Workspace {workspace: $ws, id: $id})
+MATCH (w:Entity {workspace: $ws, id: $id})
 RETURN w.symbols_token AS token
 """
 
@@ -159,7 +162,7 @@ class GraphWriter:
 
     def _run_batched(self, cypher: str, key: str, rows: Sequence[Any]) -> None:
         for chunk in batches(rows, self.batch_size):
-            self.graph.write(cypher, ws=self.ws, **{key: chunk})
+            self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, **{key: chunk})
 
     # -- tree -------------------------------------------------------------------------------
     def tree_state(self) -> dict[str, dict]:
