@@ -139,7 +139,6 @@ class SymbolTable:
         self._dirty = True
         self._ctx_cache: dict[str, _ImportContext] = {}
         self._bases_cache: dict[str, list[tuple[str, str]]] = {}
-        self.importers: dict[str, set[str]] = defaultdict(set)  # file -> files importing it
         for ext in exts:
             self.add_file(ext)
 
@@ -198,8 +197,6 @@ class SymbolTable:
             files = self._refs.get(name)
             if files is not None:
                 files.discard(path)
-        for importers in self.importers.values():
-            importers.discard(path)
         self._touch()
         return ext
 
@@ -238,6 +235,19 @@ class SymbolTable:
             return {}
         spec = LANGUAGES.get(sym.lang)
         return self._members.get((self._scope_key(sym.file, spec), sym.qualified_name), {})
+
+    def importers_of(self, path: str) -> set[str]:
+        """Files whose imports resolve to ``path`` now. Only files naming the module (its stem
+        or its directory, for packages) are examined."""
+        stem = posixpath.splitext(posixpath.basename(path))[0]
+        candidates = self.referencing_files(stem) | self.referencing_files(posixpath.basename(posixpath.dirname(path)))
+        out = set()
+        for f in candidates:
+            ext = self.files.get(f)
+            if ext is not None and ext.lang in LANGUAGES and f != path:
+                if path in _Resolver(ext, self, ResolveStats()).context(f).edges:
+                    out.add(f)
+        return out
 
     def referencing_files(self, name: str) -> set[str]:
         return self._refs.get(name, set())
@@ -1141,7 +1151,6 @@ class _Resolver:
                 self.stats.imports_external += 1
             else:
                 self.stats.imports_internal += 1
-                self.table.importers[dst].add(self.ext.path)
             self.edge(self.ext.path, dst, Rel.IMPORTS, Prov.EXTRACTED, 1.0, reason, line)
         self.stats.imports_unresolved += ctx.unresolved
 
@@ -1243,6 +1252,10 @@ def _external_module(module: str) -> SymbolRecord:
     )
 
 
+# Files that stand for their directory when imported.
+_PACKAGE_FILES = frozenset({"__init__", "mod", "lib", "main", "index"})
+
+
 def _import_keys(ext: FileExtraction) -> set[tuple]:
     return {(i.module, i.name, i.alias, i.level) for i in ext.imports}
 
@@ -1273,15 +1286,18 @@ def affected_files(
         old_bases = {(r.subject, r.base) for r in old.inherits} if old else set()
         new_bases = {(r.subject, r.base) for r in new.inherits} if new else set()
         names.update(_SPLIT.split(s)[-1] for s, _ in old_bases ^ new_bases)
-        if (old is None) != (new is None):  # created or deleted: the module name itself
+        if (old is None) != (new is None):
+            # Created or deleted: whoever names the module (its stem, or its directory for
+            # packages) may now import something else.
             stem = posixpath.splitext(posixpath.basename(path))[0]
             names.add(stem)
-            if stem in ("__init__", "mod", "index"):
+            ext = old or new
+            spec = LANGUAGES.get(ext.lang) if ext.lang else None
+            if stem in _PACKAGE_FILES or (spec is not None and spec.directory_scope):
                 names.add(posixpath.basename(posixpath.dirname(path)))
-            affected |= table.importers.get(path, set())
         elif old is not None and new is not None and _import_keys(old) != _import_keys(new):
             # What this file re-exports may have changed for files importing it.
-            affected |= table.importers.get(path, set())
+            affected |= table.importers_of(path)
     for name in names:
         affected |= table.referencing_files(name)
     return {p for p in affected if p in table.files}

@@ -101,3 +101,20 @@ def test_renames_in_every_language_match_a_full_run(lang, path, old, new):
     full, inc, affected = _apply(lang, {path: src.replace(old, new)})
     assert path in affected and len(affected) > 1
     assert inc == full
+
+
+def test_fresh_table_from_saved_extractions_finds_importers_of_a_re_export_change():
+    """An incremental run rebuilds the table from saved extractions (nothing resolved yet)."""
+    exts = extract_tree(FIXTURES / "python")
+    table = SymbolTable(exts.values())
+    before = _edges_by_file(table)
+    table = SymbolTable(exts.values())  # as a new process would
+    path = "pkg/__init__.py"
+    new = extract_file(path, b"from .util import fmt as Model\n", "python")
+    old = table.remove_file(path)
+    table.add_file(new)
+    affected = affected_files([path], {path: old}, {path: new}, table)
+    assert "app.py" in affected  # `from pkg import Model` now means something else
+    full = _edges_by_file(table)
+    assert full["app.py"] != before["app.py"]
+    assert ("app.py#main", "pkg/util.py#fmt", "CALLS", "import", 1.0) in full["app.py"]
