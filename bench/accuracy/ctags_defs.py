@@ -7,12 +7,17 @@ give the first line of the declaration: when the two differ because annotations,
 or a multi-line signature come first, the pair still matches and is counted as such.
 
 Recall: mapped ctags entries we have. Precision: our symbols that ctags confirms at the same
-(file, name, line), by any kind (a confirmation by an excluded kind is counted separately).
+(file, name, line), by any kind (a confirmation by an excluded kind is counted separately),
+over our symbols less the *explained* ones: overloads and redefinitions (ctags lists one per
+name), definitions inside function bodies, what a language's rules below say ctags does not
+list, and for TypeScript what the TypeScript compiler's parser confirms. The raw score keeps
+everything.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -38,6 +43,11 @@ class CtagsLanguage:
     top_level: frozenset[str]  # mapped kinds that count only outside any scope
     excluded: dict[str, str]  # ctags kind -> why we do not model it
     not_names: dict[str, str] = field(default_factory=dict)  # names that are syntax, not definitions
+    # (ctags kind, pattern on the entry's source line, why): entries that are not definitions
+    # we model. A pattern with a group "decl" excludes the entry when the declared name differs.
+    not_entries: tuple[tuple[str, str, str], ...] = ()
+    # (our kind, pattern on our symbol's first line, why): symbols ctags does not list.
+    unlisted: tuple[tuple[str, str, str], ...] = ()
 
 
 CTAGS_LANGUAGES: dict[str, CtagsLanguage] = {
@@ -67,6 +77,14 @@ CTAGS_LANGUAGES: dict[str, CtagsLanguage] = {
         frozenset({"variable"}),
         {"implementation": "impl blocks (a scope for methods, not a symbol)",
          "macro": "macro_rules! definitions", "field": "struct fields", "enumerator": "enum variants"},
+        not_entries=(
+            ("module", r";\s*$", "`mod x;` declarations: the module is the file x.rs"),
+            ("variable", r"^\s*(pub(\([^)]*\))?\s+)?(static|const)\s+(mut\s+)?(?P<decl>\w+)",
+             "ctags takes a word of the type for the name of a const/static item"),
+        ),
+        unlisted=(
+            ("constant", r"^\s*(pub(\([^)]*\))?\s+)?const\s", "const items: ctags' Rust parser does not list them"),
+        ),
     ),
     "java": CtagsLanguage(
         "Java", (),
@@ -146,6 +164,23 @@ def typescript_declarations(corpus: Corpus, files: list[str]) -> set[tuple[str, 
     return out
 
 
+def _not_an_entry(lang: CtagsLanguage, t: Tag, line: str) -> str | None:
+    for kind, pattern, why in lang.not_entries:
+        if kind != t.kind:
+            continue
+        m = re.search(pattern, line)
+        if m and ("decl" not in m.groupdict() or m.group("decl") != t.name):
+            return why
+    return None
+
+
+def _unlisted(lang: CtagsLanguage, s: Sym, line: str) -> str | None:
+    for kind, pattern, why in lang.unlisted:
+        if kind == s.kind and re.search(pattern, line):
+            return why
+    return None
+
+
 def measure(corpus: Corpus, ours: list[Sym], files: dict[str, FileState]) -> dict:
     lang = CTAGS_LANGUAGES[corpus.lang]
     paths = corpus_files(corpus)
@@ -171,6 +206,8 @@ def measure(corpus: Corpus, ours: list[Sym], files: dict[str, FileState]) -> dic
             # Every corpus is formatted (prettier, gofmt, rustfmt): an indented declaration is
             # a local or an object key whose scope ctags lost.
             excluded[f"{t.kind} on an indented line: a local ctags did not scope"] += 1
+        elif (why := _not_an_entry(lang, t, source_line(t.file, t.line))) is not None:
+            excluded[f"{t.kind}: {why}"] += 1
         elif t.kind in lang.mapped and not (t.kind in lang.top_level and t.scoped) and t.name not in lang.not_names:
             oracle.append(t)
         elif t.kind in lang.mapped and t.name in lang.not_names:
@@ -260,6 +297,9 @@ def measure(corpus: Corpus, ours: list[Sym], files: dict[str, FileState]) -> dic
         problem = file_problem(files, s.file)
         if problem:
             cat = problem
+        elif (why := _unlisted(lang, s, source_line(s.file, s.start))) is not None:
+            cat = f"ours {s.kind}: {why}"
+            explained += 1
         elif key in arbiter:
             cat = f"ours {s.kind}: ctags misses it, the TypeScript compiler confirms it"
             explained += 1
