@@ -35,6 +35,9 @@ from graphsvc.errors import GraphsvcError, InputError, StoreError
 from graphsvc.settings import Settings, get_settings
 
 
+PRUNE_CHUNK = 5000
+
+
 class _Request:
     __slots__ = ("rows", "strict", "done", "events", "error")
 
@@ -284,38 +287,49 @@ class ContextStore:
             return len(stored)
 
     def prune_events(self, cutoff: int, dry_run: bool) -> tuple[dict[str, int], int]:
-        with self.db_lock:
-            conn = self.conn
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    tail = self._tail()
-                    by_type = {
-                        r[0]: r[1]
-                        for r in conn.execute(
-                            "SELECT type, count(*) FROM events WHERE ts < ? GROUP BY type ORDER BY type",
-                            (cutoff,),
-                        )
-                    }
-                    if not dry_run and by_type:
-                        conn.execute(
-                            "UPDATE retention SET pruned_before = max(pruned_before, ?) WHERE id = 1",
-                            (cutoff,),
-                        )
-                        conn.execute("DELETE FROM events WHERE ts < ?", (cutoff,))
-                    remaining = conn.execute("SELECT count(*) FROM events").fetchone()[0]
-                    conn.execute("ROLLBACK" if dry_run else "COMMIT")
-                except BaseException:
-                    if conn.in_transaction:
-                        conn.execute("ROLLBACK")
-                    raise
-            except sqlite3.DatabaseError as exc:
-                raise StoreError(f"{self.path}: prune failed, nothing was removed: {exc}") from exc
-            self._apply(tail)
-            if not dry_run:
-                with self.mem_lock:
-                    self.ring.drop_before(cutoff)
-            return by_type, remaining
+        """Delete events with ts < cutoff, in chunks of `PRUNE_CHUNK` per transaction so that
+        writers in other processes never wait long for the lock."""
+        by_type: dict[str, int] = {}
+        conn = self.conn
+        try:
+            if dry_run:
+                rows = self.query(
+                    "SELECT type, count(*) FROM events WHERE ts < ? GROUP BY type ORDER BY type", (cutoff,)
+                )
+                return {r[0]: r[1] for r in rows}, self.query("SELECT count(*) FROM events")[0][0]
+            while True:
+                with self.db_lock:
+                    conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        tail = self._tail()
+                        chunk = "SELECT seq FROM events WHERE ts < ? ORDER BY ts LIMIT ?"
+                        counts = conn.execute(
+                            f"SELECT type, count(*) FROM events WHERE seq IN ({chunk}) GROUP BY type",
+                            (cutoff, PRUNE_CHUNK),
+                        ).fetchall()
+                        if counts:
+                            conn.execute(
+                                "UPDATE retention SET pruned_before = max(pruned_before, ?) WHERE id = 1",
+                                (cutoff,),
+                            )
+                            conn.execute(f"DELETE FROM events WHERE seq IN ({chunk})", (cutoff, PRUNE_CHUNK))
+                        conn.execute("COMMIT")
+                    except BaseException:
+                        if conn.in_transaction:
+                            conn.execute("ROLLBACK")
+                        raise
+                    self._apply(tail)
+                    with self.mem_lock:
+                        self.ring.drop_before(cutoff)
+                for type_, n in counts:
+                    by_type[type_] = by_type.get(type_, 0) + n
+                if not counts:
+                    break
+            remaining = self.query("SELECT count(*) FROM events")[0][0]
+        except sqlite3.DatabaseError as exc:
+            removed = sum(by_type.values())
+            raise StoreError(f"{self.path}: prune stopped after removing {removed} events: {exc}") from exc
+        return dict(sorted(by_type.items())), remaining
 
     def write(self, sql_and_params: list[tuple[str, tuple]]) -> None:
         """Run statements on tables other than the log in one transaction (episodes, mirror flags)."""

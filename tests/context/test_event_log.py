@@ -19,6 +19,7 @@ import pytest
 
 import ctx_workers
 from graphsvc.context import db
+from graphsvc.context import store as store_module
 from graphsvc.context.events import iso, to_us
 from graphsvc.context.store import ContextStore
 from graphsvc.errors import InputError, NotFoundError, StoreError
@@ -222,6 +223,17 @@ def test_prune_removes_exactly_the_events_older_than_retain_days_and_reports_the
     assert (report.removed, report.remaining) == (2, 2)
     assert sorted(e.payload["k"] for e in store.events.recent(10)) == ["boundary", "new"]
     assert store.events.prune(now=NOW).removed == 0
+
+
+def test_prune_works_in_chunks_and_counts_every_chunk(store, monkeypatch):
+    monkeypatch.setattr(store_module, "PRUNE_CHUNK", 100)
+    old = [{"type": t, "workspace": "/ws", "payload": {"i": i}, "at": NOW - 20 * DAY}
+           for i, t in enumerate(["RouteDecided", "FulfilledLocal"] * 175)]
+    store.events.append_many(old)
+    store.events.append_many([{"type": "FulfilledLocal", "payload": {"keep": True}, "at": NOW}] * 3)
+    report = store.events.prune(now=NOW)
+    assert report.by_type == {"FulfilledLocal": 175, "RouteDecided": 175}
+    assert (report.removed, report.remaining, count(store)) == (350, 3, 3)
 
 
 def test_turns_outlive_the_pruning_of_their_events(store, reopen):
