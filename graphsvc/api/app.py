@@ -25,7 +25,6 @@ from strawberry.extensions import QueryDepthLimiter, SchemaExtension
 from strawberry.fastapi import GraphQLRouter
 from strawberry.tools import merge_types
 
-from graphsvc.api import graph_api
 from graphsvc.api.auth import BearerAuth, BodyLimit
 from graphsvc.errors import AmbiguousError, GraphsvcError, InputError, Neo4jUnavailable, NotFoundError
 from graphsvc.jobs import JobRegistry

@@ -164,3 +164,25 @@ def test_communities_deterministic_and_replaced_on_rerun(graph):
     count = graph.read("MATCH (c:Community {workspace: $ws}) RETURN count(c) AS n", ws=WS)[0]["n"]
     assert count == cpm.community_count
     assert len(stored()) == cpm.nodes - cpm.unassigned
+
+
+def test_turn_scopes_queries_and_reads_its_keys(graph, tmp_path, monkeypatch):
+    from graphsvc.context.store import get_store, reset_store
+    from graphsvc.settings import reload_settings
+
+    monkeypatch.setenv("GRAPHSVC_HOME", str(tmp_path / "home"))
+    reload_settings()
+    reset_store()
+    try:
+        turn = get_store().turns.open_turn(WS, keys={"goal": "make save() atomic", "clone_path": "/src/app"})
+        goal = engine.context_query(f"{turn.id} key=goal")
+        assert (goal.turn_id, goal.workspace, goal.key.value) == (turn.id, WS, "make save() atomic")
+        assert engine.context_query(f"{turn.id} key=plan").key.value is None
+        scoped = engine.context_query(f"{turn.id} neigh=App.run")
+        assert scoped.workspace == WS and scoped.neighborhood.center.id == "src/app.py#App.run"
+        with pytest.raises(NotFoundError, match="no turn"):
+            engine.context_query("no-such-turn Model")
+    finally:
+        reset_store()
+        monkeypatch.undo()
+        reload_settings()
