@@ -20,9 +20,11 @@ all of these fall below the default query threshold.
 
 from __future__ import annotations
 
+import gc
 import posixpath
 import re
 from collections import Counter, defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -64,7 +66,7 @@ _SPLIT = re.compile(r"\.|::|->")
 
 def _base(qual: str) -> str:
     """``f@2.g@3`` -> ``f@2.g``: the lookup key of a possibly redefined name."""
-    return _SUFFIX.sub("", qual)
+    return _SUFFIX.sub("", qual) if "@" in qual else qual
 
 
 # An entity a name can stand for while resolving.
@@ -139,8 +141,9 @@ class SymbolTable:
         self._dirty = True
         self._ctx_cache: dict[str, _ImportContext] = {}
         self._bases_cache: dict[str, list[tuple[str, str]]] = {}
-        for ext in exts:
-            self.add_file(ext)
+        with _paused_gc():
+            for ext in exts:
+                self.add_file(ext)
 
     # -- maintenance -------------------------------------------------------------------
 
@@ -152,17 +155,23 @@ class SymbolTable:
         spec = LANGUAGES.get(ext.lang) if ext.lang else None
         system = spec.module_system if spec else ""
         quals: dict[str, list[str]] = {}
+        scope_key = self._scope_key(ext.path, spec)
+        symbols, by_name, members = self.symbols, self._by_name, self._members
         for sym in ext.symbols:
-            self.symbols[sym.id] = sym
-            quals.setdefault(_base(sym.qualified_name), []).append(sym.id)
-            for group in _name_groups(sym.kind):
-                self._by_name[(system, group, sym.name)].append(sym.id)
-            if sym.kind in _TYPE_KINDS or sym.kind == "module":
-                self._types[(system, _base(sym.qualified_name))].append(sym.id)
-            owner = sym.qualified_name.rpartition(".")[0]
-            if owner and sym.kind != "constant" and sym.kind != "variable":
-                key = (self._scope_key(ext.path, spec), owner)
-                self._members.setdefault(key, {}).setdefault(sym.name, []).append(sym.id)
+            sid, kind, qual = sym.id, sym.kind, sym.qualified_name
+            symbols[sid] = sym
+            base = _base(qual)
+            if base in quals:
+                quals[base].append(sid)
+            else:
+                quals[base] = [sid]
+            for group in _name_groups(kind):
+                by_name[(system, group, sym.name)].append(sid)
+            if kind in _TYPE_KINDS or kind == "module":
+                self._types[(system, base)].append(sid)
+            if "." in qual and kind != "constant" and kind != "variable":
+                key = (scope_key, qual.rpartition(".")[0])
+                members.setdefault(key, {}).setdefault(sym.name, []).append(sid)
         self._quals[ext.path] = quals
         for name in _referenced_names(ext):
             self._refs[name].add(ext.path)
@@ -256,7 +265,7 @@ class SymbolTable:
         return self._dirs.get(directory, set())
 
 
-def _name_groups(kind: str) -> tuple[str, ...]:
+def _groups_of(kind: str) -> tuple[str, ...]:
     groups = []
     if kind in _CALLABLE_KINDS:
         groups.append("callable")
@@ -267,6 +276,27 @@ def _name_groups(kind: str) -> tuple[str, ...]:
     return tuple(groups)
 
 
+_GROUPS = {str(k): _groups_of(str(k)) for k in SymbolKind}
+
+
+def _name_groups(kind: str) -> tuple[str, ...]:
+    groups = _GROUPS.get(kind)
+    return groups if groups is not None else _groups_of(kind)
+
+
+@contextmanager
+def _paused_gc():
+    """Bulk building allocates hundreds of thousands of containers and no cycles; the
+    cyclic collector would rescan the whole table again and again."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _discard(items: list, item) -> None:
     try:
         items.remove(item)
@@ -275,11 +305,8 @@ def _discard(items: list, item) -> None:
 
 
 def _referenced_names(ext: FileExtraction) -> set[str]:
-    names: set[str] = set()
-    for c in ext.calls:
-        names.add(c.name)
-        if c.receiver:
-            names.add(_SPLIT.split(c.receiver, 1)[0])
+    names = {c.name for c in ext.calls}
+    names.update(_SPLIT.split(r, 1)[0] for r in {c.receiver for c in ext.calls if c.receiver})
     for r in ext.inherits:
         names.add(_SPLIT.split(r.base)[-1])
         names.add(_SPLIT.split(r.subject)[-1])
@@ -1215,10 +1242,11 @@ def resolve_all(table: SymbolTable, paths: Iterable[str] | None = None) -> tuple
     """Resolve every file of the table (or the given paths); edges plus summed statistics."""
     stats = ResolveStats()
     edges: list[EdgeRecord] = []
-    for path in sorted(paths if paths is not None else table.files):
-        ext = table.files.get(path)
-        if ext is not None:
-            edges.extend(resolve_file(ext, table, stats))
+    with _paused_gc():
+        for path in sorted(paths if paths is not None else table.files):
+            ext = table.files.get(path)
+            if ext is not None:
+                edges.extend(resolve_file(ext, table, stats))
     return edges, stats
 
 
