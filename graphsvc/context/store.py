@@ -68,7 +68,11 @@ class ContextStore:
         self.events = EventLog(self)
         self.turns = TurnIndex(self)
         self.episodes = Episodes(self)
-        self._load(warm_from)
+        try:
+            self._load(warm_from)
+        except BaseException:
+            self.conn.close()
+            raise
 
     # -- opening ---------------------------------------------------------------------------
 
