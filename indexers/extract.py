@@ -27,6 +27,7 @@ from grammar-specific tree walks, so this module never needs to know the languag
 
 from __future__ import annotations
 
+import gc
 import re
 from dataclasses import dataclass, field
 
@@ -129,6 +130,18 @@ class _Def:
 
 def extract_file(rel_path: str, data: bytes, lang: str | None) -> FileExtraction:
     """Extract one file. Never raises for bad content; problems are recorded on the result."""
+    # Extraction allocates many short-lived objects and no reference cycles; the cyclic
+    # collector would only rescan whatever the caller keeps (all previous results).
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _extract(rel_path, data, lang)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _extract(rel_path: str, data: bytes, lang: str | None) -> FileExtraction:
     path = file_id(rel_path)
     out = FileExtraction(path=path, lang=lang)
     if lang is None:
