@@ -7,11 +7,14 @@ the difference.
 
 from __future__ import annotations
 
+import fcntl
 import multiprocessing
 import os
+import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -300,6 +303,34 @@ def _merge_edges(edges) -> dict[str, list[dict]]:
     return by_type
 
 
+@dataclass(slots=True)
+class _Warm:
+    """A workspace's extractions and symbol table as of the run that wrote `token`."""
+
+    token: str
+    exts: dict[str, FileExtraction]
+    table: object  # indexers.resolve.SymbolTable
+
+
+_WARM: dict[Path, _Warm] = {}
+_LOCKS: dict[Path, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+@contextmanager
+def _workspace_lock(spath: Path) -> Iterator[None]:
+    """One symbol run per workspace at a time: across threads, and across processes (flock)."""
+    with _LOCKS_GUARD:
+        lock = _LOCKS.setdefault(spath, threading.Lock())
+    spath.parent.mkdir(parents=True, exist_ok=True)
+    with lock, open(spath.with_suffix(".lock"), "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 def index_symbols(
     path: str | Path,
     workspace: str | None = None,
@@ -310,19 +341,34 @@ def index_symbols(
 ) -> SymbolSummary:
     """Bring the tree up to date, then extract, resolve and write symbols and edges of
     changed files; edges of unchanged files that could now resolve differently are redone."""
+    settings = get_settings()
+    graph = graph or get_graph()
+    ws = workspace_name(path, workspace)
+    spath = state_path(settings.home, ws, graph.uri)
+    with _workspace_lock(spath):
+        return _index_symbols(path, ws, graph, jobs, progress, exclude, spath)
+
+
+def _index_symbols(
+    path: str | Path,
+    workspace: str,
+    graph: Graph,
+    jobs: int | None,
+    progress: Progress | None,
+    exclude: Sequence[str],
+    spath: Path,
+) -> SymbolSummary:
     from indexers.languages import language_for_path
     from indexers.resolve import ResolveStats, SymbolTable, affected_files, external_nodes, resolve_file
 
     started = time.perf_counter()
     settings = get_settings()
-    graph = graph or get_graph()
     tree, scan = _sync_tree(path, workspace, graph, progress, exclude)
     ws = tree.workspace
     root = tree.root
     writer = GraphWriter(graph, ws, settings.index.batch_size)
     summary = SymbolSummary(workspace=ws, tree=tree)
 
-    spath = state_path(settings.home, ws, graph.uri)
     state = load_state(spath)
     full = state.token is None or state.token != writer.symbols_token()
     if full:
@@ -335,13 +381,13 @@ def index_symbols(
         if spec is not None:
             current[f.id] = (f.hash, spec.name)
     summary.files = len(current)
-    changed = sorted(fid for fid, (h, _) in current.items() if fid not in state.files or state.files[fid][0] != h)
-    deleted = sorted(fid for fid in state.files if fid not in current)
+    changed = sorted(fid for fid, (h, _) in current.items() if state.hashes.get(fid) != h)
+    deleted = sorted(fid for fid in state.hashes if fid not in current)
     summary.unchanged = len(current) - len(changed)
     summary.deleted = len(deleted)
 
     if not changed and not deleted and not full:
-        summary.symbols = sum(len(ext.symbols) for _, ext in state.files.values())
+        summary.symbols = state.symbols
         summary.seconds = time.perf_counter() - started
         return summary
 
@@ -354,17 +400,24 @@ def index_symbols(
     summary.parsed = len(new_exts)
     summary.parse_seconds = time.perf_counter() - t0
 
-    # Resolve: the table knows every file; only affected files are re-resolved.
+    # Resolve: the table knows every file; only affected files are re-resolved. A process
+    # that indexed this workspace before (the server) keeps its table and applies the change.
     t0 = time.perf_counter()
-    old_exts = {fid: state.files[fid][1] for fid in changed + deleted if fid in state.files}
-    table = SymbolTable()
-    for fid, (_, ext) in state.files.items():
-        if fid not in new_exts and fid not in deleted:
+    warm = _WARM.pop(spath, None)
+    if warm is not None and warm.token == state.token and not full:
+        all_exts, table = warm.exts, warm.table
+        old_exts = {fid: all_exts[fid] for fid in changed + deleted if fid in all_exts}
+        for fid in deleted:
+            table.remove_file(fid)
+            all_exts.pop(fid, None)
+        for fid, ext in new_exts.items():
             table.add_file(ext)
-    for ext in new_exts.values():
-        table.add_file(ext)
-    all_exts = {fid: ext for fid, (_, ext) in state.files.items() if fid not in deleted}
-    all_exts.update(new_exts)
+            all_exts[fid] = ext
+    else:
+        old_exts = {fid: state.extraction(fid) for fid in changed + deleted if fid in state.blobs}
+        all_exts = {fid: state.extraction(fid) for fid in state.blobs if fid not in deleted and fid not in new_exts}
+        all_exts.update(new_exts)
+        table = SymbolTable(all_exts.values())
     if full:
         affected = set(all_exts)
     else:
@@ -413,18 +466,14 @@ def index_symbols(
     summary.symbols_removed = len(stale)
 
     # Record what the graph now holds; only then does the next run trust it.
-    for fid in deleted:
-        state.files.pop(fid, None)
-    for fid, ext in new_exts.items():
-        state.files[fid] = (current[fid][0], ext)
-    state.token = IndexState.new_token()
-    save_state(spath, state)
-    writer.set_symbols_token(state.token)
-
-    summary.symbols = sum(len(ext.symbols) for _, ext in state.files.values())
-    summary.syntax_error_files = sum(1 for _, ext in state.files.values() if ext.has_errors)
-    summary.skipped = dict(Counter(ext.skip_reason.split(":")[0] for _, ext in state.files.values()
-                                   if ext.skip_reason))
+    token = IndexState.new_token()
+    changed_rows = {fid: (current[fid][0], ext) for fid, ext in new_exts.items()}
+    summary.symbols = sum(len(ext.symbols) for ext in all_exts.values())
+    save_state(spath, token, changed_rows, deleted, full, summary.symbols)
+    writer.set_symbols_token(token)
+    _WARM[spath] = _Warm(token, all_exts, table)
+    summary.syntax_error_files = sum(1 for ext in all_exts.values() if ext.has_errors)
+    summary.skipped = dict(Counter(ext.skip_reason.split(":")[0] for ext in all_exts.values() if ext.skip_reason))
     summary.seconds = time.perf_counter() - started
     return summary
 
