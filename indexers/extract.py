@@ -12,6 +12,8 @@ tags.scm-style captures:
 ``@self``               the receiver name of a method (Go ``func (s *T)``)
 ``@doc``                a docstring inside the definition
 ``@package``            the file's package or namespace clause (Go, Java)
+``@local``              a name bound inside a function (parameter, local variable): calls
+                        through it are not calls of a global with that name
 ``@declaration``        a declaration that is not a definition (a C prototype); its ``@name``
                         tells the resolver what a header promises
 ``@reference.call``     a call; ``@receiver`` is the object or path before the name
@@ -63,6 +65,8 @@ _RANK = {"variable": 0, "constant": 1}
 _NAME_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*$")
 _GENERIC_ARGS = re.compile(r"<.*>$", re.S)
 _WS = re.compile(r"\s+")
+_HEAD = re.compile(r"[^.:>-]*")
+_FUNCTION_KINDS = frozenset({"function", "method"})
 
 
 @dataclass(slots=True, frozen=True)
@@ -81,6 +85,9 @@ class CallRef:
     receiver_kind: str  # RECEIVER_*
     receiver: str | None  # text of a RECEIVER_NAME receiver ("os.path", "util")
     line: int
+    # The called name (or the receiver's first name) is a parameter or local variable of
+    # the enclosing function, so it does not name a global definition or an import.
+    local: bool = False
 
 
 @dataclass(slots=True, frozen=True)
@@ -194,6 +201,7 @@ class _Extractor:
     def run(self, root: tree_sitter.Node) -> None:
         defs: dict[tuple[int, int], _Def] = {}
         calls: list[tuple[tree_sitter.Node, dict]] = []
+        locals_: list[tree_sitter.Node] = []
         inherits: list[tuple[str, tree_sitter.Node, dict]] = []
         imports: list[tuple[tree_sitter.Node, dict]] = []
         for _, caps in tree_sitter.QueryCursor(self.spec.query()).matches(root):
@@ -206,7 +214,9 @@ class _Extractor:
                     node_kind = cap
                     break
             if node_kind is None:
-                if "package" in caps:
+                if "local" in caps:
+                    locals_.extend(caps["local"])
+                elif "package" in caps:
                     self.out.package = _text(caps["package"][0]).strip()
                 elif "declaration" in caps and "name" in caps:
                     self.out.declared.append(_text(caps["name"][0]))
@@ -224,7 +234,7 @@ class _Extractor:
                 self.out.package = _text(caps["package"][0]).strip()
         ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
         self._nest(ordered)
-        self._calls(ordered, calls)
+        self._calls(ordered, calls, self._locals(ordered, locals_))
         self._inherits(ordered, inherits)
         self._imports(imports)
 
@@ -399,7 +409,19 @@ class _Extractor:
             result[i] = stack[-1] if stack else None
         return result
 
-    def _calls(self, ordered: list[_Def], calls: list) -> None:
+    def _locals(self, ordered: list[_Def], nodes: list[tree_sitter.Node]) -> dict[int, set[str]]:
+        """Names bound inside each function, keyed by ``id()`` of its definition."""
+        out: dict[int, set[str]] = {}
+        if not nodes:
+            return out
+        for node, encl in zip(nodes, self._enclosing_all(ordered, nodes)):
+            while encl is not None and encl.kind not in _FUNCTION_KINDS:
+                encl = encl.parent
+            if encl is not None:
+                out.setdefault(id(encl), set()).add(_text(node))
+        return out
+
+    def _calls(self, ordered: list[_Def], calls: list, local_names: dict[int, set[str]]) -> None:
         if not calls:
             return
         spec = self.spec
@@ -429,7 +451,14 @@ class _Extractor:
                     receiver = rtext
                 else:
                     rkind = RECEIVER_OTHER
-            out.append(CallRef(caller, name, rkind, receiver, _line(node)))
+            local = False
+            if local_names and rkind in (RECEIVER_NONE, RECEIVER_NAME):
+                head = name if receiver is None else _HEAD.match(receiver).group(0)
+                d = encl
+                while d is not None and not local:  # closures see the enclosing functions' names
+                    local = head in local_names.get(id(d), ())
+                    d = d.parent
+            out.append(CallRef(caller, name, rkind, receiver, _line(node), local))
 
     def _inherits(self, ordered: list[_Def], refs: list) -> None:
         if not refs:

@@ -1043,13 +1043,13 @@ class _Resolver:
             stats.calls += 1
             rkind = call.receiver_kind
             if rkind == RECEIVER_SELF or rkind == RECEIVER_SUPER:
-                key = (call.caller.rpartition(".")[0], call.name, rkind, None)
+                key = (call.caller.rpartition(".")[0], call.name, rkind, None, False)
             else:
                 head = call.name if call.receiver is None else _SPLIT.split(call.receiver, 1)[0]
                 if members_visible or head in nested or (call.receiver is not None and call.name in nested):
-                    key = (call.caller, call.name, rkind, call.receiver)
+                    key = (call.caller, call.name, rkind, call.receiver, call.local)
                 else:
-                    key = ("", call.name, rkind, call.receiver)
+                    key = ("", call.name, rkind, call.receiver, call.local)
             result = memo.get(key, memo)
             if result is memo:
                 result = memo[key] = self.resolve_call(call)
@@ -1090,6 +1090,14 @@ class _Resolver:
         qual = call.caller.partition("#")[2]
         name = call.name
         kind = call.receiver_kind
+        if kind == RECEIVER_NONE and call.local:
+            # A parameter or local variable; only a nested definition of that name can be meant.
+            for prefix, is_scope, _, _ in self.scope_chain(qual):
+                if prefix and is_scope:
+                    ids = self.quals.get(f"{prefix}.{name}")
+                    if ids:
+                        return ("sym", tuple(ids)), Reason.SCOPE, 1.0
+            return None
         if kind == RECEIVER_NONE:
             found = self.lookup(name, qual)
             if found is not None:
@@ -1111,7 +1119,7 @@ class _Resolver:
             if ids:
                 return ("sym", tuple(ids)), Reason.SELF, 1.0
             return None
-        if kind == RECEIVER_NAME and call.receiver:
+        if kind == RECEIVER_NAME and call.receiver and not call.local:
             target = self.resolve_receiver(call.receiver, qual)
             if target is not None:
                 ent, reason, conf = target

@@ -29,3 +29,10 @@
 ; Prototypes: what a header promises to callers (the definition lives in a source file).
 (declaration declarator: (function_declarator declarator: (identifier) @name)) @declaration
 (declaration declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))) @declaration
+
+; Names bound inside functions: parameters and local variables (function pointers).
+(parameter_declaration declarator: (identifier) @local)
+(parameter_declaration declarator: (pointer_declarator declarator: (identifier) @local))
+(parameter_declaration declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @local))))
+(compound_statement (declaration declarator: (init_declarator declarator: (identifier) @local)))
+(compound_statement (declaration declarator: (identifier) @local))

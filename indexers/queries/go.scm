@@ -38,3 +38,10 @@
 (import_spec
   name: [(package_identifier) (dot) (blank_identifier)]? @import.alias
   path: [(interpreted_string_literal) (raw_string_literal)] @import.module) @reference.import
+
+; Names bound inside functions: parameters and local variables.
+(parameter_declaration name: (identifier) @local)
+(variadic_parameter_declaration name: (identifier) @local)
+(short_var_declaration left: (expression_list (identifier) @local))
+(var_spec name: (identifier) @local)
+(range_clause left: (expression_list (identifier) @local))

@@ -26,3 +26,10 @@
 ((import_declaration (scoped_identifier scope: (_) @import.module name: (identifier) @import.name)) @reference.import
   (#not-match? @reference.import "[*][ \t]*;"))
 (import_declaration [(scoped_identifier) (identifier)] @import.module (asterisk) @import.name) @reference.import
+
+; Names bound inside methods: parameters and local variables.
+(formal_parameter name: (identifier) @local)
+(spread_parameter (variable_declarator name: (identifier) @local))
+(local_variable_declaration declarator: (variable_declarator name: (identifier) @local))
+(enhanced_for_statement name: (identifier) @local)
+(catch_formal_parameter name: (identifier) @local)

@@ -51,3 +51,12 @@
   name: (object_pattern (pair_pattern key: (property_identifier) @import.name value: (identifier) @import.alias))
   value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module))
   (#eq? @_req "require")) @reference.import
+
+; Names bound inside functions: parameters and local variables (not `require` bindings,
+; which are imports).
+(formal_parameters [(identifier) @local (assignment_pattern left: (identifier) @local) (rest_pattern (identifier) @local)])
+(arrow_function parameter: (identifier) @local)
+((variable_declarator name: (identifier) @local value: (_)? @_value)
+  (#not-match? @_value "^require[ \t]*\\("))
+(for_in_statement left: (identifier) @local)
+(catch_clause parameter: (identifier) @local)

@@ -45,3 +45,19 @@
 (import_from_statement
   module_name: (_) @import.module
   (wildcard_import) @import.name) @reference.import
+
+; Names bound inside functions: parameters and local assignments.
+(parameters [(identifier) @local
+             (default_parameter name: (identifier) @local)
+             (typed_parameter (identifier) @local)
+             (typed_default_parameter name: (identifier) @local)
+             (list_splat_pattern (identifier) @local)
+             (dictionary_splat_pattern (identifier) @local)])
+(lambda_parameters (identifier) @local)
+; (only those inside a function count; module and class assignments are left alone)
+(assignment left: (identifier) @local)
+(assignment left: (pattern_list (identifier) @local))
+(for_statement left: (identifier) @local)
+(for_statement left: (pattern_list (identifier) @local))
+(as_pattern alias: (as_pattern_target (identifier) @local))
+(named_expression name: (identifier) @local)

@@ -43,3 +43,9 @@
     path: (_) @import.module
     list: (use_list (use_as_clause path: (identifier) @import.name alias: (identifier) @import.alias)))) @reference.import
 (use_declaration argument: (use_wildcard (_) @import.module) @import.wildcard) @reference.import
+
+; Names bound inside functions: parameters and let bindings.
+(parameter pattern: (identifier) @local)
+(let_declaration pattern: (identifier) @local)
+(closure_parameters (identifier) @local)
+(for_expression pattern: (identifier) @local)

@@ -55,3 +55,13 @@
   name: (object_pattern (shorthand_property_identifier_pattern) @import.name)
   value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module))
   (#eq? @_req "require")) @reference.import
+
+; Names bound inside functions: parameters and local variables (not `require` bindings,
+; which are imports).
+(required_parameter pattern: (identifier) @local)
+(optional_parameter pattern: (identifier) @local)
+(arrow_function parameter: (identifier) @local)
+((variable_declarator name: (identifier) @local value: (_)? @_value)
+  (#not-match? @_value "^require[ \t]*\\("))
+(for_in_statement left: (identifier) @local)
+(catch_clause parameter: (identifier) @local)

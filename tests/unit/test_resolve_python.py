@@ -85,3 +85,25 @@ def test_name_bound_by_import_and_by_def_is_a_candidate_not_a_certainty():
     ext = extract_file("m.py", src, "python")
     calls = [e for e in resolve_file(ext, SymbolTable([ext])) if e.type == "CALLS"]
     assert [(e.src, e.dst, e.reason, e.confidence) for e in calls] == [("m.py#use", "m.py#scan", "candidate", 0.5)]
+
+
+def test_parameters_and_local_variables_shadow_global_names():
+    from indexers.extract import extract_file
+    from indexers.resolve import SymbolTable, resolve_file
+
+    src = (
+        b"def helper():\n    pass\n\n\n"
+        b"def run(callback, helper=None):\n"
+        b"    callback()\n"
+        b"    helper()\n"  # the parameter, not the function above
+        b"    def callback2():\n        pass\n"
+        b"    callback2()\n"
+        b"    for item in []:\n        item.helper()\n"
+        b"\n\ndef other():\n    helper()\n"
+    )
+    ext = extract_file("m.py", src, "python")
+    assert [(c.name, c.local) for c in ext.calls] == [
+        ("callback", True), ("helper", True), ("callback2", False), ("helper", True), ("helper", False)
+    ]
+    calls = {(e.src, e.dst, e.reason) for e in resolve_file(ext, SymbolTable([ext])) if e.type == "CALLS"}
+    assert calls == {("m.py#run", "m.py#run.callback2", "scope"), ("m.py#other", "m.py#helper", "scope")}
