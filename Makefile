@@ -29,6 +29,7 @@ up: setup neo4j
 	$(BIN)/graphsvc index $(REPO)
 	$(BIN)/graphsvc serve
 
+# `python -m` puts the repository root on sys.path (tests import helpers as `tests.…`).
 # pytest exits 5 when it collects nothing; make fails on any non-zero exit, so that fails too.
 test: setup
-	$(BIN)/pytest -q
+	$(BIN)/python -m pytest -q
