@@ -1,10 +1,11 @@
 """`ContextStore`: the process's handle on the embedded store (events, turns, episodes).
 
 One store per process (`get_store()`), shared by threads; several processes may use the same
-database file. Writes from concurrent threads are grouped: the thread that gets the write
-lock commits everything queued so far in one transaction (each caller's events inside their
-own savepoint, so one caller's bad input never fails another's), then wakes the others. A
-call returns only after its transaction committed.
+database file. Writes from concurrent threads are grouped (group commit): a caller that finds
+no batch being written commits everything queued so far in one transaction, each caller's
+events inside their own savepoint so that one caller's bad input never fails another's; the
+others wait and are released when their batch has committed. A call returns only after its
+transaction committed.
 
 The in-memory ring and turn index follow the log in commit order: before each write, and
 before reads when ``PRAGMA data_version`` says another connection committed, the events with
@@ -33,7 +34,6 @@ from graphsvc.context.events import (
 from graphsvc.context.turns import TurnIndex
 from graphsvc.errors import GraphsvcError, InputError, StoreError
 from graphsvc.settings import Settings, get_settings
-
 
 PRUNE_CHUNK = 5000
 
@@ -96,6 +96,9 @@ class ContextStore:
             except sqlite3.DatabaseError as exc:
                 raise StoreError(f"{self.path}: cannot load the context store: {exc}") from exc
         with self.mem_lock:
+            if len(rows) >= self.settings.context.max_events:
+                # The window holds more than the ring: it covers only from its oldest event.
+                self.ring.floor = (rows[-1]["ts"], rows[-1]["seq"])
             for row in reversed(rows):
                 self.ring.add(Event.from_row(row))
 

@@ -202,6 +202,9 @@ def test_the_ring_holds_at_most_max_events_and_older_reads_fall_back_to_the_data
     assert len(again.ring) == 10
     assert [e.payload["i"] for e in again.events.recent(25)] == list(range(24, -1, -1))
     assert [e.payload["i"] for e in again.events.recent(3, type="FulfilledLocal")] == [24, 23, 22]
+    # A time window reaching past the ring's oldest event is read from the database.
+    since = datetime.now(UTC) - timedelta(hours=1)
+    assert [e.payload["i"] for e in again.events.recent(100, since=since)] == list(range(24, -1, -1))
 
 
 # -- retention ------------------------------------------------------------------------------
