@@ -1,0 +1,201 @@
+"""index-symbols against a real Neo4j: every language's fixture lands in the graph exactly as
+the resolver produced it, and incremental runs keep inbound edges right."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from indexers.extract import extract_file
+from indexers.jobs import _merge_edges, index_all, index_symbols
+from indexers.languages import language_for_path
+from indexers.resolve import SymbolTable, resolve_all
+from tests.indexing.conftest import edges, entities
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "symbols"
+LANGUAGES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
+
+
+def expected_graph(root: Path) -> tuple[set[str], set[tuple[str, str, str]]]:
+    """Symbols and code edges computed purely (no database) from the same files."""
+    exts = []
+    for dirpath, _, names in os.walk(root):
+        for name in names:
+            rel = os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/")
+            spec = language_for_path(rel)
+            data = Path(dirpath, name).read_bytes()
+            if spec is not None and data.strip() and b"\0" not in data[:8192]:
+                exts.append(extract_file(rel, data, spec.name))
+    table = SymbolTable(exts)
+    found, _ = resolve_all(table)
+    symbols = {s.id for e in exts for s in e.symbols}
+    code = {(row["src"], rel, row["dst"]) for rel, rows in _merge_edges(found).items() for row in rows}
+    return symbols, code
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_fixture_project_lands_in_the_graph(graph, workspace, lang):
+    root = FIXTURES / lang
+    summary = index_all(root, workspace=workspace)
+    symbols, code = expected_graph(root)
+    nodes = entities(graph, workspace)
+    assert symbols and symbols <= set(nodes)
+    assert {i for i, n in nodes.items() if "Symbol" in n["labels"] and "External" not in n["labels"]} == symbols
+    tree_contains = {e for e in edges(graph, workspace, "CONTAINS") if not ("#" in e[2])}
+    assert edges(graph, workspace) - tree_contains == code
+    assert summary.symbols == len(symbols)
+    for rel in edges(graph, workspace):
+        assert rel[0] in nodes and rel[2] in nodes
+
+
+def test_edge_properties_and_symbol_properties(graph, workspace):
+    index_all(FIXTURES / "python", workspace=workspace)
+    rows = graph.read(
+        "MATCH (a:Entity {workspace: $ws, id: 'pkg/models.py#Base.save'})-[r:CALLS]->"
+        "(b:Entity {workspace: $ws, id: 'pkg/models.py#Base.validate'}) "
+        "RETURN r.prov AS prov, r.confidence AS confidence, r.reason AS reason, r.count AS count, "
+        "a.kind AS kind, a.start_line AS start, a.qualified_name AS qual, a.file AS file",
+        ws=workspace,
+    )
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row["prov"], row["confidence"], row["reason"]) == ("EXTRACTED", 1.0, "self")
+    assert row["kind"] == "method" and row["qual"] == "Base.save" and row["file"] == "pkg/models.py"
+    assert row["start"] >= 1 and row["count"] >= 1
+    broken = graph.read("MATCH (f:Entity {workspace: $ws, id: 'broken.py'}) RETURN f.has_errors AS e", ws=workspace)
+    assert broken == [{"e": True}]
+
+
+def _project(root: Path) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "lib.py").write_text("def helper(x):\n    return x + 1\n\n\ndef other():\n    return 2\n")
+    (root / "app.py").write_text(
+        "from lib import helper\n\n\ndef run():\n    return helper(1)\n\n\nclass App:\n"
+        "    def start(self):\n        return self.stop()\n\n    def stop(self):\n        return run()\n"
+    )
+    (root / "extra.py").write_text("import lib\n\n\ndef go():\n    return lib.other()\n")
+
+
+def test_editing_the_callee_keeps_inbound_edges(graph, workspace, tmp_path):
+    repo = tmp_path / "repo"
+    _project(repo)
+    index_symbols(repo, workspace=workspace)
+    before = entities(graph, workspace)
+    assert ("app.py#run", "CALLS", "lib.py#helper") in edges(graph, workspace, "CALLS")
+
+    # Only the callee's file changes: lines move, the function stays.
+    (repo / "lib.py").write_text("# moved down\n\n\ndef helper(x):\n    return x + 2\n\n\ndef other():\n    return 3\n")
+    summary = index_symbols(repo, workspace=workspace)
+    assert summary.parsed == 1 and summary.mode == "incremental"
+    calls = edges(graph, workspace, "CALLS")
+    assert ("app.py#run", "CALLS", "lib.py#helper") in calls
+    assert ("extra.py#go", "CALLS", "lib.py#other") in calls
+    after = entities(graph, workspace)
+    assert after["lib.py#helper"]["props"]["start_line"] == 4
+    assert after["lib.py#helper"]["eid"] == before["lib.py#helper"]["eid"]
+    assert after["app.py#run"]["eid"] == before["app.py#run"]["eid"]
+
+
+def test_renaming_and_restoring_a_function(graph, workspace, tmp_path):
+    repo = tmp_path / "repo"
+    _project(repo)
+    index_symbols(repo, workspace=workspace)
+    (repo / "lib.py").write_text("def helper2(x):\n    return x + 1\n\n\ndef other():\n    return 2\n")
+    index_symbols(repo, workspace=workspace)
+    nodes = entities(graph, workspace)
+    assert "lib.py#helper" not in nodes and "lib.py#helper2" in nodes
+    assert not any(dst == "lib.py#helper" for _, _, dst in edges(graph, workspace))
+    # The caller (unchanged) now points at a function that exists again once it is restored.
+    (repo / "lib.py").write_text("def helper(x):\n    return x + 1\n\n\ndef other():\n    return 2\n")
+    index_symbols(repo, workspace=workspace)
+    assert ("app.py#run", "CALLS", "lib.py#helper") in edges(graph, workspace, "CALLS")
+
+
+def test_deleting_a_file_removes_its_symbols_and_edges(graph, workspace, tmp_path):
+    repo = tmp_path / "repo"
+    _project(repo)
+    index_symbols(repo, workspace=workspace)
+    (repo / "lib.py").unlink()
+    summary = index_symbols(repo, workspace=workspace)
+    assert summary.deleted == 1
+    nodes = entities(graph, workspace)
+    assert not any(i.startswith("lib.py") for i in nodes)
+    assert not any(dst.startswith("lib.py") for _, _, dst in edges(graph, workspace))
+    assert ("app.py#App.start", "CALLS", "app.py#App.stop") in edges(graph, workspace, "CALLS")
+
+
+def test_unchanged_rerun_writes_nothing(graph, workspace, tmp_path):
+    repo = tmp_path / "repo"
+    _project(repo)
+    index_symbols(repo, workspace=workspace)
+    before = (entities(graph, workspace), edges(graph, workspace))
+    summary = index_symbols(repo, workspace=workspace)
+    assert summary.parsed == 0 and summary.edges_written == {}
+    assert (entities(graph, workspace), edges(graph, workspace)) == before
+
+
+def test_lost_state_falls_back_to_a_full_run(graph, workspace, tmp_path):
+    repo = tmp_path / "repo"
+    _project(repo)
+    index_symbols(repo, workspace=workspace)
+    before = edges(graph, workspace)
+    shutil.rmtree(Path(os.environ["GRAPHSVC_HOME"]) / "index")
+    import indexers.jobs as jobs
+
+    jobs._WARM.clear()
+    summary = index_symbols(repo, workspace=workspace)
+    assert summary.mode == "full"
+    assert edges(graph, workspace) == before
+
+
+def _checksum(graph, ws: str) -> tuple[int, int, str]:
+    nodes = sorted(r["id"] for r in graph.read("MATCH (n:Entity {workspace: $ws}) RETURN n.id AS id", ws=ws))
+    rels = sorted(
+        f"{r['a']}|{r['t']}|{r['b']}|{r['c']}"
+        for r in graph.read(
+            "MATCH (a:Entity {workspace: $ws})-[r]->(b:Entity {workspace: $ws}) "
+            "RETURN a.id AS a, type(r) AS t, b.id AS b, r.confidence AS c",
+            ws=ws,
+        )
+    )
+    digest = hashlib.sha256("\n".join(nodes + rels).encode()).hexdigest()
+    return len(nodes), len(rels), digest
+
+
+def test_sigkill_midway_then_rerun_completes(graph, workspace, tmp_path):
+    import sysconfig
+
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    repo = tmp_path / "repo"
+    for pkg in ("email", "json", "logging"):
+        shutil.copytree(stdlib / pkg, repo / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    env = dict(os.environ)
+    cmd = [sys.executable, "-m", "graphsvc", "index", str(repo), "--workspace", workspace, "--jobs", "2"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 240
+    try:
+        # Kill once symbols are being written, before the run can finish.
+        while time.monotonic() < deadline and proc.poll() is None:
+            n = graph.read("MATCH (s:Entity {workspace: $ws}) WHERE s:Symbol RETURN count(s) AS n", ws=workspace)[0]["n"]
+            if n > 0:
+                break
+            time.sleep(0.05)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    # The graph is queryable after the kill.
+    graph.read("MATCH (n:Entity {workspace: $ws}) RETURN count(n) AS n", ws=workspace)
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    clean_ws = workspace + "-clean"
+    index_all(repo, workspace=clean_ws)
+    assert _checksum(graph, workspace) == _checksum(graph, clean_ws)
