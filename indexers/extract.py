@@ -204,34 +204,32 @@ class _Extractor:
         locals_: list[tree_sitter.Node] = []
         inherits: list[tuple[str, tree_sitter.Node, dict]] = []
         imports: list[tuple[tree_sitter.Node, dict]] = []
-        for _, caps in tree_sitter.QueryCursor(self.spec.query()).matches(root):
-            node_kind = None
-            for cap in caps:
-                if cap.startswith("definition.") or cap == _SCOPE:
-                    node_kind = cap
-                    break
-                if cap.startswith("reference."):
-                    node_kind = cap
-                    break
-            if node_kind is None:
-                if "local" in caps:
-                    locals_.extend(caps["local"])
-                elif "package" in caps:
-                    self.out.package = _text(caps["package"][0]).strip()
-                elif "declaration" in caps and "name" in caps:
+        roles = _pattern_roles(self.spec.name)
+        for pattern, caps in tree_sitter.QueryCursor(self.spec.query()).matches(root):
+            role = roles.get(pattern)
+            if role is None:
+                role = roles[pattern] = _role_of(caps)
+            if role == "local":
+                locals_.extend(caps["local"])
+                continue
+            if role == "package":
+                self.out.package = _text(caps["package"][0]).strip()
+                continue
+            if role == "declaration":
+                if "name" in caps:
                     self.out.declared.append(_text(caps["name"][0]))
                 continue
-            node = caps[node_kind][0]
-            if node_kind == "reference.call":
+            node = caps[role][0]
+            if role == "reference.call":
                 calls.append((node, caps))
-            elif node_kind == "reference.import":
+            elif role == "reference.import":
                 imports.append((node, caps))
-            elif node_kind in ("reference.inherits", "reference.implements"):
-                inherits.append((node_kind[10:], node, caps))
+            elif role == "reference.inherits" or role == "reference.implements":
+                inherits.append((role[10:], node, caps))
             else:
-                self._add_def(defs, node_kind, node, caps)
-            if "package" in caps:
-                self.out.package = _text(caps["package"][0]).strip()
+                self._add_def(defs, role, node, caps)
+                if "package" in caps:
+                    self.out.package = _text(caps["package"][0]).strip()
         ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
         self._nest(ordered)
         self._calls(ordered, calls, self._locals(ordered, locals_))
@@ -511,6 +509,27 @@ def _end_line(node: tree_sitter.Node) -> int:
     if end_col == 0 and end_row > node.start_point[0]:
         return end_row
     return end_row + 1
+
+
+_ROLES: dict[str, dict[int, str]] = {}
+
+
+def _pattern_roles(lang: str) -> dict[int, str]:
+    """Per query pattern, what its matches are (learned from the first match of each)."""
+    roles = _ROLES.get(lang)
+    if roles is None:
+        roles = _ROLES[lang] = {}
+    return roles
+
+
+def _role_of(caps: dict) -> str:
+    for cap in caps:
+        if cap.startswith(("definition.", "reference.")) or cap == _SCOPE:
+            return cap
+    for cap in ("local", "package", "declaration"):
+        if cap in caps:
+            return cap
+    return "declaration"
 
 
 def _at_top_level(parent: _Def | None) -> bool:
