@@ -380,8 +380,7 @@ class _PythonModules(_ModuleSystem):
             while d and d in packages:
                 depth += 1
                 d = posixpath.dirname(d)
-            keep = depth + (0 if posixpath.basename(stem) == "__init__" else 1)
-            names = {".".join(parts[-keep:]) if keep else ".".join(parts), ".".join(parts)}
+            names = {".".join(parts[-(depth + 1) :]), ".".join(parts)}
             for name in names:
                 if p.endswith(".pyi") and self.index.get(name):
                     continue

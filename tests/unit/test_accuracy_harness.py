@@ -78,7 +78,7 @@ def test_call_sites_know_their_caller_and_the_column_of_the_name():
 
 def _site(line, name, caller, verdict, targets=()):
     return {"file": "m.py", "line": line, "col": 0, "name": name, "caller": caller,
-            "verdict": verdict, "targets": [list(t) for t in targets]}
+            "verdict": verdict, "targets": [[*t, "function"] for t in targets]}
 
 
 @pytest.fixture()

@@ -107,3 +107,24 @@ def test_parameters_and_local_variables_shadow_global_names():
     ]
     calls = {(e.src, e.dst, e.reason) for e in resolve_file(ext, SymbolTable([ext])) if e.type == "CALLS"}
     assert calls == {("m.py#run", "m.py#run.callback2", "scope"), ("m.py#other", "m.py#helper", "scope")}
+
+
+def test_src_layout_package_imports_and_re_exports():
+    from indexers.extract import extract_file
+    from indexers.resolve import SymbolTable, resolve_all
+
+    files = {
+        "src/pkg/__init__.py": b"from .mod import f\n",
+        "src/pkg/mod.py": b"def f():\n    pass\n",
+        "tests/test_mod.py": b"from pkg import mod\nimport pkg\n\ndef t1():\n    mod.f()\n\ndef t2():\n    pkg.f()\n",
+    }
+    table = SymbolTable([extract_file(p, d, "python") for p, d in files.items()])
+    edges, _ = resolve_all(table)
+    got = {(e.type, e.src, e.dst, e.reason) for e in edges if e.type != "CONTAINS"}
+    assert got == {
+        ("IMPORTS", "src/pkg/__init__.py", "src/pkg/mod.py", "import"),
+        ("IMPORTS", "tests/test_mod.py", "src/pkg/mod.py", "import"),
+        ("IMPORTS", "tests/test_mod.py", "src/pkg/__init__.py", "import"),
+        ("CALLS", "tests/test_mod.py#t1", "src/pkg/mod.py#f", "import"),
+        ("CALLS", "tests/test_mod.py#t2", "src/pkg/mod.py#f", "import"),  # re-exported by __init__
+    }
