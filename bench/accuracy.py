@@ -122,23 +122,26 @@ def table(report: dict) -> str:
         s = r["score"]
         rows.append(f"| {lang} definitions | ctags | {r['corpus']}, {r['files']} files | {s['oracle']:,} | "
                     f"{s['ours']:,} | {pct(s['recall'])}{_ok(s['recall'], t['ctags'])} | "
-                    f"{pct(s['precision'])}{_ok(s['precision'], t['ctags'])} |")
+                    f"{pct(s['precision'])}{_ok(s['precision'], t['ctags'])} "
+                    f"(raw {pct(r['raw_score']['precision'])}) |")
     if "python_calls" in report:
         c = report["python_calls"]
-        corpus = f"stdlib sample seed {c['seed']}: {c['sample_files']} files, {c['call_sites']:,} call sites"
-        p1 = c["precision"].get("band 1.0", {})
-        for label, r in c["recall"].items():
-            prec = p1 if label == "confidence = 1" else None
-            rows.append(
-                f"| Python calls, {label} | Jedi | {corpus} | {r['oracle']:,} pairs | "
-                f"{(prec or {}).get('ours', '')} judged | {pct(r['recall'])}"
-                f"{_ok(r['recall'], t['calls-recall']) if label == 'confidence = 1' else ''} | "
-                f"{pct(prec['precision']) + _ok(prec['precision'], t['calls-precision']) if prec else ''} |")
         rows.append("")
-        rows.append("| CALLS edges from the sample | judged | right | precision |")
-        rows.append("|---|---:|---:|---:|")
+        rows.append(f"Python calls against Jedi {c['jedi']}: standard-library sample with seed {c['seed']}, "
+                    f"{c['sample_files']} files, {c['call_sites']:,} call sites, {c['oracle_pairs']:,} "
+                    f"(caller, callee) pairs that Jedi resolves inside the workspace.")
+        rows.append("")
+        rows.append("| CALLS edges | recall of Jedi's pairs | edges judged | right | precision |")
+        rows.append("|---|---:|---:|---:|---:|")
+        for label, r in c["recall"].items():
+            p = c["precision"].get(f"at {label}", {})
+            target = label == "confidence = 1"
+            rows.append(f"| {label} | {pct(r['recall'])}{_ok(r['recall'], t['calls-recall']) if target else ''} | "
+                        f"{p.get('ours', 0):,} | {p.get('confirmed', 0):,} | {pct(p.get('precision'))}"
+                        f"{_ok(p.get('precision'), t['calls-precision']) if target else ''} |")
         for group, s in c["precision"].items():
-            rows.append(f"| {group} | {s['ours']:,} | {s['confirmed']:,} | {pct(s['precision'])} |")
+            if not group.startswith("at "):
+                rows.append(f"| {group} | | {s['ours']:,} | {s['confirmed']:,} | {pct(s['precision'])} |")
     return "\n".join(rows)
 
 

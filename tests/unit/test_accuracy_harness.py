@@ -147,3 +147,18 @@ def test_ctags_scoring_maps_kinds_excludes_fields_and_accepts_annotation_lines(t
     assert r["score"]["confirmed"] == 2 and r["score"]["ours"] == 3
     assert r["excluded_ctags_kinds"] == {"member: struct and union members": 1, "macro: preprocessor macros": 1}
     assert r["missed"] == {"ctags variable: a symbol of ours starts on that line under another name": 1}
+
+
+def test_a_top_level_variable_bound_to_a_callable_is_a_target_only_when_it_is_our_symbol(symbols):
+    symbols = [*symbols, Sym("o.py", "Lock", "Lock", "variable", 5, 5)]
+    data = {"files": ["m.py"], "sites": [
+        {"file": "m.py", "line": 17, "col": 0, "name": "Lock", "caller": ["m.py", "f", 16],
+         "verdict": "workspace-other", "targets": [["o.py", 5, "Lock", "statement"]]},
+        {"file": "m.py", "line": 20, "col": 0, "name": "x", "caller": ["m.py", "f", 19],
+         "verdict": "workspace-other", "targets": [["o.py", 9, "x", "statement"]]},
+    ]}
+    edges = [CallEdge("m.py#f", "o.py#Lock", "import", 1.0, 17, 1, False)]
+    r = python_calls.measure(data, symbols, edges)
+    assert r["oracle_pairs"] == 1
+    assert r["precision"]["band 1.0"]["precision"] == 1.0
+    assert r["jedi_targets_not_in_graph"] == 0  # a local statement is not a missing definition
