@@ -440,8 +440,8 @@ class _Extractor:
             rnodes = caps.get("receiver")
             if rnodes:
                 rtext = _text(rnodes[0])
-                if rtext in super_names:
-                    rkind = RECEIVER_SUPER
+                if rtext in super_names or (rtext.endswith(")") and rtext.partition("(")[0] + "()" in super_names):
+                    rkind = RECEIVER_SUPER  # super() and the older super(Class, self)
                 elif rtext in self_names or (encl is not None and _self_of(encl) == rtext):
                     rkind = RECEIVER_SELF
                 elif _NAME_CHAIN.match(rtext):
