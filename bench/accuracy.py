@@ -73,7 +73,7 @@ def run(parts: list[str], seed: int, min_sites: int, languages: list[str], cold:
         log(f"python calls: Jedi {jedi.__version__} over a sample with seed {seed} ...")
         view = state.get("view") or _stdlib_view(graph, state, calls=True)
         data = python_calls.oracle(STDLIB, seed, min_sites, corpora.CACHE / "jedi", progress=log)
-        report["python_calls"] = python_calls.measure(data, view.symbols, view.calls)
+        report["python_calls"] = python_calls.measure(data, view.symbols, view.calls, STDLIB)
         report["python_calls"]["jedi"] = data["jedi"]
         report["python_calls"]["seed"] = seed
         report["python_calls"]["resolver_stats_whole_stdlib"] = state["stdlib"].calls

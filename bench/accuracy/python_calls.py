@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -233,13 +234,44 @@ def _band(conf: float) -> str:
     return BANDS[-1][0]
 
 
-def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge]) -> dict:
+_CHAIN = re.compile(r"[\w.]+$")
+
+
+def call_form(line_text: str, col: int) -> str:
+    """How the callee is written: ``f()``, ``self.m()``, ``name.m()``, ``f().m()``, ..."""
+    before = line_text[:col]
+    if not before.endswith("."):
+        return "f()"
+    receiver = before[:-1].rstrip()
+    if receiver.endswith("super()"):
+        return "super().m()"
+    if receiver.endswith(")"):
+        return "call().m()"
+    if receiver.endswith("]"):
+        return "x[i].m()"
+    chain = (_CHAIN.search(receiver) or [""])[0]
+    if chain == "self":
+        return "self.m()"
+    if chain.startswith("self."):
+        return "self.attr.m()"
+    return "a.b.m()" if "." in chain else "name.m()"
+
+
+def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge], root: Path | None = None) -> dict:
     files = set(oracle_data["files"])
     sym_by_key = {(s.file, s.base_qual, s.start): s for s in symbols}
     sym_by_line: dict[tuple[str, int], list[Sym]] = defaultdict(list)
     for s in symbols:
         sym_by_line[(s.file, s.start)].append(s)
     sym_by_id = {f"{s.file}#{s.qual}": s for s in symbols}
+
+    pair_form: dict[tuple[str, str], str] = {}
+    texts: dict[str, list[str]] = {}
+
+    def source_lines(rel: str) -> list[str]:
+        if rel not in texts:
+            texts[rel] = (root / rel).read_text(encoding="utf-8", errors="replace").splitlines()
+        return texts[rel]
 
     site_counts: Counter = Counter()
     caller_missing = 0
@@ -271,6 +303,10 @@ def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge]) -> dic
             verdict = "target-not-in-graph"
         for i in ids:
             pairs.add((caller, i))
+            if root is not None and (caller, i) not in pair_form:
+                text = source_lines(site["file"])
+                pair_form[(caller, i)] = call_form(text[site["line"] - 1] if site["line"] <= len(text) else "",
+                                                   site["col"])
         at_line[(caller, site["line"])].append((site["name"], verdict, ids))
 
     mine = [e for e in calls if e.src.partition("#")[0] in files]
@@ -311,6 +347,9 @@ def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge]) -> dic
     confident = have_by_band["1.0"]
     fate: Counter = Counter()
     edge_at: dict[tuple[str, str], CallEdge] = {(e.src, e.dst): e for e in internal}
+    by_form: dict[str, Counter] = defaultdict(Counter)
+    for pair in pairs:
+        by_form[pair_form.get(pair, "?")]["confident" if pair in confident else "missed"] += 1
     for pair in pairs - confident:
         e = edge_at.get(pair)
         if e is not None:
@@ -334,5 +373,6 @@ def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge]) -> dic
         "edges_by_band_reason": dict(by_outcome),
         "recall": recall,
         "oracle_pairs_not_confident": dict(fate.most_common()),
+        "oracle_pairs_by_call_form": {k: dict(v) for k, v in sorted(by_form.items(), key=lambda kv: -sum(kv[1].values()))},
         "wrong_examples": wrong_examples,
     }

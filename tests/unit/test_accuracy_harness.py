@@ -162,3 +162,14 @@ def test_a_top_level_variable_bound_to_a_callable_is_a_target_only_when_it_is_ou
     assert r["oracle_pairs"] == 1
     assert r["precision"]["band 1.0"]["precision"] == 1.0
     assert r["jedi_targets_not_in_graph"] == 0  # a local statement is not a missing definition
+
+
+@pytest.mark.parametrize(("text", "form"), [
+    ("    f(x)", "f()"), ("    self.m()", "self.m()"), ("    self.gen.seed()", "self.attr.m()"),
+    ("    ns.add(1)", "name.m()"), ("    os.path.join(a)", "a.b.m()"), ("    Parser().parse(s)", "call().m()"),
+    ("    super().close()", "super().m()"),
+])
+def test_call_form_names_how_the_callee_is_written(text, form):
+    col = text.index("(") if form == "f()" else text.rindex(".") + 1
+    col = text.index("f") if form == "f()" else col
+    assert python_calls.call_form(text, col) == form
