@@ -49,6 +49,9 @@ def communities(
 ) -> CommunitiesResult:
     """Partition the scope with Leiden and store the communities of `min_size`+ members.
 
+    A workspace keeps one stored partition: the latest run, over the whole workspace or
+    over a turn's subgraph (what the turn touched or mentioned and their neighbours).
+
     `iterations` is leidenalg's `n_iterations` (negative: until stable). `limit` bounds
     how many communities the answer lists (all of them are written back).
     """

@@ -280,12 +280,16 @@ RETURN elementId(n) AS eid, n.id AS id, n.name AS name, n.path AS path, n.file A
 # A turn's subgraph: what the turn touched or mentioned, and their direct neighbours.
 _TURN_GRAPH = """
 MATCH (t:Turn {workspace: $ws, id: $turn})-[:TOUCHED|MENTIONS|IN_TURN]-(seed:Entity)
+WHERE NOT seed:Turn AND NOT seed:Community
 WITH collect(DISTINCT seed) AS seeds
-UNWIND seeds AS s
-OPTIONAL MATCH (s)-[r]-(m:Entity)
-WHERE type(r) IN $rels AND coalesce(r.confidence, 1.0) >= $min_conf AND m.workspace = $ws
-  AND NOT m:Community
-WITH seeds + collect(DISTINCT m) AS all
+CALL (seeds) {
+  UNWIND seeds AS s
+  MATCH (s)-[r]-(m:Entity)
+  WHERE type(r) IN $rels AND coalesce(r.confidence, 1.0) >= $min_conf AND m.workspace = $ws
+    AND NOT m:Community AND NOT m:Turn
+  RETURN collect(DISTINCT m) AS near
+}
+WITH seeds + near AS all
 UNWIND all AS n
 WITH DISTINCT n, all
 RETURN elementId(n) AS eid, n.id AS id, n.name AS name, n.path AS path, n.file AS file,

@@ -182,6 +182,19 @@ def test_turn_scopes_queries_and_reads_its_keys(graph, tmp_path, monkeypatch):
         assert scoped.workspace == WS and scoped.neighborhood.center.id == "src/app.py#App.run"
         with pytest.raises(NotFoundError, match="no turn"):
             engine.context_query("no-such-turn Model")
+        # A turn's subgraph: what it touched and their neighbours.
+        graph.write(
+            "CREATE (t:Entity:Turn {workspace: $ws, id: $tid, name: $tid, kind: 'turn', prov: 'RUNTIME'}) "
+            "WITH t MATCH (n:Entity {workspace: $ws}) WHERE n.id IN ['src/pkg/util.py#helper', 'src/pkg/util.py#f1'] "
+            "CREATE (t)-[:TOUCHED {prov: 'RUNTIME', confidence: 1.0, reason: 'runtime'}]->(n)",
+            ws=WS,
+            tid=f"turn:{turn.id}",
+        )
+        res = engine.context_query(f"{turn.id} communities=1 seed=2")
+        assert res.communities.turn_id == turn.id
+        members = graph.read("MATCH (n:Entity {workspace: $ws}) WHERE n.community IS NOT NULL RETURN n.id AS id", ws=WS)
+        ids = {m["id"] for m in members}
+        assert "src/pkg/util.py#helper" in ids and "src/app.py#App.run" not in ids
     finally:
         reset_store()
         monkeypatch.undo()
