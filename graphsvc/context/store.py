@@ -241,6 +241,11 @@ class ContextStore:
         except GraphsvcError as exc:
             for request in batch:
                 request.error, request.events = exc, []
+        except BaseException as exc:
+            # Never let a waiting caller return as if its events were stored.
+            for request in batch:
+                request.error, request.events = exc, []
+            raise
         finally:
             for request in batch:
                 applied.extend(request.events)
