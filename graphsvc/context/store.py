@@ -314,17 +314,21 @@ class ContextStore:
                     conn.execute("BEGIN IMMEDIATE")
                     try:
                         tail = self._tail()
-                        chunk = "SELECT seq FROM events WHERE ts < ? ORDER BY ts LIMIT ?"
-                        counts = conn.execute(
-                            f"SELECT type, count(*) FROM events WHERE seq IN ({chunk}) GROUP BY type",
+                        # This chunk: the oldest PRUNE_CHUNK events (and any sharing the last one's time).
+                        edge = conn.execute(
+                            "SELECT ts FROM events WHERE ts < ? ORDER BY ts LIMIT 1 OFFSET ?",
                             (cutoff, PRUNE_CHUNK),
+                        ).fetchone()
+                        upto = cutoff if edge is None else edge[0] + 1
+                        counts = conn.execute(
+                            "SELECT type, count(*) FROM events WHERE ts < ? GROUP BY type", (upto,)
                         ).fetchall()
                         if counts:
                             conn.execute(
                                 "UPDATE retention SET pruned_before = max(pruned_before, ?) WHERE id = 1",
-                                (cutoff,),
+                                (upto,),
                             )
-                            conn.execute(f"DELETE FROM events WHERE seq IN ({chunk})", (cutoff, PRUNE_CHUNK))
+                            conn.execute("DELETE FROM events WHERE ts < ?", (upto,))
                         conn.execute("COMMIT")
                     except BaseException:
                         if conn.in_transaction:
