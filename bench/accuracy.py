@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import subprocess
 import sys
 import sysconfig
 import time
@@ -49,6 +50,25 @@ def _stdlib_view(graph, state: dict, calls: bool):
     return read_graph(graph, "acc-stdlib", calls=calls)
 
 
+def _version(package: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return None
+
+
+def _revision() -> str | None:
+    """The commit the code under test comes from, ``-dirty`` with uncommitted changes."""
+    try:
+        done = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=Path(__file__).parent,
+                              capture_output=True, text=True, timeout=10)
+    except OSError:
+        return None
+    return done.stdout.strip() or None
+
+
 def run(parts: list[str], seed: int, min_sites: int, languages: list[str], cold: bool = True) -> dict:
     from graphsvc.graph.driver import get_graph
 
@@ -59,6 +79,10 @@ def run(parts: list[str], seed: int, min_sites: int, languages: list[str], cold:
             "stdlib": str(STDLIB),
             "neo4j": graph.uri,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "revision": _revision(),
+            "tree_sitter": {pkg: _version(pkg) for pkg in ("tree-sitter", "tree-sitter-python", "tree-sitter-typescript",
+                                                          "tree-sitter-go", "tree-sitter-rust", "tree-sitter-java",
+                                                          "tree-sitter-c")},
         },
     }
     state: dict = {"cold": cold}
@@ -79,6 +103,7 @@ def run(parts: list[str], seed: int, min_sites: int, languages: list[str], cold:
         report["python_calls"]["resolver_stats_whole_stdlib"] = state["stdlib"].calls
     if "ctags" in parts:
         report["conditions"]["ctags"] = ctags_defs.ctags_version()
+        report["conditions"]["typescript_arbiter"] = "npm typescript@5.4.5"
         report["ctags"] = {}
         for lang in languages:
             log(f"{lang}: fetching and indexing ...")
