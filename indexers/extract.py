@@ -33,7 +33,6 @@ import gc
 import re
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
-from typing import NamedTuple
 
 import tree_sitter
 
@@ -71,7 +70,8 @@ _HEAD = re.compile(r"[^.:>-]*")
 _FUNCTION_KINDS = frozenset({"function", "method"})
 
 
-class ImportRef(NamedTuple):
+@dataclass(slots=True, frozen=True)
+class ImportRef:
     module: str  # as written, quotes stripped: "os.path", "./util", "crate::a::b", "x.h"
     name: str | None  # imported member ("join"), "*" for all, None for the module itself
     alias: str | None  # local name when renamed
@@ -79,7 +79,8 @@ class ImportRef(NamedTuple):
     line: int
 
 
-class CallRef(NamedTuple):
+@dataclass(slots=True, frozen=True)
+class CallRef:
     caller: str  # symbol id of the enclosing function/class, or the file id
     name: str
     receiver_kind: str  # RECEIVER_*
@@ -90,7 +91,8 @@ class CallRef(NamedTuple):
     local: bool = False
 
 
-class InheritRef(NamedTuple):
+@dataclass(slots=True, frozen=True)
+class InheritRef:
     type_id: str | None  # the subtype when it is defined in this file
     subject: str  # qualified name of the subtype as written
     base: str  # the base as written ("Base", "mod.Base", "io::Read")
@@ -125,9 +127,10 @@ class FileExtraction:
         return (
             _rebuild,
             (
-                self.path, self.lang, syms, [tuple(i) for i in self.imports], [tuple(c) for c in self.calls],
-                [tuple(r) for r in self.inherits], self.package, self.declared, self.has_errors,
-                self.error_count, self.invalid_utf8, self.skip_reason, self.problems,
+                self.path, self.lang, syms, [_import_values(i) for i in self.imports],
+                [_call_values(c) for c in self.calls], [_inherit_values(r) for r in self.inherits],
+                self.package, self.declared, self.has_errors, self.error_count, self.invalid_utf8,
+                self.skip_reason, self.problems,
             ),
         )
 
@@ -135,15 +138,19 @@ class FileExtraction:
 _symbol_values = attrgetter(*(f.name for f in fields(SymbolRecord)))
 
 
+_import_values = attrgetter(*(f.name for f in fields(ImportRef)))
+_call_values = attrgetter(*(f.name for f in fields(CallRef)))
+_inherit_values = attrgetter(*(f.name for f in fields(InheritRef)))
+
+
 def _rebuild(path, lang, syms, imports, calls, inherits, *rest) -> FileExtraction:
-    new = tuple.__new__  # the named tuples' own constructors are much slower
     return FileExtraction(
         path,
         lang,
         [SymbolRecord(*s) for s in syms],
-        [new(ImportRef, i) for i in imports],
-        [new(CallRef, c) for c in calls],
-        [new(InheritRef, r) for r in inherits],
+        [ImportRef(*i) for i in imports],
+        [CallRef(*c) for c in calls],
+        [InheritRef(*r) for r in inherits],
         *rest,
     )
 
