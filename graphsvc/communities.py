@@ -30,6 +30,8 @@ DEFAULT_SEED = 42
 TOP_MEMBERS = 5
 # A label names the deepest directory holding at least this share of the members.
 LABEL_SHARE = 0.6
+# Fetching and rewriting a whole workspace takes longer than one query may; this bounds it.
+TIMEOUT_FACTOR = 10
 
 
 def communities(
@@ -74,7 +76,8 @@ def communities(
 
     started = time.perf_counter()
     turn_node = f"turn:{scope.turn_id}" if scope.turn_id else None
-    rows = reads.community_graph(graph, scope.workspace, rel_types, min_conf, turn_node)
+    timeout_s = graph.timeout_s * TIMEOUT_FACTOR
+    rows = reads.community_graph(graph, scope.workspace, rel_types, min_conf, turn_node, timeout_s)
     fetched = time.perf_counter()
     if not rows:
         raise InputError(
@@ -132,7 +135,7 @@ def communities(
         )
     if write:
         info = {"modularity": modularity, "objective": objective, "resolution": resolution, "seed": seed}
-        reads.write_communities(graph, scope.workspace, community_rows, member_rows, info)
+        reads.write_communities(graph, scope.workspace, community_rows, member_rows, info, timeout_s=timeout_s)
     written = time.perf_counter()
     return CommunitiesResult(
         workspace=scope.workspace,
@@ -178,6 +181,10 @@ def _label(members: list[dict], top: list[dict]) -> str:
         shared = [d for d, c in counts.items() if c >= need]
         if shared:
             best = max(shared, key=lambda d: (d.count("/"), counts[d], d))
-            names = ", ".join(r["name"] for r in top[:2] if r.get("name"))
+            names = ", ".join(_unique(r.get("name") for r in top)[:2])
             return f"{best} ({names})" if names else best
-    return ", ".join(r["name"] or r["id"] for r in top[:3])
+    return ", ".join(_unique(r.get("name") or r["id"] for r in top)[:3])
+
+
+def _unique(names) -> list[str]:
+    return list(dict.fromkeys(n for n in names if n))

@@ -121,15 +121,14 @@ def search(
 
 # --- neighborhood ------------------------------------------------------------------------
 
+# One level of the breadth-first walk: at most $room distinct new nodes, stopping early.
 _EXPAND = f"""
 UNWIND $frontier AS eid
 MATCH (a) WHERE elementId(a) = eid
 MATCH (a)-[r]-(b:Entity)
 WHERE {_edge_ok('r')} AND b.workspace = $ws AND NOT elementId(b) IN $seen
-WITH a, r, b LIMIT $cap
-RETURN elementId(r) AS eid, type(r) AS type, elementId(startNode(r)) AS src,
-       elementId(endNode(r)) AS dst, r.prov AS prov, coalesce(r.confidence, 1.0) AS confidence,
-       r.reason AS reason, {_node('b')} AS node, COUNT {{ (b)--() }} AS degree
+WITH DISTINCT b LIMIT $room
+RETURN {_node('b')} AS node, COUNT {{ (b)--() }} AS degree
 """
 
 _EDGES_AMONG = f"""
@@ -157,8 +156,8 @@ def neighborhood(
 ) -> dict[str, Any]:
     """Breadth-first to `depth`, at most `limit` nodes besides the start, in one transaction.
 
-    Returns nodes (with `level` and total `degree`), the edges among them and whether
-    anything was left out.
+    Returns nodes (with `level` and total `degree`), the edges among them (at most
+    `edge_cap`) and whether anything was left out.
     """
     params = {"ws": workspace, "rels": check_rels(rels), "provs": check_provs(provs), "min_conf": min_conf}
 
@@ -173,27 +172,24 @@ def neighborhood(
         frontier = [start_eid]
         for level in range(1, depth + 1):
             room = limit - len(nodes)
-            if room <= 0 or not frontier:
-                truncated = truncated or (room <= 0 and bool(frontier) and level <= depth)
+            if not frontier:
                 break
-            rows = list(tx.run(_EXPAND, frontier=frontier, seen=seen, cap=edge_cap, **params))
-            if len(rows) >= edge_cap:
+            if room <= 0:  # full: was anything left beyond?
+                truncated = bool(list(tx.run(_EXPAND, frontier=frontier, seen=seen, room=1, **params)))
+                break
+            # One more than there is room for tells whether the level was cut.
+            rows = list(tx.run(_EXPAND, frontier=frontier, seen=seen, room=room + 1, **params))
+            if len(rows) > room:
                 truncated = True
-            new: list[str] = []
+                rows = rows[:room]
+            frontier = []
             for row in rows:
                 node = row["node"]
-                if node["eid"] in levels:
-                    continue
-                if len(nodes) >= limit:
-                    truncated = True
-                    break
-                levels[node["eid"]] = level
-                node["level"] = level
+                levels[node["eid"]] = node["level"] = level
                 nodes[node["eid"]] = node
                 degrees[node["eid"]] = row["degree"]
-                new.append(node["eid"])
-            seen.extend(new)
-            frontier = new
+                frontier.append(node["eid"])
+            seen.extend(frontier)
         eids = list(levels)
         edges = [dict(r) for r in tx.run(_EDGES_AMONG, eids=eids, cap=edge_cap, **params)]
         if len(edges) >= edge_cap:
@@ -268,13 +264,15 @@ def overview(graph: Graph, workspace: str) -> list[dict]:
 
 # --- communities -------------------------------------------------------------------------
 
-# One row per node with its outgoing neighbours along the chosen edges.
+# Every node with its outgoing neighbours along the chosen edges, as one record: a single
+# large list decodes several times faster than one record per node.
 _COMMUNITY_GRAPH = """
 MATCH (n:Entity {workspace: $ws})
 WHERE NOT n:Community AND NOT n:Workspace
-RETURN elementId(n) AS eid, n.id AS id, n.name AS name, n.path AS path, n.file AS file,
-       [(n)-[r]->(m:Entity) WHERE type(r) IN $rels AND coalesce(r.confidence, 1.0) >= $min_conf
-        AND m.workspace = $ws | [elementId(m), coalesce(r.confidence, 1.0)]] AS out
+WITH collect(n) AS ns
+RETURN [n IN ns | [elementId(n), n.id, n.name, n.path, n.file,
+  [(n)-[r]->(m) WHERE type(r) IN $rels AND coalesce(r.confidence, 1.0) >= $min_conf
+   | [elementId(m), coalesce(r.confidence, 1.0)]]]] AS nodes
 """
 
 # A turn's subgraph: what the turn touched or mentioned, and their direct neighbours.
@@ -299,12 +297,20 @@ RETURN elementId(n) AS eid, n.id AS id, n.name AS name, n.path AS path, n.file A
 
 
 def community_graph(
-    graph: Graph, workspace: str, rels: list[str], min_conf: float, turn_node_id: str | None = None
+    graph: Graph,
+    workspace: str,
+    rels: list[str],
+    min_conf: float,
+    turn_node_id: str | None = None,
+    timeout_s: float | None = None,
 ) -> list[dict]:
+    """Rows {eid, id, name, path, file, out: [[eid, weight], …]} of the workspace or turn subgraph."""
     params = {"ws": workspace, "rels": check_rels(rels), "min_conf": min_conf}
-    if turn_node_id is None:
-        return graph.read(_COMMUNITY_GRAPH, **params)
-    return graph.read(_TURN_GRAPH, turn=turn_node_id, **params)
+    if turn_node_id is not None:
+        return graph.read(_TURN_GRAPH, timeout_s=timeout_s, turn=turn_node_id, **params)
+    rows = graph.read(_COMMUNITY_GRAPH, timeout_s=timeout_s, **params)
+    keys = ("eid", "id", "name", "path", "file", "out")
+    return [dict(zip(keys, values)) for values in rows[0]["nodes"]] if rows else []
 
 
 _CLEAR_MEMBERSHIP = """
@@ -343,6 +349,7 @@ def write_communities(
     members: list[dict],
     info: dict[str, Any],
     batch: int = 10_000,
+    timeout_s: float | None = None,
 ) -> None:
     """Replace the workspace's communities: clear the previous run, then write in batches.
 
@@ -353,6 +360,6 @@ def write_communities(
         session.run(_CLEAR_MEMBERSHIP, ws=workspace).consume()
         session.run(_CLEAR_COMMUNITIES, ws=workspace).consume()
     for i in range(0, len(communities), batch):
-        graph.write(_CREATE_COMMUNITIES, rows=communities[i : i + batch], ws=workspace, **info)
+        graph.write(_CREATE_COMMUNITIES, timeout_s=timeout_s, rows=communities[i : i + batch], ws=workspace, **info)
     for i in range(0, len(members), batch):
-        graph.write(_WRITE_MEMBERS, rows=members[i : i + batch], ws=workspace)
+        graph.write(_WRITE_MEMBERS, timeout_s=timeout_s, rows=members[i : i + batch], ws=workspace)

@@ -257,7 +257,7 @@ def search(
             sym_kinds.append(k)
     lucene = lucene_query(terms)
     rows = reads.search(
-        graph or get_graph(), lucene, scope_ws, labels, sym_kinds, _provs(provs), min(limit * 3, _max_results()) + 1
+        graph or get_graph(), lucene, scope_ws, labels, sym_kinds, _provs(provs), limit + 1
     )
     words = [t.lower() for group in terms for t in group]
     hits = []
