@@ -21,13 +21,14 @@ from pathlib import Path
 from indexers.extract import CallRef, FileExtraction, ImportRef, InheritRef
 from indexers.records import SymbolRecord
 
-FORMAT = "2"
+FORMAT = "3"
 
 _SYM = tuple(f.name for f in fields(SymbolRecord))
 _IMP = tuple(f.name for f in fields(ImportRef))
 _CALL = tuple(f.name for f in fields(CallRef))
 _INH = tuple(f.name for f in fields(InheritRef))
-_EXT = ("path", "lang", "package", "has_errors", "error_count", "invalid_utf8", "skip_reason", "problems")
+# Every field but the four record lists; derived from the class so a new field is never dropped.
+_EXT = tuple(f.name for f in fields(FileExtraction) if f.name not in ("symbols", "imports", "calls", "inherits"))
 
 
 def _plain(value):
@@ -112,7 +113,12 @@ def load_state(path: Path) -> IndexState:
 def save_state(path: Path, token: str, changed: dict[str, tuple[str, FileExtraction]], deleted: list[str],
                full: bool, symbols: int) -> None:
     """Record a completed run: the changed files' rows, the deleted files, the new token."""
-    conn = _open(path)
+    try:
+        conn = _open(path)
+    except sqlite3.DatabaseError:
+        # Derived data: an unreadable state file is replaced (this run was a full one anyway).
+        path.unlink(missing_ok=True)
+        conn = _open(path)
     try:
         conn.execute("BEGIN IMMEDIATE")
         if full:

@@ -1,0 +1,45 @@
+"""The incremental index state must give back exactly what extraction produced."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from indexers.extract import extract_file
+from indexers.languages import language_for_path
+from indexers.state import IndexState, decode, encode, load_state, save_state
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "symbols"
+
+
+def _extractions():
+    for dirpath, _, names in os.walk(FIXTURES):
+        for name in sorted(names):
+            path = Path(dirpath, name)
+            rel = path.relative_to(FIXTURES).as_posix()
+            spec = language_for_path(rel)
+            if spec is not None:
+                yield extract_file(rel, path.read_bytes(), spec.name)
+
+
+def test_every_fixture_extraction_round_trips():
+    exts = list(_extractions())
+    assert len(exts) > 20
+    for ext in exts:
+        assert decode(encode(ext)) == ext, ext.path
+
+
+def test_saved_rows_load_back_and_a_broken_file_means_a_full_run(tmp_path):
+    path = tmp_path / "state.sqlite3"
+    exts = {e.path: e for e in _extractions()}
+    save_state(path, "t1", {p: ("h-" + p, e) for p, e in exts.items()}, [], full=True, symbols=7)
+    state = load_state(path)
+    assert state.token == "t1" and state.symbols == 7
+    some = next(iter(exts))
+    assert state.hashes[some] == "h-" + some and state.extraction(some) == exts[some]
+    save_state(path, "t2", {}, [some], full=False, symbols=6)
+    assert some not in load_state(path).hashes
+    path.write_bytes(b"not a database" * 100)
+    assert load_state(path) == IndexState()
+    save_state(path, "t3", {some: ("h", exts[some])}, [], full=True, symbols=1)
+    assert load_state(path).token == "t3"
