@@ -8,6 +8,7 @@ the difference.
 from __future__ import annotations
 
 import fcntl
+import gc
 import multiprocessing
 import os
 import threading
@@ -414,8 +415,14 @@ def _index_symbols(
             table.add_file(ext)
             all_exts[fid] = ext
     else:
-        old_exts = {fid: state.extraction(fid) for fid in changed + deleted if fid in state.blobs}
-        all_exts = {fid: state.extraction(fid) for fid in state.blobs if fid not in deleted and fid not in new_exts}
+        # Decoding allocates a few hundred thousand objects and no cycles: keep the collector out.
+        gc.disable()
+        try:
+            old_exts = {fid: state.extraction(fid) for fid in changed + deleted if fid in state.blobs}
+            all_exts = {fid: state.extraction(fid) for fid in state.blobs
+                        if fid not in deleted and fid not in new_exts}
+        finally:
+            gc.enable()
         all_exts.update(new_exts)
         table = SymbolTable(all_exts.values())
     if full:
