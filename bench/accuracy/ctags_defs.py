@@ -48,6 +48,7 @@ class CtagsLanguage:
     not_entries: tuple[tuple[str, str, str], ...] = ()
     # (our kind, pattern on our symbol's first line, why): symbols ctags does not list.
     unlisted: tuple[tuple[str, str, str], ...] = ()
+    one_per_overload: bool = False  # ctags lists one entry for all overload signatures
 
 
 CTAGS_LANGUAGES: dict[str, CtagsLanguage] = {
@@ -60,6 +61,7 @@ CTAGS_LANGUAGES: dict[str, CtagsLanguage] = {
         {"property": "class, interface and object-literal properties",
          "enumerator": "enum members"},
         {"new": "construct signatures `new (...)` of an interface"},
+        one_per_overload=True,
     ),
     "go": CtagsLanguage(
         "Go", (),
@@ -303,11 +305,11 @@ def measure(corpus: Corpus, ours: list[Sym], files: dict[str, FileState]) -> dic
         elif key in arbiter:
             cat = f"ours {s.kind}: ctags misses it, the TypeScript compiler confirms it"
             explained += 1
-        elif group_size[(s.file, s.base_qual)] > 1:
-            cat = f"ours {s.kind}: overload signature or redefinition (ctags lists one per name)"
-            explained += 1
         elif s.qual.rpartition(".")[0] in function_quals.get(s.file, ()):
             cat = f"ours {s.kind}: declared inside a function body (ctags does not list those)"
+            explained += 1
+        elif lang.one_per_overload and group_size[(s.file, s.base_qual)] > 1:
+            cat = f"ours {s.kind}: overload signature or redefinition (ctags lists one per name)"
             explained += 1
         elif (s.file, s.name) in tag_lines_by_name:
             cat = f"ours {s.kind}: ctags has the name elsewhere in the file"
