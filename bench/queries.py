@@ -32,7 +32,7 @@ from graphsvc.settings import get_settings
 SAMPLE = """
 MATCH (n:Symbol {workspace: $ws}) WHERE NOT n:External AND n.kind IN ['function', 'method', 'class']
 WITH n ORDER BY n.id
-RETURN n.id AS id, n.name AS name
+RETURN collect({id: n.id, name: n.name}) AS symbols
 """
 
 GQL = {
@@ -91,7 +91,7 @@ def main() -> None:
     ws, n = args.workspace, args.requests
 
     graph = get_graph()
-    symbols = graph.read(SAMPLE, ws=ws)
+    symbols = graph.read(SAMPLE, timeout_s=300, ws=ws)[0]["symbols"]
     if len(symbols) < 10:
         sys.exit(f"workspace {ws!r} has {len(symbols)} functions/classes: index it first")
     rng = random.Random(args.seed)
