@@ -74,6 +74,8 @@ def neo4j_env(server: ManagedNeo4j, home: Path) -> dict[str, str]:
         NEO4J_USER=info.user,
         NEO4J_PASSWORD=info.password,
         GRAPHSVC_HOME=str(home),
+        # A Neo4j just (re)started on a busy machine plans its first queries slowly.
+        GRAPHSVC_NEO4J__TRANSACTION_TIMEOUT_S="180",
         PYTHONUNBUFFERED="1",
     )
     return env
@@ -149,5 +151,6 @@ class ServeProcess:
         self._log.close()
 
     def log(self) -> str:
-        self._log.flush()
+        if not self._log.closed:
+            self._log.flush()
         return self.log_path.read_text(errors="replace")
