@@ -144,11 +144,27 @@ def schema_sdl() -> str:
     return build_schema().as_str() + "\n"
 
 
+def _mirror_turns() -> None:
+    """Mirror turns into Neo4j as they are opened, after catching up on what is pending.
+    Best effort: the store works without the graph and `graphsvc turns mirror` catches up."""
+    try:
+        from graphsvc.context.store import get_store
+        from graphsvc.graph.driver import get_graph
+
+        graph = get_graph()
+        turns = get_store().turns
+        turns.attach_graph(graph)
+        turns.mirror(graph)
+    except GraphsvcError as exc:
+        log.warning("turns are not mirrored into Neo4j for now: %s", exc)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        await asyncio.to_thread(_mirror_turns)
         yield
         app.state.jobs.shutdown()
 

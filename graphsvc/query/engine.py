@@ -153,7 +153,7 @@ def resolve_scope(workspace: str | None = None, turn_id: str | None = None) -> S
             ) from exc
         turn = get_store().turns.get(turn_id)
         if turn is None:
-            raise NotFoundError(f"no turn {turn_id!r}: list turns with `graphsvc context turns`")
+            raise NotFoundError(f"no turn {turn_id!r}: list turns with `graphsvc turns list`")
         if workspace and workspace != turn.workspace:
             raise InputError(f"turn {turn_id!r} belongs to workspace {turn.workspace!r}, not {workspace!r}")
         return Scope(turn.workspace, turn_id, turn)
