@@ -49,6 +49,7 @@ def neo4j_instance() -> Iterator[ManagedNeo4j]:
         info = server.connection_info()
         os.environ.update({"NEO4J_URI": info.uri, "NEO4J_USER": info.user, "NEO4J_PASSWORD": info.password})
         reload_settings()
+        _warm_up(info)
         yield server
     finally:
         server.stop(timeout_s=90)
@@ -59,6 +60,23 @@ def neo4j_instance() -> Iterator[ManagedNeo4j]:
             else:
                 os.environ[key] = value
         reload_settings()
+
+
+def _warm_up(info: ConnectionInfo) -> None:
+    """The first queries on a fresh server compile and page in a lot; on a busy machine they can
+    outlast the client's transaction limit, so run them once here with a generous one."""
+    with neo4j.GraphDatabase.driver(info.uri, auth=(info.user, info.password)) as driver:
+        with driver.session(database=get_settings().neo4j.database) as session:
+            for cypher in ("RETURN 1", "MATCH (m:GraphsvcMeta {key: 'schema'}) RETURN m.version"):
+                session.run(neo4j.Query(cypher, timeout=300)).consume()
+    from graphsvc.graph.driver import connect
+    from graphsvc.graph.schema import apply_schema
+
+    graph = connect()
+    try:
+        apply_schema(graph)
+    finally:
+        graph.close()
 
 
 @pytest.fixture(scope="session")
