@@ -202,12 +202,19 @@ class Load:
         deadline = start + self.args.duration
         warm = start + min(self.args.warmup, self.args.duration / 3)
 
+        series: list[tuple[int, float | None]] = []
+
         async def watch_memory() -> None:
             peak = 0.0
-            await asyncio.sleep(max(0.0, warm - time.monotonic()))
-            memory["after_warmup"] = rss_mb(pid)
+            warm_taken = False
             while time.monotonic() < deadline:
-                peak = max(peak, rss_mb(pid) or 0.0)
+                now = rss_mb(pid)
+                peak = max(peak, now or 0.0)
+                if not warm_taken and time.monotonic() >= warm:
+                    memory["after_warmup"], warm_taken = now, True
+                second = int(time.monotonic() - start)
+                if not series or second - series[-1][0] >= 10:
+                    series.append((second, round(now, 1) if now else now))
                 await asyncio.sleep(1)
             memory["peak"] = peak
 
@@ -231,7 +238,7 @@ class Load:
             "duration_s": round(wall, 1), "requests": total, "requests_per_s": round(total / wall, 1),
             "errors": sum(self.errors.values()), "kinds": kinds, "error_samples": self.error_samples,
             "server_rss_mb": {k: (round(v, 1) if v else v) for k, v in memory.items()},
-            "rss_growth_after_warmup_pct": growth, "reindex": self.reindex,
+            "rss_growth_after_warmup_pct": growth, "rss_every_10s": series, "reindex": self.reindex,
             "cpu_count": os.cpu_count(), "load_average": os.getloadavg(),
         }
 
@@ -246,6 +253,7 @@ def print_report(report: dict) -> None:
     m = report["server_rss_mb"]
     print(f"server RSS MB: start {m.get('start')}, after warm-up {m.get('after_warmup')}, peak {m.get('peak')}, "
           f"end {m.get('end')} (growth after warm-up {report['rss_growth_after_warmup_pct']} %)")
+    print("server RSS MB every 10 s: " + " ".join(f"{t}s:{v}" for t, v in report["rss_every_10s"]))
     print(f"re-index: {report['reindex']}")
     for sample in report["error_samples"]:
         print(f"  error: {sample}")
