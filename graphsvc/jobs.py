@@ -64,7 +64,10 @@ def check_index_path(path: str, roots: list[Path]) -> Path:
     if ".." in raw.parts:
         raise InputError(f"path {path!r} contains '..': give a path inside a workspace root")
     candidate = raw if raw.is_absolute() else Path(roots[0]) / raw
-    resolved = candidate.resolve()
+    try:
+        resolved = candidate.resolve()
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python 3.11)
+        raise InputError(f"{path!r} cannot be resolved: {exc}") from None
     for root in roots:
         real_root = Path(root).expanduser().resolve()
         if resolved == real_root or resolved.is_relative_to(real_root):

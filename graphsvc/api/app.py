@@ -21,7 +21,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from graphql import GraphQLError
-from strawberry.extensions import QueryDepthLimiter, SchemaExtension
+from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter, SchemaExtension
 from strawberry.fastapi import GraphQLRouter
 from strawberry.tools import merge_types
 
@@ -39,6 +39,9 @@ _PARTS = (
     ("graphsvc.api.context_api", "ContextQuery", "ContextMutation"),
     ("graphsvc.api.cache_api", "CacheQuery", "CacheMutation"),
 )
+# Depth alone does not bound work: one expensive field under many aliases runs once per alias.
+MAX_ALIASES = 20
+MAX_TOKENS = 20_000
 STYLE_FILE = SCHEMA_DIR / "browser" / "graphsvc.grass"
 GRAPHIQL_ASSETS = Path(__file__).parent / "static" / "graphiql"
 # GraphiQL's page loads these from a CDN; we serve the same files (same integrity hashes).
@@ -136,7 +139,12 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     return _Schema(
         query=merge_types("Query", tuple(queries)),
         mutation=merge_types("Mutation", tuple(mutations)) if mutations else None,
-        extensions=[lambda: QueryDepthLimiter(max_depth=max_depth), StructuredErrors],
+        extensions=[
+            lambda: QueryDepthLimiter(max_depth=max_depth),
+            lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
+            lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
+            StructuredErrors,
+        ],
     )
 
 

@@ -94,6 +94,11 @@ class Graph:
         except TransientError as exc:
             raise Neo4jUnavailable(f"Neo4j at {self.uri} gave up on a transaction: {exc.message}") from exc
         except ClientError as exc:
+            if exc.code and exc.code.startswith("Neo.ClientError.Security."):
+                # e.g. AuthenticationRateLimit after repeated wrong passwords: not an AuthError.
+                raise Neo4jUnavailable(
+                    f"Neo4j at {self.uri} refused the login: {exc.message}; check NEO4J_USER/NEO4J_PASSWORD"
+                ) from exc
             if exc.code and "TransactionTimedOut" in exc.code:
                 raise InputError(
                     f"the query took longer than the {self.timeout_s:g} s transaction limit; "

@@ -212,8 +212,21 @@ def lucene_escape(term: str) -> str:
     return escaped.lower() if escaped in ("AND", "OR", "NOT", "TO") else escaped
 
 
+# Lucene turns each word into two clauses (at most 1024 per query) and a prefix automaton (at
+# most ~1000 states): bound both here, so a hostile query is refused instead of failing there
+# (or, with 100 000 OR terms, exhausting Neo4j's heap).
+MAX_KEYWORDS = 64
+MAX_KEYWORD_CHARS = 256
+
+
 def lucene_query(terms: list[list[str]]) -> str:
     """AND of OR-groups; a single word also matches as a prefix, exact words rank higher."""
+    count = sum(len(group) for group in terms)
+    if count > MAX_KEYWORDS:
+        raise InputError(f"{count} search keywords: give at most {MAX_KEYWORDS}")
+    longest = max((len(term) for group in terms for term in group), default=0)
+    if longest > MAX_KEYWORD_CHARS:
+        raise InputError(f"a search keyword of {longest} characters: give at most {MAX_KEYWORD_CHARS}")
     groups = []
     for group in terms:
         clauses = []

@@ -18,9 +18,10 @@ import pytest
 from click.testing import CliRunner
 
 from api.conftest import running
+from graphsvc.api.app import MAX_ALIASES
 from graphsvc.api.auth import is_loopback
 from graphsvc.cli import main
-from graphsvc.errors import ConfigError, InputError
+from graphsvc.errors import ConfigError, InputError, Neo4jUnavailable
 from graphsvc.graph.driver import Graph, connect, reset_graph
 from graphsvc.jobs import check_index_path
 from graphsvc.settings import get_settings, reload_settings
@@ -164,3 +165,40 @@ def test_a_query_over_the_transaction_time_limit_is_stopped(neo4j_server):
     finally:
         shared.close()
     assert get_settings().neo4j.transaction_timeout_s > 0
+
+
+def test_a_symlink_loop_is_refused_as_bad_input(tmp_path):
+    root = tmp_path / "roots"
+    (root / "repo").mkdir(parents=True)
+    (root / "repo" / "loop").symlink_to(root / "repo" / "loop")
+    with pytest.raises(InputError):
+        check_index_path("repo/loop", [root])
+
+
+def test_graphql_aliases_are_bounded():
+    """Depth alone does not bound work: the same expensive field under many aliases would run
+    once per alias. Up to `MAX_ALIASES` pass; one more is refused before anything runs."""
+    settings = get_settings().model_copy(deep=True)
+    with running(settings) as url:
+        def aliased(n: int) -> dict:
+            fields = " ".join(f"j{i}: jobs {{ id }}" for i in range(n))
+            return httpx.post(f"{url}/graphql", json={"query": "{ " + fields + " }"}, timeout=60).json()
+
+        ok = aliased(MAX_ALIASES)
+        assert "errors" not in ok and len(ok["data"]) == MAX_ALIASES
+        refused = aliased(MAX_ALIASES + 1)
+        assert refused.get("data") is None and "alias" in refused["errors"][0]["message"].lower()
+
+
+def test_a_login_locked_out_by_neo4j_is_an_outage_not_an_internal_error():
+    """After three wrong passwords Neo4j answers Security.AuthenticationRateLimit (a ClientError,
+    not an AuthError) for a while; that must reach callers as Neo4jUnavailable (503)."""
+    from neo4j.exceptions import Neo4jError
+
+    graph = Graph(driver=None, database="neo4j", uri="bolt://127.0.0.1:7687", timeout_s=1.0)
+    locked = Neo4jError._hydrate_neo4j(code="Neo.ClientError.Security.AuthenticationRateLimit",
+                                       message="incorrect authentication details too many times in a row")
+    with pytest.raises(Neo4jUnavailable) as err:
+        with graph._errors():
+            raise locked
+    assert "too many times" in str(err.value)
