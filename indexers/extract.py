@@ -89,6 +89,9 @@ class CallRef:
     # The called name (or the receiver's first name) is a parameter or local variable of
     # the enclosing function, so it does not name a global definition or an import.
     local: bool = False
+    # For a local receiver bound only by calls of one callee (``p = Parser(...)``), that callee
+    # as written: the receiver's type when it names a class.
+    receiver_type: str | None = None
 
 
 @dataclass(slots=True, frozen=True)
@@ -237,6 +240,7 @@ class _Extractor:
         defs: dict[tuple[int, int], _Def] = {}
         calls: list[tuple[tree_sitter.Node, dict]] = []
         locals_: list[tree_sitter.Node] = []
+        typed: dict[int, str] = {}  # start byte of a bound name -> the callee it is bound by
         inherits: list[tuple[str, tree_sitter.Node, dict]] = []
         imports: list[tuple[tree_sitter.Node, dict]] = []
         roles = _pattern_roles(self.spec.name)
@@ -246,6 +250,8 @@ class _Extractor:
                 role = roles[pattern] = _role_of(caps)
             if role == "local":
                 locals_.extend(caps["local"])
+                if "local.type" in caps:
+                    typed[caps["local"][0].start_byte] = _text(caps["local.type"][0])
                 continue
             if role == "package":
                 self.out.package = _text(caps["package"][0]).strip()
@@ -267,7 +273,7 @@ class _Extractor:
                     self.out.package = _text(caps["package"][0]).strip()
         ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
         self._nest(ordered)
-        self._calls(ordered, calls, self._locals(ordered, locals_))
+        self._calls(ordered, calls, self._locals(ordered, locals_, typed))
         self._inherits(ordered, inherits)
         self._imports(imports)
 
@@ -442,19 +448,21 @@ class _Extractor:
             result[i] = stack[-1] if stack else None
         return result
 
-    def _locals(self, ordered: list[_Def], nodes: list[tree_sitter.Node]) -> dict[int, set[str]]:
-        """Names bound inside each function, keyed by ``id()`` of its definition."""
-        out: dict[int, set[str]] = {}
+    def _locals(self, ordered: list[_Def], nodes: list[tree_sitter.Node],
+                typed: dict[int, str]) -> dict[int, dict[str, set[str | None]]]:
+        """Names bound inside each function, keyed by ``id()`` of its definition, with the
+        callees they are bound by (None for any other binding: a parameter, a loop, ...)."""
+        out: dict[int, dict[str, set[str | None]]] = {}
         if not nodes:
             return out
         for node, encl in zip(nodes, self._enclosing_all(ordered, nodes)):
             while encl is not None and encl.kind not in _FUNCTION_KINDS:
                 encl = encl.parent
             if encl is not None:
-                out.setdefault(id(encl), set()).add(_text(node))
+                out.setdefault(id(encl), {}).setdefault(_text(node), set()).add(typed.get(node.start_byte))
         return out
 
-    def _calls(self, ordered: list[_Def], calls: list, local_names: dict[int, set[str]]) -> None:
+    def _calls(self, ordered: list[_Def], calls: list, local_names: dict[int, dict[str, set[str | None]]]) -> None:
         if not calls:
             return
         spec = self.spec
@@ -485,13 +493,17 @@ class _Extractor:
                 else:
                     rkind = RECEIVER_OTHER
             local = False
+            rtype = None
             if local_names and rkind in (RECEIVER_NONE, RECEIVER_NAME):
                 head = name if receiver is None else _HEAD.match(receiver).group(0)
                 d = encl
                 while d is not None and not local:  # closures see the enclosing functions' names
-                    local = head in local_names.get(id(d), ())
+                    bindings = local_names.get(id(d), {}).get(head)
+                    local = bindings is not None
+                    if local and receiver == head and len(bindings) == 1:
+                        rtype = next(iter(bindings))
                     d = d.parent
-            out.append(CallRef(caller, name, rkind, receiver, _line(node), local))
+            out.append(CallRef(caller, name, rkind, receiver, _line(node), local, rtype))
 
     def _inherits(self, ordered: list[_Def], refs: list) -> None:
         if not refs:

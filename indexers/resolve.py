@@ -1046,9 +1046,11 @@ class _Resolver:
             else:
                 head = call.name if call.receiver is None else _SPLIT.split(call.receiver, 1)[0]
                 if members_visible or head in nested or (call.receiver is not None and call.name in nested):
-                    key = (call.caller, call.name, rkind, call.receiver, call.local)
+                    key = (call.caller, call.name, rkind, call.receiver, call.local, call.receiver_type)
                 else:
-                    key = ("", call.name, rkind, call.receiver, call.local)
+                    # A receiver's type is looked up from the caller's scope.
+                    key = (call.caller if call.receiver_type else "", call.name, rkind, call.receiver, call.local,
+                           call.receiver_type)
             result = memo.get(key, memo)
             if result is memo:
                 result = memo[key] = self.resolve_call(call)
@@ -1118,6 +1120,15 @@ class _Resolver:
             if ids:
                 return ("sym", tuple(ids)), Reason.SELF, 1.0
             return None
+        if kind == RECEIVER_NAME and call.local and call.receiver_type:
+            # `p = Parser(...)` then `p.parse()`: a method of that class or its bases.
+            bound = self.resolve_receiver(call.receiver_type, qual)
+            if bound is not None and bound[0][0] == "sym":
+                types = [i for i in bound[0][1] if self.table.symbols[i].kind in _TYPE_KINDS]
+                if len(types) == 1 and len(bound[0][1]) == 1:
+                    ids = self.find_in_hierarchy(types[0], name, include_self=True)
+                    if ids:
+                        return ("sym", tuple(ids)), Reason.SCOPE, bound[2]
         if kind == RECEIVER_NAME and call.receiver and not call.local:
             target = self.resolve_receiver(call.receiver, qual)
             if target is not None:

@@ -56,6 +56,8 @@
 (lambda_parameters (identifier) @local)
 ; (only those inside a function count; module and class assignments are left alone)
 (assignment left: (identifier) @local)
+; A local bound by a call of a name has the type of that class when every binding agrees.
+(assignment left: (identifier) @local right: (call function: [(identifier) (attribute)] @local.type))
 (assignment left: (pattern_list (identifier) @local))
 (for_statement left: (identifier) @local)
 (for_statement left: (pattern_list (identifier) @local))

@@ -41,10 +41,12 @@ def test_redefined_function_call_is_candidates_not_a_pick():
     assert main["app.py#dup"] == ("candidate", 0.5) and main["app.py#dup@2"] == ("candidate", 0.5)
 
 
-def test_unknown_receiver_is_never_confident():
+def test_receiver_bound_by_a_class_call_is_resolved_through_its_type():
+    # m = Model(); m.run(1): the local's only binding names the class (receivers of unknown
+    # type stay below confidence 1: tests/unit/test_resolve_local_types.py)
     main = P.targets("CALLS", "app.py#main")
     runs = {k: v for k, v in main.items() if k.endswith(".run")}
-    assert runs and all(conf < 1.0 for _, conf in runs.values())
+    assert runs == {"pkg/models.py#Model.run": ("scope", 1.0)}
 
 
 def test_self_calls_and_inherited_methods_and_super():

@@ -1,0 +1,60 @@
+"""A local variable bound only by a call of a class has that class's type for method calls."""
+
+from indexers.extract import extract_file
+from indexers.resolve import SymbolTable, resolve_file
+
+FILES = {
+    "shapes.py": (
+        "class Base:\n"
+        "    def area(self): pass\n"
+        "class Square(Base):\n"
+        "    def side(self): pass\n"
+        "class Other:\n"
+        "    def area(self): pass\n"
+        "def make(): return Square()\n"
+    ),
+    "app.py": (
+        "import shapes\n"
+        "from shapes import Square\n"
+        "\n"
+        "def typed():\n"
+        "    s = Square()\n"
+        "    s.side()\n"
+        "    s.area()\n"
+        "    t = shapes.Square()\n"
+        "    t.side()\n"
+        "\n"
+        "def rebound(x):\n"
+        "    s = Square()\n"
+        "    s = x\n"
+        "    s.area()\n"
+        "\n"
+        "def param(s):\n"
+        "    s.area()\n"
+        "\n"
+        "def factory():\n"
+        "    s = shapes.make()\n"
+        "    s.area()\n"
+    ),
+}
+
+
+def _calls() -> dict[tuple[str, str], tuple[str, float]]:
+    exts = [extract_file(path, src.encode(), "python") for path, src in FILES.items()]
+    table = SymbolTable(exts)
+    return {(e.src, e.dst): (e.reason, e.confidence)
+            for ext in exts for e in resolve_file(ext, table) if e.type == "CALLS"}
+
+
+def test_methods_of_a_local_bound_by_a_class_call_resolve_through_the_hierarchy():
+    calls = _calls()
+    assert calls[("app.py#typed", "shapes.py#Square.side")] == ("scope", 1.0)
+    assert calls[("app.py#typed", "shapes.py#Base.area")] == ("scope", 1.0)  # inherited
+    assert ("app.py#typed", "shapes.py#Other.area") not in calls
+
+
+def test_another_binding_a_parameter_or_a_function_call_gives_no_type():
+    calls = _calls()
+    for caller in ("app.py#rebound", "app.py#param", "app.py#factory"):
+        areas = [conf for (src, dst), (_, conf) in calls.items() if src == caller and dst.endswith(".area")]
+        assert areas and all(conf < 1.0 for conf in areas), caller
