@@ -12,6 +12,11 @@
 (union_specifier name: (type_identifier) @name body: (field_declaration_list)) @definition.struct
 (enum_specifier name: (type_identifier) @name body: (enumerator_list)) @definition.enum
 (type_definition declarator: (type_identifier) @name @definition.type_alias)
+(type_definition declarator: (pointer_declarator declarator: (type_identifier) @name @definition.type_alias))
+(type_definition declarator: (array_declarator declarator: (type_identifier) @name @definition.type_alias))
+(type_definition
+  declarator: (function_declarator
+    declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name @definition.type_alias))))
 
 (preproc_def name: (identifier) @name) @definition.constant
 (preproc_function_def name: (identifier) @name) @definition.function
@@ -20,6 +25,13 @@
 (translation_unit (declaration declarator: (init_declarator declarator: (identifier) @name)) @definition.variable)
 (translation_unit
   (declaration declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))) @definition.variable)
+(translation_unit (declaration declarator: (pointer_declarator declarator: (identifier) @name)) @definition.variable)
+(translation_unit
+  (declaration
+    declarator: [(array_declarator declarator: [(identifier) @name (array_declarator declarator: (identifier) @name)])
+                 (init_declarator
+                   declarator: (array_declarator
+                     declarator: [(identifier) @name (array_declarator declarator: (identifier) @name)]))]) @definition.variable)
 
 (call_expression function: (identifier) @name) @reference.call
 (call_expression function: (field_expression argument: (_) @receiver field: (field_identifier) @name)) @reference.call
