@@ -79,7 +79,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size-mb", type=int, default=1024)
     parser.add_argument("--free-mb", type=float, default=6.0)
-    parser.add_argument("--timeout", type=float, default=900.0, help="bound for each index run")
+    parser.add_argument("--timeout", type=float, default=600.0, help="bound for each index run")
     parser.add_argument("--json-out", default=None)
     args = parser.parse_args()
     if os.geteuid() != 0:
@@ -129,7 +129,11 @@ def main() -> None:
         with neo4j.GraphDatabase.driver(info.uri, auth=(info.user, info.password)) as d:
             a, b = checksum(d, "disk"), checksum(d, "disk-clean")
             consistency = d.execute_query("SHOW DATABASES YIELD name, currentStatus RETURN name, currentStatus").records
-        report["rerun_equals_clean"] = a == b
+            indexes = d.execute_query("SHOW INDEXES YIELD name, state RETURN name, state").records
+        # Only meaningful when both runs completed and wrote something.
+        completed = report["rerun"]["exit"] == 0 and report["clean"]["exit"] == 0 and a[0] > 0
+        report["rerun_equals_clean"] = completed and a == b
+        report["index_states"] = {r["name"]: r["state"] for r in indexes}
         report["checksums"] = {"disk": a, "disk-clean": b}
         report["databases"] = {r["name"]: r["currentStatus"] for r in consistency}
     finally:
