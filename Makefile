@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 REPO ?= .
 
-.PHONY: setup neo4j neo4j-stop up test
+.PHONY: setup neo4j neo4j-stop up test accuracy
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,3 +33,8 @@ up: setup neo4j
 # pytest exits 5 when it collects nothing; make fails on any non-zero exit, so that fails too.
 test: setup
 	$(BIN)/python -m pytest -q
+
+# Definitions and call edges against independent oracles (ast, Universal Ctags, Jedi); see docs/accuracy.md.
+accuracy: setup
+	$(BIN)/pip install -q -e '.[bench]'
+	$(BIN)/python bench/accuracy.py
