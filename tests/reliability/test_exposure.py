@@ -91,8 +91,9 @@ def test_every_route_but_the_open_ones_rejects_missing_or_wrong_tokens(neo4j_ser
 def test_secrets_stay_out_of_logs_and_error_messages(own_neo4j, caplog, monkeypatch):
     """A wrong Neo4j password and a wrong token: neither the real ones nor the guesses are echoed.
 
-    The wrong password goes to the private server: Neo4j locks a user out for a while after
-    three failed logins, which must not hit the session's shared server.
+    The wrong password goes to the private server, under a user name nobody else uses: Neo4j
+    locks a user out for a while after three failed logins, and the fault tests that run next
+    on that server log in as `neo4j`.
     """
     if own_neo4j.status().state != "running":
         own_neo4j.start()
@@ -100,6 +101,7 @@ def test_secrets_stay_out_of_logs_and_error_messages(own_neo4j, caplog, monkeypa
     real_password = own_neo4j.connection_info().password
     guess = "guess-" + "9c2f" * 6
     monkeypatch.setenv("NEO4J_URI", own_neo4j.connection_info().uri)
+    monkeypatch.setenv("NEO4J_USER", "intruder")
     monkeypatch.setenv("NEO4J_PASSWORD", guess)
     settings = reload_settings().model_copy(deep=True)
     settings.server.token = TOKEN
@@ -107,7 +109,7 @@ def test_secrets_stay_out_of_logs_and_error_messages(own_neo4j, caplog, monkeypa
     try:
         with running(settings) as url, httpx.Client(timeout=60) as client:
             auth = {"Authorization": f"Bearer {TOKEN}"}
-            # Two logins only (each request opens the connection anew while it fails).
+            # Each request opens the connection anew while it fails.
             health = client.get(f"{url}/healthz")
             explain = client.get(f"{url}/api/context/explain", params={"workspace": "w", "id": "x"}, headers=auth)
             wrong_token = client.get(f"{url}/api/context/recent", headers={"Authorization": "Bearer " + real_password})
