@@ -12,7 +12,7 @@ from typing import Any
 
 from graphsvc import model
 from graphsvc.graph.driver import Graph
-from graphsvc.model import Label, Prov, Rel
+from graphsvc.model import Rel
 
 BATCH = 5000
 # Index writes are ours, not user queries: allow them longer than the query limit.
@@ -220,4 +220,4 @@ class GraphWriter:
         self.graph.write(_SET_WORKSPACE_TOKEN, ws=self.ws, id=model.WORKSPACE_ID, token=token)
 
 
-__all__ = ["GraphWriter", "Label", "Prov", "batches"]
+__all__ = ["GraphWriter", "batches"]
