@@ -1,13 +1,19 @@
 """Leiden communities over a workspace graph (or a turn's subgraph), written back to Neo4j.
 
-One query fetches the subgraph, `leidenalg` partitions it (modularity or CPM, deterministic
-for a seed: nodes and edges are put in a fixed order first), and the result replaces the
+One query fetches the subgraph, Leiden partitions it (modularity or CPM, deterministic for
+a seed: nodes and edges are put in a fixed order first), and the result replaces the
 previous run: a `community` property on members, `:Entity:Community` nodes and `MEMBER_OF`
 edges (`INFERRED`, reason `leiden`), so the Neo4j Browser can colour them.
+
+Two implementations of Leiden are offered: igraph's built-in one (the default, many times
+faster on large graphs) and leidenalg's (the reference implementation, also used whenever
+an option needs it).
 """
 
 from __future__ import annotations
 
+import random
+import threading
 import time
 from collections import Counter
 
@@ -25,6 +31,7 @@ OBJECTIVES = {
     "modularity": leidenalg.ModularityVertexPartition,
     "cpm": leidenalg.CPMVertexPartition,
 }
+ALGORITHMS = ("igraph", "leidenalg")
 DEFAULT_RESOLUTION = {"modularity": 1.0, "cpm": 0.05}
 DEFAULT_SEED = 42
 TOP_MEMBERS = 5
@@ -32,6 +39,8 @@ TOP_MEMBERS = 5
 LABEL_SHARE = 0.6
 # Fetching and rewriting a whole workspace takes longer than one query may; this bounds it.
 TIMEOUT_FACTOR = 10
+# igraph draws from one process-wide random generator; a run seeds it under this lock.
+_IGRAPH_RNG = threading.Lock()
 
 
 def communities(
@@ -43,6 +52,7 @@ def communities(
     resolution: float | None = None,
     seed: int | None = None,
     objective: str = "modularity",
+    algorithm: str = "igraph",
     iterations: int = 2,
     min_size: int = 3,
     limit: int | None = 20,
@@ -54,12 +64,16 @@ def communities(
     A workspace keeps one stored partition: the latest run, over the whole workspace or
     over a turn's subgraph (what the turn touched or mentioned and their neighbours).
 
-    `iterations` is leidenalg's `n_iterations` (negative: until stable). `limit` bounds
-    how many communities the answer lists (all of them are written back).
+    `algorithm` is `igraph` (built-in Leiden) or `leidenalg`; both honour the objective,
+    resolution and seed. `iterations` is Leiden's number of iterations (negative: until
+    stable). `limit` bounds how many communities the answer lists (all are written back).
     """
     objective = objective.lower()
     if objective not in OBJECTIVES:
         raise InputError(f"unknown objective {objective!r}: use modularity or cpm")
+    algorithm = algorithm.lower()
+    if algorithm not in ALGORITHMS:
+        raise InputError(f"unknown algorithm {algorithm!r}: use {' or '.join(ALGORITHMS)}")
     resolution = DEFAULT_RESOLUTION[objective] if resolution is None else resolution
     if resolution < 0:
         raise InputError(f"resolution must be ≥ 0, got {resolution}")
@@ -97,22 +111,15 @@ def communities(
     edges = sorted(weights)
     g = igraph.Graph(n=len(rows), edges=edges, directed=False)
     g.es["weight"] = [weights[e] for e in edges]
-    kwargs = {"weights": "weight", "n_iterations": iterations, "seed": seed}
-    if objective == "cpm" or resolution != 1.0:
-        kind = leidenalg.CPMVertexPartition if objective == "cpm" else leidenalg.RBConfigurationVertexPartition
-        partition = leidenalg.find_partition(g, kind, resolution_parameter=resolution, **kwargs)
-    else:
-        partition = leidenalg.find_partition(g, leidenalg.ModularityVertexPartition, **kwargs)
-    membership = partition.membership
+    membership, quality = _leiden(g, algorithm, objective, resolution, iterations, seed)
     modularity = g.modularity(membership, weights="weight") if edges else 0.0
-    quality = partition.quality()
     clustered = time.perf_counter()
 
     degree = g.strength(weights=None)
     groups: dict[int, list[int]] = {}
     for v, c in enumerate(membership):
         groups.setdefault(c, []).append(v)
-    # leidenalg numbers communities by decreasing size; keep that order, ties by first id.
+    # Number communities by decreasing size, ties by first id: stable whatever the algorithm.
     ordered = sorted((m for m in groups.values() if len(m) >= min_size), key=lambda m: (-len(m), rows[m[0]]["id"]))
     found: list[Community] = []
     community_rows, member_rows = [], []
@@ -134,13 +141,20 @@ def communities(
             )
         )
     if write:
-        info = {"modularity": modularity, "objective": objective, "resolution": resolution, "seed": seed}
+        info = {
+            "modularity": modularity,
+            "objective": objective,
+            "algorithm": algorithm,
+            "resolution": resolution,
+            "seed": seed,
+        }
         reads.write_communities(graph, scope.workspace, community_rows, member_rows, info, timeout_s=timeout_s)
     written = time.perf_counter()
     return CommunitiesResult(
         workspace=scope.workspace,
         turn_id=scope.turn_id,
         objective=objective,
+        algorithm=algorithm,
         resolution=resolution,
         seed=seed,
         nodes=g.vcount(),
@@ -155,6 +169,32 @@ def communities(
         write_s=round(written - clustered, 3),
         total_s=round(written - started, 3),
     )
+
+
+def _leiden(
+    g: igraph.Graph, algorithm: str, objective: str, resolution: float, iterations: int, seed: int
+) -> tuple[list[int], float]:
+    """Membership per vertex and the objective's quality."""
+    if algorithm == "igraph":
+        with _IGRAPH_RNG:
+            igraph.set_random_number_generator(random.Random(seed))
+            try:
+                found = g.community_leiden(
+                    objective_function="CPM" if objective == "cpm" else "modularity",
+                    weights="weight",
+                    resolution=resolution,
+                    n_iterations=iterations,
+                )
+            finally:
+                igraph.set_random_number_generator(random)
+        return found.membership, found.quality
+    kwargs = {"weights": "weight", "n_iterations": iterations, "seed": seed}
+    if objective == "cpm" or resolution != 1.0:
+        kind = leidenalg.CPMVertexPartition if objective == "cpm" else leidenalg.RBConfigurationVertexPartition
+        partition = leidenalg.find_partition(g, kind, resolution_parameter=resolution, **kwargs)
+    else:
+        partition = leidenalg.find_partition(g, leidenalg.ModularityVertexPartition, **kwargs)
+    return partition.membership, partition.quality()
 
 
 def _directory(row: dict) -> str | None:

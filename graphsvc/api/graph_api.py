@@ -40,6 +40,12 @@ class Objective(Enum):
     CPM = "cpm"
 
 
+@strawberry.enum(description="Which Leiden implementation runs: igraph's built-in one (fast) or leidenalg's.")
+class LeidenAlgorithm(Enum):
+    IGRAPH = "igraph"
+    LEIDENALG = "leidenalg"
+
+
 # --- GraphQL types generated from the result dataclasses -----------------------------------
 
 _GQL: dict[type, type] = {}
@@ -237,6 +243,7 @@ class GraphQuery:
         resolution: float | None = None,
         seed: int | None = None,
         objective: Objective = Objective.MODULARITY,
+        algorithm: LeidenAlgorithm = LeidenAlgorithm.IGRAPH,
         min_size: int = 3,
         limit: int | None = 20,
     ) -> GqlCommunitiesResult:
@@ -249,6 +256,7 @@ class GraphQuery:
             resolution=resolution,
             seed=seed,
             objective=objective.value,
+            algorithm=algorithm.value,
             min_size=min_size,
             limit=_cap(info, limit, "communities"),
         )
@@ -321,6 +329,7 @@ async def get_communities(
     resolution: float | None = None,
     seed: int | None = None,
     objective: Objective = Objective.MODULARITY,
+    algorithm: LeidenAlgorithm = LeidenAlgorithm.IGRAPH,
     min_size: int = 3,
     limit: int = 20,
 ) -> results.CommunitiesResult:
@@ -332,6 +341,7 @@ async def get_communities(
         resolution=resolution,
         seed=seed,
         objective=objective.value,
+        algorithm=algorithm.value,
         min_size=min_size,
         limit=_cap(request, limit, "communities"),
     )

@@ -313,30 +313,38 @@ def community_graph(
     return [dict(zip(keys, values)) for values in rows[0]["nodes"]] if rows else []
 
 
-_CLEAR_MEMBERSHIP = """
-MATCH (n:Entity {workspace: $ws}) WHERE n.community IS NOT NULL
-CALL (n) { REMOVE n.community } IN TRANSACTIONS OF 10000 ROWS
+# The stored partition as it is now: each member's element id and community number.
+_STORED_MEMBERSHIP = f"""
+MATCH (c:{Label.COMMUNITY.value} {{workspace: $ws}})
+RETURN [(c)<-[:{Rel.MEMBER_OF.value}]-(n) | [elementId(n), c.community]] AS members
 """
 
-_CLEAR_COMMUNITIES = """
-MATCH (c:Community {workspace: $ws})
-CALL (c) { DETACH DELETE c } IN TRANSACTIONS OF 200 ROWS
-"""
-
-_CREATE_COMMUNITIES = f"""
+_UPSERT_COMMUNITIES = f"""
 UNWIND $rows AS row
-CREATE (c:Entity:{Label.COMMUNITY.value} {{
-  workspace: $ws, id: row.id, name: row.label, label: row.label, kind: 'community',
-  community: row.n, size: row.size, prov: '{Prov.INFERRED.value}', modularity: $modularity,
-  objective: $objective, resolution: $resolution, seed: $seed
-}})
+MERGE (c:Entity {{workspace: $ws, id: row.id}})
+SET c:{Label.COMMUNITY.value}, c += {{
+  name: row.label, label: row.label, kind: 'community', community: row.n, size: row.size,
+  prov: '{Prov.INFERRED.value}', modularity: $modularity, objective: $objective,
+  algorithm: $algorithm, resolution: $resolution, seed: $seed
+}}
 """
 
-_WRITE_MEMBERS = f"""
+_DROP_COMMUNITIES = f"""
+MATCH (c:{Label.COMMUNITY.value} {{workspace: $ws}}) WHERE NOT c.id IN $keep
+DETACH DELETE c
+"""
+
+# Members that changed community (or left every community: `cid` null) move in one pass.
+_MOVE_MEMBERS = f"""
 UNWIND $rows AS row
 MATCH (n) WHERE elementId(n) = row.eid
-MATCH (c:Entity {{workspace: $ws, id: row.cid}})
+CALL (n) {{
+  MATCH (n)-[old:{Rel.MEMBER_OF.value}]->(:{Label.COMMUNITY.value})
+  DELETE old
+}}
 SET n.community = row.n
+WITH n, row WHERE row.cid IS NOT NULL
+MATCH (c:Entity {{workspace: $ws, id: row.cid}})
 CREATE (n)-[:{Rel.MEMBER_OF.value} {{prov: '{Prov.INFERRED.value}', confidence: 1.0,
   reason: '{Reason.LEIDEN.value}'}}]->(c)
 """
@@ -350,16 +358,20 @@ def write_communities(
     info: dict[str, Any],
     batch: int = 10_000,
     timeout_s: float | None = None,
-) -> None:
-    """Replace the workspace's communities: clear the previous run, then write in batches.
+) -> int:
+    """Make the stored partition the given one, touching only what changed; returns moves.
 
-    `communities`: rows {id, n, label, size}; `members`: rows {eid, cid, n}.
+    `communities`: rows {id, n, label, size}; `members`: rows {eid, cid, n}. Community
+    nodes are keyed by number, so a member whose number is unchanged keeps its edge, and
+    a re-run with the same seed on the same graph rewrites only the community nodes.
     """
-    with graph.session() as session:
-        # CALL … IN TRANSACTIONS needs an auto-commit transaction.
-        session.run(_CLEAR_MEMBERSHIP, ws=workspace).consume()
-        session.run(_CLEAR_COMMUNITIES, ws=workspace).consume()
+    stored = graph.read(_STORED_MEMBERSHIP, timeout_s=timeout_s, ws=workspace)
+    before = {eid: n for row in stored for eid, n in row["members"]}
+    moves = [m for m in members if before.pop(m["eid"], None) != m["n"]]
+    moves.extend({"eid": eid, "cid": None, "n": None} for eid in before)
     for i in range(0, len(communities), batch):
-        graph.write(_CREATE_COMMUNITIES, timeout_s=timeout_s, rows=communities[i : i + batch], ws=workspace, **info)
-    for i in range(0, len(members), batch):
-        graph.write(_WRITE_MEMBERS, timeout_s=timeout_s, rows=members[i : i + batch], ws=workspace)
+        graph.write(_UPSERT_COMMUNITIES, timeout_s=timeout_s, rows=communities[i : i + batch], ws=workspace, **info)
+    for i in range(0, len(moves), batch):
+        graph.write(_MOVE_MEMBERS, timeout_s=timeout_s, rows=moves[i : i + batch], ws=workspace)
+    graph.write(_DROP_COMMUNITIES, timeout_s=timeout_s, ws=workspace, keep=[c["id"] for c in communities])
+    return len(moves)

@@ -154,6 +154,7 @@ class CommunitiesResult:
     workspace: str
     turn_id: str | None
     objective: str
+    algorithm: str  # igraph (built-in Leiden) or leidenalg
     resolution: float
     seed: int
     nodes: int

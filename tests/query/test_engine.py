@@ -164,6 +164,25 @@ def test_communities_deterministic_and_replaced_on_rerun(graph):
     count = graph.read("MATCH (c:Community {workspace: $ws}) RETURN count(c) AS n", ws=WS)[0]["n"]
     assert count == cpm.community_count
     assert len(stored()) == cpm.nodes - cpm.unassigned
+    assert_one_partition(graph)
+    # The reference implementation answers the same question, and its run replaces the last.
+    ref = communities(workspace=WS, seed=3, algorithm="leidenalg")
+    assert ref.algorithm == "leidenalg" and ref.modularity > 0.3
+    assert len(stored()) == ref.nodes - ref.unassigned
+    assert_one_partition(graph)
+    assert communities(workspace=WS, seed=3, write=False).modularity == first.modularity
+
+
+def assert_one_partition(graph):
+    """Every member has one MEMBER_OF edge, to the community its property names; no strays."""
+    rows = graph.read(
+        "MATCH (n:Entity {workspace: $ws}) WHERE NOT n:Community "
+        "OPTIONAL MATCH (n)-[:MEMBER_OF]->(c:Community) "
+        "RETURN n.id AS id, n.community AS n, collect(c.community) AS cs",
+        ws=WS,
+    )
+    for row in rows:
+        assert row["cs"] == ([] if row["n"] is None else [row["n"]]), row
 
 
 def test_turn_scopes_queries_and_reads_its_keys(graph, tmp_path, monkeypatch):
@@ -199,3 +218,26 @@ def test_turn_scopes_queries_and_reads_its_keys(graph, tmp_path, monkeypatch):
         reset_store()
         monkeypatch.undo()
         reload_settings()
+
+
+def test_overlong_ids_workspaces_and_turn_ids_are_refused_before_any_lookup(graph):
+    over = "s" * (engine.MAX_ID_CHARS + 1)
+    calls = {
+        "entity id": lambda: engine.entity(over, workspace=WS),
+        "neighborhood id": lambda: engine.neighborhood(over, workspace=WS),
+        "path source": lambda: engine.paths(over, "main", workspace=WS),
+        "path target": lambda: engine.paths("main", over, workspace=WS),
+        "explain id": lambda: engine.explain(over, workspace=WS),
+        "workspace": lambda: engine.entity("main", workspace=over),
+        "search workspace": lambda: engine.search("helper", workspace=over),
+        "query workspace": lambda: engine.context_query(f"@{over} helper"),
+        "query neigh id": lambda: engine.context_query(f'@{WS} neigh="{over}"'),
+    }
+    for what, call in calls.items():
+        with pytest.raises(InputError, match=f"at most {engine.MAX_ID_CHARS}") as info:
+            call()
+        assert not isinstance(info.value, NotFoundError), what
+        assert over not in str(info.value), what
+    # At the bound an id is still looked up (and simply not found).
+    with pytest.raises(NotFoundError):
+        engine.entity("s" * engine.MAX_ID_CHARS, workspace=WS)
