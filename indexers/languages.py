@@ -27,6 +27,25 @@ class GrammarError(GraphsvcError):
 
 
 @dataclass(frozen=True, slots=True)
+class MacroHints:
+    """What a declaration may hold, for languages whose code is written for a preprocessor.
+
+    Tree-sitter sees ``int ZEXPORT deflate(...)`` or ``local uch FAR *buf;`` without the
+    macro definitions, and recovers with error nodes that hide the name. A declaration names
+    at most one type, so bare words beyond that one (and a word between a ``*`` and the name)
+    can only be macros; the extractor blanks them, byte for byte, before parsing again.
+    """
+
+    specifiers: frozenset[str]  # reserved words a declaration may hold (static, const)
+    type_keywords: frozenset[str]  # words that name a type by themselves (int, unsigned)
+    tag_keywords: frozenset[str]  # words followed by a tag name (struct, union, enum)
+    keywords: frozenset[str]  # the other reserved words: where one is, no declaration is
+    # ``name OF((params))``: an ALL_CAPS wrapper around a prototype's parameter list
+    # (OF, _ANSI_ARGS_, __P), kept by old code for pre-ANSI compilers.
+    prototype_wrappers: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class LanguageSpec:
     name: str
     extensions: tuple[str, ...]
@@ -64,6 +83,8 @@ class LanguageSpec:
     caps_are_constants: bool = False
     # Inside a method, are the class's members callable without `this.` (Java, C++)?
     members_visible: bool = False
+    # Declarations may carry macros the parser cannot expand (C, C++).
+    macros: MacroHints | None = None
     extra: dict = field(default_factory=dict, hash=False, compare=False)
 
     @property
@@ -113,6 +134,34 @@ _CPP_BUILTINS = _C_BUILTINS | frozenset(
 )
 
 _JAVA_BUILTINS = frozenset()
+
+_C_TYPE_KEYWORDS = frozenset("void char short int long float double signed unsigned _Bool _Complex bool".split())
+_C_TAG_KEYWORDS = frozenset({"struct", "union", "enum"})
+_C_SPECIFIERS = frozenset(
+    """auto const extern inline register restrict static typedef volatile _Alignas _Atomic
+    _Noreturn _Thread_local constexpr thread_local""".split()
+)
+# With the <iso646.h> spellings of operators, which read as words.
+_C_KEYWORDS = frozenset(
+    """break case continue default do else for goto if return sizeof switch while _Alignof
+    _Generic _Static_assert alignof alignas nullptr static_assert typeof typeof_unqual true false
+    and and_eq bitand bitor compl not not_eq or or_eq xor xor_eq""".split()
+)
+_C_MACROS = MacroHints(
+    specifiers=_C_SPECIFIERS, type_keywords=_C_TYPE_KEYWORDS, tag_keywords=_C_TAG_KEYWORDS, keywords=_C_KEYWORDS
+)
+_CPP_MACROS = MacroHints(
+    specifiers=_C_SPECIFIERS | frozenset(
+        "consteval constinit explicit export friend mutable virtual".split()
+    ),
+    type_keywords=_C_TYPE_KEYWORDS | frozenset({"wchar_t", "char8_t", "char16_t", "char32_t"}),
+    tag_keywords=_C_TAG_KEYWORDS | frozenset({"class", "typename"}),
+    keywords=_C_KEYWORDS | frozenset(
+        """asm catch co_await co_return co_yield concept const_cast decltype delete dynamic_cast
+        namespace new noexcept operator private protected public reinterpret_cast requires
+        static_cast template this throw try typeid using""".split()
+    ),
+)
 
 LANGUAGES: dict[str, LanguageSpec] = {
     spec.name: spec
@@ -218,6 +267,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             unique_name_confidence=0.9,
             header_extensions=(".h",),
             source_extensions=(".c",),
+            macros=_C_MACROS,
         ),
         LanguageSpec(
             name="cpp",
@@ -233,6 +283,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             unique_name_confidence=0.8,
             header_extensions=(".h", ".hpp", ".hh", ".hxx", ".h++"),
             source_extensions=(".cpp", ".cc", ".cxx", ".c++"),
+            macros=_CPP_MACROS,
         ),
     )
 }

@@ -21,17 +21,21 @@
 (preproc_def name: (identifier) @name) @definition.constant
 (preproc_function_def name: (identifier) @name) @definition.function
 
-(translation_unit (declaration declarator: (identifier) @name) @definition.variable)
-(translation_unit (declaration declarator: (init_declarator declarator: (identifier) @name)) @definition.variable)
-(translation_unit
-  (declaration declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))) @definition.variable)
-(translation_unit (declaration declarator: (pointer_declarator declarator: (identifier) @name)) @definition.variable)
-(translation_unit
-  (declaration
-    declarator: [(array_declarator declarator: [(identifier) @name (array_declarator declarator: (identifier) @name)])
-                 (init_declarator
-                   declarator: (array_declarator
-                     declarator: [(identifier) @name (array_declarator declarator: (identifier) @name)]))]) @definition.variable)
+; Variables: declarations at the top level or in a preprocessor conditional at any depth (the
+; same shapes in a function body match too, and nesting drops them: locals are not symbols).
+; An `extern` declaration promises a variable defined elsewhere.
+((declaration
+  (storage_class_specifier)* @_storage
+  declarator: [(identifier) @name
+               (pointer_declarator declarator: [(identifier) @name (array_declarator declarator: (identifier) @name)])
+               (array_declarator declarator: [(identifier) @name (array_declarator declarator: (identifier) @name)])
+               (init_declarator
+                 declarator: [(identifier) @name
+                              (pointer_declarator
+                                declarator: [(identifier) @name (array_declarator declarator: (identifier) @name)])
+                              (array_declarator
+                                declarator: [(identifier) @name (array_declarator declarator: (identifier) @name)])])]) @definition.variable
+  (#not-any-of? @_storage "extern"))
 
 (call_expression function: (identifier) @name) @reference.call
 (call_expression function: (field_expression argument: (_) @receiver field: (field_identifier) @name)) @reference.call
