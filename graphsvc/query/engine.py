@@ -41,6 +41,9 @@ DEFAULT_RELS = [r.value for r in Rel if r is not Rel.MEMBER_OF]
 SEARCH_FIELDS = ("name", "qualified_name", "path", "signature", "doc")
 DEFAULT_LIMITS = {"search": 20, "neigh": 200, "path": 5, "explain": 300, "communities": 20}
 EXPLAIN_HUBS = 5
+# Ids are paths plus qualified names, workspace names and turn ids are shorter still: longer
+# input is refused before it reaches Neo4j (a megabyte id made suffix matching take seconds).
+MAX_ID_CHARS = 4096
 
 # kind= values that are labels; the rest are symbol kinds.
 _KIND_LABELS = {
@@ -139,11 +142,19 @@ def _edge(row: dict, ids: dict[str, str]) -> Edge:
     )
 
 
+def check_length(value: str | None, what: str) -> None:
+    """Refuse an id, workspace name or turn id over `MAX_ID_CHARS` (without echoing it)."""
+    if value is not None and len(value) > MAX_ID_CHARS:
+        raise InputError(f"{what} of {len(value)} characters: give at most {MAX_ID_CHARS}")
+
+
 # --- scope -------------------------------------------------------------------------------
 
 
 def resolve_scope(workspace: str | None = None, turn_id: str | None = None) -> Scope:
     """A workspace named directly, or the workspace of a turn in the context store."""
+    check_length(workspace, "a workspace name")
+    check_length(turn_id, "a turn id")
     if turn_id:
         try:
             from graphsvc.context.store import get_store
@@ -192,6 +203,7 @@ def _resolve_row(graph: Graph, workspace: str, ref: str) -> dict:
 
 def entity(ref: str, *, workspace: str | None = None, turn_id: str | None = None, graph: Graph | None = None) -> Entity:
     """Resolve an exact id, a qualified name, a name or an unambiguous id suffix."""
+    check_length(ref, "an entity id")
     scope = resolve_scope(workspace, turn_id)
     return to_entity(_resolve_row(graph or get_graph(), scope.workspace, ref))
 
@@ -318,6 +330,7 @@ def neighborhood(
     graph: Graph | None = None,
 ) -> Neighborhood:
     """Entities within `depth` hops (1-4) along the chosen edges, at most `limit` of them."""
+    check_length(ref, "an entity id")
     graph = graph or get_graph()
     scope = resolve_scope(workspace, turn_id)
     limit = _limit(limit, DEFAULT_LIMITS["neigh"])
@@ -346,6 +359,8 @@ def paths(
     graph: Graph | None = None,
 ) -> PathsResult:
     """The shortest path(s) from `source` to `target`, at most `max_hops` long."""
+    check_length(source, "a source id")
+    check_length(target, "a target id")
     graph = graph or get_graph()
     scope = resolve_scope(workspace, turn_id)
     if not 1 <= max_hops <= MAX_HOPS:
@@ -392,6 +407,7 @@ def explain(
     Hubs are ranked over the bounded neighborhood (at most `limit` nodes): by total degree in
     the graph and by PageRank on the fetched subgraph.
     """
+    check_length(ref, "an entity id")
     graph = graph or get_graph()
     scope = resolve_scope(workspace, turn_id)
     limit = _limit(limit, DEFAULT_LIMITS["explain"])
