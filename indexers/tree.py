@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pathspec
 
 from graphsvc import model
 from graphsvc.errors import InputError
@@ -73,10 +72,92 @@ class TreeScan:
         return Counter(f.skip_reason for f in self.files if f.skip_reason)
 
 
-class _Ignore:
-    """The stack of ignore specs in force for one directory."""
+@dataclass(frozen=True, slots=True)
+class _Pattern:
+    regex: re.Pattern[str]
+    negated: bool
+    dir_only: bool
 
-    def __init__(self, specs: tuple[tuple[str, pathspec.PathSpec], ...] = ()):
+
+def _glob_regex(glob: str) -> str:
+    """One path segment's glob (``*``, ``?``, ``[...]``, backslash escapes) as a regex."""
+    out, i = [], 0
+    while i < len(glob):
+        ch = glob[i]
+        if ch == "*":
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif ch == "\\" and i + 1 < len(glob):
+            i += 1
+            out.append(re.escape(glob[i]))
+        elif ch == "[":
+            end = i + 1
+            if end < len(glob) and glob[end] in "!^":
+                end += 1
+            if end < len(glob) and glob[end] == "]":
+                end += 1
+            end = glob.find("]", end)
+            if end < 0:
+                out.append(re.escape(ch))
+            else:
+                body = glob[i + 1 : end]
+                negate = body[:1] in ("!", "^")
+                body = body[1:] if negate else body
+                body = body.replace("\\", "\\\\").replace("[", "\\[")
+                out.append(f"(?!/)[{'^' if negate else ''}{body}]")
+                i = end
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return "".join(out)
+
+
+def _compile_pattern(line: str) -> _Pattern | None:
+    """A gitignore line as a regex over one exact path (relative, no trailing slash).
+
+    pathspec matches a path *or any of its parents*, which is right for a flat file list but
+    wrong for this walker, which asks about each directory before entering it: with
+    ``*/`` then ``!src/``, pathspec re-includes ``src/sub/`` because its parent ``src/``
+    matches the negation, where git keeps it ignored. So each pattern is matched against
+    the path itself, as git does, and parents are handled by not descending into them.
+    """
+    if not line or line.startswith("#"):
+        return None
+    stripped = line.rstrip(" ")
+    if stripped.endswith("\\") and len(stripped) < len(line):
+        stripped += " "  # a trailing space escaped with a backslash is kept
+    negated = stripped.startswith("!")
+    body = stripped[1:] if negated else stripped
+    dir_only = body.endswith("/")
+    body = body.rstrip("/")
+    if not body:
+        return None
+    anchored = "/" in body
+    parts = body.lstrip("/").split("/")
+    regex = "" if anchored else "(?:.*/)?"
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if part == "**" and len(parts) > 1:
+            if i == 0:
+                regex += "(?:.*/)?"  # leading **/: in any directory
+            elif last:
+                regex += ".+"  # trailing /**: everything inside, not the directory itself
+            else:
+                regex += "(?:.*/)?"  # /**/: zero or more directories
+            continue
+        regex += _glob_regex(part) + ("" if last else "/")
+    return _Pattern(re.compile(regex, re.DOTALL), negated, dir_only)
+
+
+def _compile(lines: Sequence[str]) -> tuple[_Pattern, ...]:
+    return tuple(p for p in map(_compile_pattern, lines) if p is not None)
+
+
+class _Ignore:
+    """The stack of ignore patterns in force for one directory, each list with its base."""
+
+    def __init__(self, specs: tuple[tuple[str, tuple[_Pattern, ...]], ...] = ()):
         self.specs = specs
 
     def child(self, dir_abs: str, dir_rel: str) -> _Ignore:
@@ -87,19 +168,21 @@ class _Ignore:
                     lines.extend(fh.read().splitlines())
             except OSError:
                 continue
-        if not lines:
+        patterns = _compile(lines)
+        if not patterns:
             return self
-        spec = pathspec.GitIgnoreSpec.from_lines(lines)
-        return _Ignore(self.specs + ((dir_rel, spec),))
+        return _Ignore(self.specs + ((dir_rel, patterns),))
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
+        """Whether this path is ignored; the walker never asks about the inside of an
+        ignored directory (git cannot re-include a file whose parent is excluded)."""
         result = False
-        for base, spec in self.specs:
+        for base, patterns in self.specs:
             sub = rel[len(base) + 1 :] if base else rel
-            check = spec.check_file(sub + "/" if is_dir else sub)
-            if check.include is not None:
-                # A deeper file's verdict overrides a shallower one, as in git.
-                result = bool(check.include)
+            # The last matching pattern decides; a deeper file's verdict overrides a shallower one.
+            for pattern in patterns:
+                if (is_dir or not pattern.dir_only) and pattern.regex.fullmatch(sub):
+                    result = not pattern.negated
         return result
 
 
@@ -149,7 +232,7 @@ def scan_tree(
     known = known or {}
     scan = TreeScan(root=root_path)
     scan.dirs.append(DirRecord(id=model.WORKSPACE_ID, name=root_path.name, path=""))
-    base = _Ignore((("", pathspec.GitIgnoreSpec.from_lines(list(exclude))),) if exclude else ())
+    base = _Ignore((("", _compile(list(exclude))),) if exclude else ())
     stack: list[tuple[str, str, _Ignore]] = [(root_str, "", base.child(root_str, ""))]
     seen = 0
     while stack:
