@@ -97,13 +97,18 @@ def new_event_id(ts: int, rand: bytes) -> str:
 _LINE_BREAKS = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"})
 
 
+# Built once: json.dumps with options builds an encoder on every call.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def canonical_json(value: Any, what: str = "payload") -> str:
     """Compact UTF-8 JSON that is always one line, whatever splits the lines."""
     try:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = _ENCODER.encode(value)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{what}: not representable as JSON ({exc})") from exc
-    return text.translate(_LINE_BREAKS)
+    # The line breaks to escape are not ASCII; most payloads are.
+    return text if text.isascii() else text.translate(_LINE_BREAKS)
 
 
 def check_type(type_: Any) -> str:
@@ -150,7 +155,7 @@ def check_payload(payload: Any, max_bytes: int) -> str:
     if not isinstance(payload, dict):
         raise InputError(f"payload: must be a JSON object, got {type(payload).__name__}")
     text = canonical_json(payload)
-    size = len(text.encode("utf-8"))
+    size = len(text) if text.isascii() else len(text.encode("utf-8"))
     if size > max_bytes:
         raise InputError(f"payload: {size} bytes is over the {max_bytes}-byte limit (context.max_payload_bytes)")
     return text

@@ -1,11 +1,12 @@
 """`ContextStore`: the process's handle on the embedded store (events, turns, episodes).
 
 One store per process (`get_store()`), shared by threads; several processes may use the same
-database file. Writes from concurrent threads are grouped (group commit): a caller that finds
-no batch being written commits everything queued so far in one transaction, each caller's
-events inside their own savepoint so that one caller's bad input never fails another's; the
-others wait and are released when their batch has committed. A call returns only after its
-transaction committed.
+database file. Writes from concurrent threads are grouped (group commit): one caller, the
+leader, commits every queued request in one transaction, so that one caller's bad input never
+fails another's (requests with turn events get a savepoint each; the others are checked before
+anything is written); the others wait and are released when their batch has committed. A lone
+event that changes nothing but the log is a single INSERT, its own transaction. A call returns
+only after its transaction committed.
 
 The in-memory ring and turn index follow the log in commit order: before each write, and
 before reads when ``PRAGMA data_version`` says another connection committed, the events with
@@ -14,6 +15,7 @@ a higher ``seq`` than the last one seen are read and applied.
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import threading
@@ -36,17 +38,33 @@ from graphsvc.errors import GraphsvcError, InputError, StoreError
 from graphsvc.settings import Settings, get_settings
 
 PRUNE_CHUNK = 5000
+ROWS_PER_INSERT = 100
+
+# Every event names its seq, one above the highest ever given (see 003_events_seq_floor.sql).
+LAST_SEQ = "SELECT max(seq_floor, ifnull((SELECT max(seq) FROM events), 0)) FROM retention WHERE id = 1"
+_INSERT = "INSERT INTO events (seq, id, ts, type, turn_id, workspace, payload) VALUES "
+INSERT_NEXT = f"{_INSERT}(({LAST_SEQ}) + 1, ?, ?, ?, ?, ?, ?)"
+
+
+@functools.cache
+def _insert_sql(n: int) -> str:
+    return _INSERT + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * n)
 
 
 class _Request:
-    __slots__ = ("rows", "strict", "done", "events", "error")
+    __slots__ = ("rows", "strict", "plain", "done", "events", "error", "wake", "leads")
 
     def __init__(self, rows: list[PendingEvent], strict: bool):
         self.rows = rows
         self.strict = strict
+        # No turn events: nothing is written but the events, and all checks come first.
+        self.plain = all(row.type not in TURN_EVENT_TYPES for row in rows)
         self.done = False
         self.events: list[Event] = []
         self.error: BaseException | None = None
+        # Held while the request waits in the queue; released when it is done or leads.
+        self.wake: threading.Lock | None = None
+        self.leads = False  # made the next leader while waiting
 
 
 class ContextStore:
@@ -56,8 +74,10 @@ class ContextStore:
         self.conn = db.connect(self.path)
         self.db_lock = threading.RLock()  # the connection and the write path
         self.mem_lock = threading.RLock()  # the ring and the turn index
-        self._queue: list[_Request] = []
-        self._queue_cond = threading.Condition(threading.Lock())
+        self._cursor = self.conn.cursor()  # the write path's, used under db_lock
+        self._queue: list[_Request] = []  # requests waiting for the leader
+        self._callers = 0  # threads inside commit()
+        self._queue_lock = threading.Lock()
         self._writing = False  # a leader is committing a batch
         self._last_seq = 0
         self._data_version = -1
@@ -173,66 +193,165 @@ class ContextStore:
     def commit(self, rows: list[PendingEvent], strict: bool = True) -> list[Event]:
         """Store validated events atomically (group commit); returns them once committed.
 
-        Callers queue their request; if no batch is being written, the caller becomes the
-        leader and commits every queued request in one transaction, otherwise it waits for
-        a leader to do so. Waiting is on a condition, not the connection lock, so every
-        caller of a batch is released as soon as that batch commits.
+        A caller leads when no batch is being written and every other caller is queued: it
+        commits its request and all queued ones in one transaction. Otherwise it queues and
+        sleeps on its own lock until its batch has committed or it is made the next leader.
+        Callers released by a commit count as not yet queued until they return: leading
+        without them would commit alone while they wait for the GIL, and batches would
+        never form.
         """
         request = _Request(rows, strict)
-        batch: list[_Request] = []
-        with self._queue_cond:
-            self._queue.append(request)
-            while not request.done:
-                if not self._writing:
+        with self._queue_lock:
+            self._callers += 1
+            if self._writing or len(self._queue) < self._callers - 1:
+                request.wake = threading.Lock()
+                request.wake.acquire()
+                self._queue.append(request)
+            else:
+                self._writing = True
+        turn_events: list[Event] = []
+        try:
+            if request.wake is not None:
+                request.wake.acquire()
+            if not request.done:
+                turn_events = self._lead(request)
+        finally:
+            with self._queue_lock:
+                self._callers -= 1
+                if not request.done:  # interrupted while waiting: leave the queue or the lead
+                    if request in self._queue:
+                        self._queue.remove(request)
+                    elif request.leads:
+                        self._writing = False
+                successor = None
+                if not self._writing and self._queue and len(self._queue) >= self._callers:
                     self._writing = True
-                    batch, self._queue = self._queue, []
-                    break
-                self._queue_cond.wait()
-        if batch:
-            try:
-                with self.db_lock:
-                    self._commit_batch(batch)
-            finally:
-                with self._queue_cond:
-                    self._writing = False
-                    self._queue_cond.notify_all()
-            # Outside the lock: mirroring may wait on the network.
-            self.turns.after_commit([e for r in batch for e in r.events])
+                    successor = self._queue.pop(0)
+                    successor.leads = True
+            if successor is not None:
+                successor.wake.release()
+        if turn_events:
+            # Outside the locks: mirroring turns may wait on the network.
+            self.turns.after_commit(turn_events)
         if request.error is not None:
             raise request.error
         return request.events
 
+    def _lead(self, request: _Request) -> list[Event]:
+        """Commit `request` and every queued one; returns the turn events among them."""
+        batch = [request]
+        try:
+            with self._queue_lock:
+                batch += self._queue
+                self._queue = []
+            with self.db_lock:
+                if len(batch) == 1 and len(request.rows) == 1 and request.plain:
+                    self._commit_alone(request)
+                else:
+                    self._commit_batch(batch)
+        finally:
+            with self._queue_lock:
+                self._writing = False
+            for other in batch:
+                if not other.done:  # interrupted before its batch was written
+                    other.error, other.done = StoreError(f"{self.path}: the write was interrupted"), True
+                if other is not request:
+                    other.wake.release()
+        return [e for r in batch for e in r.events if e.type in TURN_EVENT_TYPES]
+
+    def _commit_alone(self, request: _Request) -> None:
+        """One plain event: a single INSERT is its own transaction, the cheapest there is."""
+        row = request.rows[0]
+        try:
+            if self._closed:
+                raise StoreError(f"{self.path}: the context store is closed")
+            # Turns are never deleted: a turn found here still exists when the insert commits.
+            self._check_turn(row, request.strict)
+            seq = self._cursor.execute(
+                INSERT_NEXT, (row.id, row.ts, row.type, row.turn_id, row.workspace, row.payload_json)
+            ).lastrowid
+        except sqlite3.DatabaseError as exc:
+            request.error = StoreError(f"{self.path}: could not store events: {exc}")
+            return
+        except GraphsvcError as exc:
+            request.error = exc
+            return
+        except BaseException as exc:
+            request.error = exc
+            raise
+        finally:
+            request.done = True
+        event = Event(seq, row.id, row.ts, row.type, row.turn_id, row.workspace, row.payload_json)
+        request.events = [event]
+        if seq == self._last_seq + 1:
+            self._apply([event])
+            return
+        try:
+            # Other processes committed before us: apply theirs first.
+            missed = self._tail(below=seq)
+        except sqlite3.DatabaseError:
+            # The event is stored all the same; the next read or write brings memory up to date.
+            self._data_version = -1
+            return
+        self._apply(missed + [event])
+
     def _commit_batch(self, batch: list[_Request]) -> None:
-        conn = self.conn
+        """Commit the batch in one transaction; a caller's bad input fails only that caller.
+
+        Plain requests are checked first and their events inserted together at the end, a
+        few statements per batch whatever its size; the others are written one at a time,
+        each request in a savepoint that undoes it alone (unless it is alone in the batch).
+        """
+        cur = self._cursor
         applied: list[Event] = []
         try:
             if self._closed:
                 raise StoreError(f"{self.path}: the context store is closed")
-            conn.execute("BEGIN IMMEDIATE")
+            cur.execute("BEGIN IMMEDIATE")
             try:
-                # A lone request needs no savepoint: its failure is the transaction's.
-                alone = len(batch) == 1
-                for request in batch:
-                    if not alone:
-                        conn.execute("SAVEPOINT request")
-                    try:
-                        request.events = [self._insert(row, request.strict) for row in request.rows]
-                    except InputError as exc:
-                        if alone:
-                            raise
-                        conn.execute("ROLLBACK TO request")
-                        request.error = exc
-                        request.events = []
-                    if not alone:
-                        conn.execute("RELEASE request")
-                first = next((r.events[0].seq for r in batch if r.events), None)
-                if first is not None and first > self._last_seq + 1:
+                seq = cur.execute(LAST_SEQ).fetchone()[0]
+                if seq > self._last_seq:
                     # Other processes committed since we last looked: apply theirs first.
-                    applied.extend(self._tail(below=first))
-                conn.execute("COMMIT")
+                    applied = self._tail()
+                guarded = len(batch) > 1
+                plain: list[PendingEvent] = []
+                for request in batch:
+                    first = seq
+                    try:
+                        if request.plain:
+                            for row in request.rows:
+                                self._check_turn(row, request.strict)
+                            plain.extend(request.rows)
+                            seq += len(request.rows)
+                        else:
+                            if guarded:
+                                cur.execute("SAVEPOINT request")
+                            try:
+                                for row in request.rows:
+                                    seq += 1
+                                    self._insert(row, request.strict, seq)
+                            except InputError:
+                                if guarded:
+                                    cur.execute("ROLLBACK TO request")
+                                    cur.execute("RELEASE request")
+                                raise
+                            if guarded:
+                                cur.execute("RELEASE request")
+                    except InputError as exc:
+                        if not guarded:
+                            raise
+                        seq = first
+                        request.error = exc
+                        continue
+                    request.events = [
+                        Event(s, r.id, r.ts, r.type, r.turn_id, r.workspace, r.payload_json)
+                        for s, r in enumerate(request.rows, first + 1)
+                    ]
+                self._insert_rows(plain, [e.seq for r in batch if r.plain for e in r.events])
+                cur.execute("COMMIT")
             except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
+                if self.conn.in_transaction:
+                    cur.execute("ROLLBACK")
                 raise
         except sqlite3.DatabaseError as exc:
             error: BaseException = StoreError(f"{self.path}: could not store events: {exc}")
@@ -252,16 +371,27 @@ class ContextStore:
                 request.done = True
             self._apply(sorted(applied, key=lambda e: e.seq))
 
-    def _insert(self, row: PendingEvent, strict: bool) -> Event:
+    def _check_turn(self, row: PendingEvent, strict: bool) -> None:
+        """An ordinary event naming a turn: the turn must exist; the workspace comes from it."""
+        if strict and row.turn_id is not None:
+            row.workspace = self.turns.check_event_turn(self.conn, row.turn_id, row.workspace)
+
+    def _insert(self, row: PendingEvent, strict: bool, seq: int) -> None:
         if row.type in TURN_EVENT_TYPES:
             row = self.turns.project(self.conn, row, strict)
-        elif strict and row.turn_id is not None:
-            row.workspace = self.turns.check_event_turn(self.conn, row.turn_id, row.workspace)
-        cur = self.conn.execute(
-            "INSERT INTO events (id, ts, type, turn_id, workspace, payload) VALUES (?, ?, ?, ?, ?, ?)",
-            (row.id, row.ts, row.type, row.turn_id, row.workspace, row.payload_json),
-        )
-        return Event(cur.lastrowid, row.id, row.ts, row.type, row.turn_id, row.workspace, row.payload_json)
+        else:
+            self._check_turn(row, strict)
+        self._insert_rows([row], [seq])
+
+    def _insert_rows(self, rows: list[PendingEvent], seqs: list[int]) -> None:
+        for i in range(0, len(rows), ROWS_PER_INSERT):
+            chunk = rows[i : i + ROWS_PER_INSERT]
+            params = [
+                value
+                for seq, row in zip(seqs[i : i + ROWS_PER_INSERT], chunk)
+                for value in (seq, row.id, row.ts, row.type, row.turn_id, row.workspace, row.payload_json)
+            ]
+            self._cursor.execute(_insert_sql(len(chunk)), params)
 
     def import_events(self, rows: list[PendingEvent]) -> int:
         """Store imported events not already present, in file order, in one transaction."""
@@ -273,6 +403,7 @@ class ContextStore:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     tail = self._tail()
+                    seq = conn.execute(LAST_SEQ).fetchone()[0]
                     ids = [r.id for r in rows]
                     existing: set[str] = set()
                     for i in range(0, len(ids), 500):
@@ -285,7 +416,11 @@ class ContextStore:
                         if row.id in existing:
                             continue
                         existing.add(row.id)
-                        stored.append(self._insert(row, strict=False))
+                        seq += 1
+                        self._insert(row, False, seq)
+                        stored.append(
+                            Event(seq, row.id, row.ts, row.type, row.turn_id, row.workspace, row.payload_json)
+                        )
                     conn.execute("COMMIT")
                 except BaseException:
                     if conn.in_transaction:

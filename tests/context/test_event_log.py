@@ -407,3 +407,89 @@ def test_a_database_with_damaged_pages_is_an_error_naming_it(store, ctx_settings
             again.close()
     assert path.read_bytes() == bytes(data)
 
+
+
+# -- seq ------------------------------------------------------------------------------------
+
+
+def test_a_seq_is_never_given_again_even_after_retention_deleted_the_newest_events(store, reopen):
+    kept = store.events.append("FulfilledLocal", None, "/ws", {"k": "kept"}, at=NOW)
+    # Appended last, so highest in seq, but the oldest by time: retention deletes them.
+    old = [store.events.append("RouteDecided", None, "/ws", {"i": i}, at=NOW - 30 * DAY) for i in range(3)]
+    assert store.events.prune(now=NOW).removed == 3
+    after = store.events.append("FulfilledLocal", None, "/ws", {"k": "after"})
+    assert after.seq > old[-1].seq > kept.seq
+    again = reopen(store)
+    assert again.events.append_many([("FulfilledLocal", None, "/ws", {})])[0].seq > after.seq
+    # Only the store gives seqs: an insert that leaves it to SQLite could reuse one.
+    conn = db.connect(again.path)
+    with pytest.raises(sqlite3.IntegrityError, match="never given twice"):
+        conn.execute("INSERT INTO events (id, ts, type, payload) VALUES ('x1', 1, 'Foo', '{}')")
+    conn.close()
+
+
+def test_an_older_store_is_migrated_with_its_events_and_keeps_counting_above_every_seq_it_gave(
+    ctx_settings, tmp_path
+):
+    path = Path(ctx_settings.context.dir) / db.DB_NAME
+    older = tmp_path / "older-migrations"
+    older.mkdir()
+    for version, script in db.migrations()[:2]:
+        (older / script.name).write_text(script.read_text())
+    conn = db.connect(path, migrate=False)
+    db.apply_migrations(conn, older)
+    for i in range(1, 6):
+        conn.execute(
+            "INSERT INTO events (id, ts, type, workspace, payload) VALUES (?, ?, 'FulfilledLocal', '/ws', '{}')",
+            (f"e{i}", i),
+        )
+    conn.execute("UPDATE retention SET pruned_before = 100 WHERE id = 1")
+    conn.execute("DELETE FROM events WHERE seq >= 4")  # AUTOINCREMENT remembers 5
+    conn.close()
+
+    store = ContextStore(settings=ctx_settings)
+    try:
+        assert [(e.id, e.seq) for e in reversed(store.events.recent(10))] == [("e1", 1), ("e2", 2), ("e3", 3)]
+        assert store.events.append("FulfilledLocal", None, "/ws", {}).seq == 6
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            store.conn.execute("UPDATE events SET payload = '{}' WHERE id = 'e1'")
+    finally:
+        store.close()
+
+
+def test_callers_sharing_commits_get_the_seq_that_was_stored_and_bad_turn_events_fail_alone(store):
+    store.turns.open_turn("/ws", "t1")
+    acked: list[tuple[str, int]] = []
+    errors: list[Exception] = []
+    lock = threading.Lock()
+
+    def worker(k: int) -> None:
+        for i in range(150):
+            try:
+                if i % 3 == 0:
+                    events = store.events.append_many(
+                        [("RouteDecided", "t1", None, {"k": k, "i": i}), ("FulfilledLocal", None, "/ws", {})]
+                    )
+                elif k % 2 and i % 10 == 1:
+                    events = [store.events.append("TurnKeysSet", "missing", None, {"keys": {"a": "b"}})]
+                elif i % 10 == 2:
+                    events = [store.events.append("TurnKeysSet", "t1", None, {"keys": {f"k{k}": str(i)}})]
+                else:
+                    events = [store.events.append("FulfilledLocal", None, "/ws", {"k": k, "i": i})]
+                with lock:
+                    acked.extend((e.id, e.seq) for e in events)
+            except NotFoundError as exc:
+                with lock:
+                    errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(errors) == 4 * 10  # i = 1, 11, ... 141 but not the multiples of 3
+    assert dict(acked) == {i: s for i, s in store.query("SELECT id, seq FROM events WHERE type != 'TurnOpened'")}
+    assert store.turns.get("t1").keys == {f"k{k}": "142" for k in range(8)}
+    assert [e.seq for e in store.events.recent(10_000)] == [
+        r[0] for r in store.query("SELECT seq FROM events ORDER BY ts DESC, seq DESC")
+    ]
