@@ -12,6 +12,7 @@ import asyncio
 import importlib
 import logging
 import re
+import sqlite3
 from collections.abc import Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -26,7 +27,7 @@ from strawberry.fastapi import GraphQLRouter
 from strawberry.tools import merge_types
 
 from graphsvc.api.auth import BearerAuth, BodyLimit
-from graphsvc.errors import AmbiguousError, GraphsvcError, InputError, Neo4jUnavailable, NotFoundError
+from graphsvc.errors import AmbiguousError, GraphsvcError, InputError, Neo4jUnavailable, NotFoundError, StoreError
 from graphsvc.jobs import JobRegistry
 from graphsvc.query.parser import QueryParseError
 from graphsvc.settings import SCHEMA_DIR, Settings, get_settings
@@ -55,6 +56,10 @@ _ASSET_FILES = {
     "@graphiql/plugin-explorer@1.0.2/dist/index.umd.js": "plugin-explorer.umd.js",
 }
 _CDN_URL = re.compile(r'https://[^/"\s]+/([^"\s]+)')
+# A store locked by another process stays locked for a while; clients wait this long.
+STORE_RETRY_AFTER_S = 5
+# Temporary conditions, answered with 503 and logged as one line each (no traceback).
+OUTAGE_CODES = frozenset({"NEO4J_UNAVAILABLE", "STORE_BUSY"})
 
 
 class LocalGraphiQL(GraphQLRouter):
@@ -78,6 +83,21 @@ def _parts() -> Iterator[object]:
                 raise
 
 
+def store_busy(exc: BaseException) -> bool:
+    """A `StoreError` because another writer held the SQLite lock past the busy timeout."""
+    if not isinstance(exc, StoreError):
+        return False
+    cause = exc.__cause__
+    if isinstance(cause, sqlite3.OperationalError) and cause.sqlite_errorcode in (
+        sqlite3.SQLITE_BUSY,
+        sqlite3.SQLITE_LOCKED,
+    ):
+        return True
+    # Some store errors carry SQLite's message but not the exception itself.
+    message = str(exc)
+    return "database is locked" in message or "database table is locked" in message or "database is busy" in message
+
+
 def error_body(exc: BaseException) -> tuple[int, dict]:
     """HTTP status and a JSON-ready description of an error; never a traceback."""
     if isinstance(exc, QueryParseError):
@@ -90,6 +110,12 @@ def error_body(exc: BaseException) -> tuple[int, dict]:
         return 400, {"code": "BAD_INPUT", "error": str(exc)}
     if isinstance(exc, Neo4jUnavailable):
         return 503, {"code": "NEO4J_UNAVAILABLE", "error": str(exc)}
+    if store_busy(exc):
+        return 503, {
+            "code": "STORE_BUSY",
+            "error": f"{exc} (another process holds the context store's write lock; retry in a few seconds)",
+            "retry_after_s": STORE_RETRY_AFTER_S,
+        }
     if isinstance(exc, GraphsvcError):
         return 500, {"code": type(exc).__name__, "error": str(exc)}
     return 500, {"code": "INTERNAL", "error": "internal error; the server log has the details"}
@@ -118,10 +144,28 @@ class StructuredErrors(SchemaExtension):
         return GraphQLError(message, nodes=error.nodes, path=error.path, extensions=body)
 
 
+def error_response(exc: BaseException) -> JSONResponse:
+    """The REST answer for an error, with `Retry-After` on a temporary one."""
+    status, body = error_body(exc)
+    headers = {"Retry-After": str(body["retry_after_s"])} if "retry_after_s" in body else None
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def log_outage(exc: BaseException) -> bool:
+    """Log an expected outage (Neo4j down, store locked) as one line; False for anything else."""
+    _, body = error_body(exc)
+    if body["code"] not in OUTAGE_CODES:
+        return False
+    log.warning("%s: %s", body["code"], body["error"])
+    return True
+
+
 class _Schema(strawberry.Schema):
     def process_errors(self, errors, execution_context=None) -> None:
-        # Bad input is the caller's business, not the server log's.
-        unexpected = [e for e in errors if not isinstance(e.original_error, InputError)]
+        # Bad input is the caller's business, not the server log's; an outage is one line.
+        unexpected = [
+            e for e in errors if not isinstance(e.original_error, InputError) and not log_outage(e.original_error)
+        ]
         if unexpected:
             super().process_errors(unexpected, execution_context)
 
@@ -192,14 +236,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(GraphsvcError)
     async def graphsvc_error(request: Request, exc: GraphsvcError) -> JSONResponse:
-        status, body = error_body(exc)
-        return JSONResponse(body, status_code=status)
+        log_outage(exc)
+        return error_response(exc)
 
     @app.exception_handler(Exception)
     async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
         log.error("unexpected error on %s", request.url.path, exc_info=exc)
-        status, body = error_body(exc)
-        return JSONResponse(body, status_code=status)
+        return error_response(exc)
 
     @app.get("/healthz", tags=["service"], summary="Liveness and Neo4j reachability")
     async def healthz() -> JSONResponse:

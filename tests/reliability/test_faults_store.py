@@ -154,3 +154,47 @@ def test_a_write_lock_held_by_another_process_gives_a_bounded_wait_then_a_clear_
     assert cache.store("content stored after the lock").sent == "full"
     assert store.events.count() == 2 and store.integrity_check() == "ok"
     store.close()
+
+
+def test_a_locked_store_is_a_503_through_the_api_and_one_log_line(tmp_path):
+    """REST answers 503 STORE_BUSY with Retry-After, GraphQL an error coded STORE_BUSY, each
+    after the bounded wait for the lock; the server logs one line per failure, no traceback."""
+    home = tmp_path / "home"
+    server = ServeProcess(_store_env(home), tmp_path / "serve.log")
+    holder = None
+    try:
+        server.wait_ready()
+        with httpx.Client(timeout=60) as client:
+            before = client.post(f"{server.url}/api/cache/store", json={"content": "before the lock\n" * 5})
+            assert before.status_code == 200, before.text
+            holder = subprocess.Popen([sys.executable, "-c", _HOLD_LOCK, str(home / "context" / db.DB_NAME), "120"],
+                                      stdout=subprocess.PIPE, text=True)
+            assert holder.stdout.readline().strip() == "locked"
+
+            started = time.monotonic()
+            rest = client.post(f"{server.url}/api/cache/store", json={"content": "while locked\n" * 5})
+            waited = time.monotonic() - started
+            assert rest.status_code == 503, rest.text
+            assert rest.json()["code"] == "STORE_BUSY" and "lock" in rest.json()["error"], rest.text
+            assert int(rest.headers["Retry-After"]) > 0
+            assert db.BUSY_TIMEOUT_MS / 1000 * 0.8 <= waited < 60, waited
+
+            gql = client.post(f"{server.url}/graphql", json={"query": _RECORD, "variables": {"p": {"locked": True}}})
+            assert gql.status_code == 200, gql.text
+            error = gql.json()["errors"][0]
+            assert error["extensions"]["code"] == "STORE_BUSY" and "lock" in error["message"], error
+
+            holder.kill()
+            holder.wait()
+            after = client.post(f"{server.url}/graphql", json={"query": _RECORD, "variables": {"p": {"after": True}}})
+            assert "errors" not in after.json() and after.json()["data"]["recordEvent"]["id"], after.text
+            assert client.post(f"{server.url}/api/cache/store", json={"content": "after\n" * 5}).status_code == 200
+    finally:
+        if holder is not None and holder.poll() is None:
+            holder.kill()
+            holder.wait()
+        server.stop()
+    log = server.log()
+    assert "Traceback" not in log, log[-3000:]
+    busy_lines = [line for line in log.splitlines() if "STORE_BUSY" in line]
+    assert len(busy_lines) == 2, log[-3000:]
