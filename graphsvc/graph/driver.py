@@ -3,20 +3,26 @@
 `connect()` uses ``NEO4J_URI``/``NEO4J_USER``/``NEO4J_PASSWORD`` when set and otherwise the
 managed server (installed and started on first use). Driver errors become
 `Neo4jUnavailable` with a message that says what to do.
+
+Nothing waits for Neo4j without a bound: connecting and taking a connection from the pool
+have driver timeouts, every query has a transaction timeout that Neo4j enforces, and every
+call gives up `STALL_GRACE_S` after that, for when Neo4j cannot enforce it (it cannot write,
+e.g. on a full disk, or it stopped answering) and the driver would wait on the socket forever.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import neo4j
 from neo4j import GraphDatabase, Query
 from neo4j.exceptions import (
     AuthError,
     ClientError,
+    ConnectionAcquisitionTimeoutError,
     DatabaseUnavailable,
     ServiceUnavailable,
     SessionExpired,
@@ -27,6 +33,17 @@ from graphsvc.errors import InputError, Neo4jUnavailable
 from graphsvc.settings import Settings, get_settings
 
 _OUTAGE = (ServiceUnavailable, SessionExpired, DatabaseUnavailable, ConnectionError, OSError)
+# How long past a query's transaction timeout we still wait for Neo4j's answer (Neo4j checks
+# timeouts every few seconds, later on a busy machine).
+STALL_GRACE_S = 60.0
+# verify_connectivity has no transaction: its bound before the grace.
+PING_TIMEOUT_S = 10.0
+_STUCK_HINT = (
+    "check that the disk holding its data directory has free space and look at its log "
+    "(`graphsvc neo4j logs` for the managed server), then run again"
+)
+
+T = TypeVar("T")
 
 
 class Graph:
@@ -41,32 +58,40 @@ class Graph:
     def close(self) -> None:
         self.driver.close()
 
-    def _query(self, cypher: str, timeout_s: float | None) -> Query:
-        return Query(cypher, timeout=timeout_s if timeout_s is not None else self.timeout_s)
+    def _timeout(self, timeout_s: float | None) -> float:
+        return timeout_s if timeout_s is not None else self.timeout_s
 
     def read(self, cypher: str, timeout_s: float | None = None, **params: Any) -> list[dict]:
         """Run a read query; returns the records as dicts."""
-        with self._errors():
-            records, _, _ = self.driver.execute_query(
-                self._query(cypher, timeout_s),
-                params,
-                database_=self.database,
-                routing_=neo4j.RoutingControl.READ,
-            )
+        timeout = self._timeout(timeout_s)
+        records, _, _ = self._bounded(
+            "a read",
+            timeout,
+            lambda: self.driver.execute_query(
+                Query(cypher, timeout=timeout), params, database_=self.database, routing_=neo4j.RoutingControl.READ
+            ),
+        )
         return [r.data() for r in records]
 
     def write(self, cypher: str, timeout_s: float | None = None, **params: Any) -> list[dict]:
         """Run a write query in its own transaction (retried by the driver on transient errors)."""
-        with self._errors():
-            records, _, _ = self.driver.execute_query(
-                self._query(cypher, timeout_s), params, database_=self.database
-            )
+        timeout = self._timeout(timeout_s)
+        records, _, _ = self._bounded(
+            "a write",
+            timeout,
+            lambda: self.driver.execute_query(Query(cypher, timeout=timeout), params, database_=self.database),
+        )
         return [r.data() for r in records]
 
     def autocommit(self, cypher: str, timeout_s: float | None = None, **params: Any) -> None:
         """Run a statement in an implicit transaction (needed by ``CALL {…} IN TRANSACTIONS``)."""
-        with self._errors(), self.driver.session(database=self.database) as s:
-            s.run(self._query(cypher, timeout_s), params).consume()
+        timeout = self._timeout(timeout_s)
+
+        def run() -> None:
+            with self.driver.session(database=self.database) as s:
+                s.run(Query(cypher, timeout=timeout), params).consume()
+
+        self._bounded("a write", timeout, run)
 
     @contextmanager
     def session(self) -> Iterator[neo4j.Session]:
@@ -74,11 +99,39 @@ class Graph:
             yield s
 
     def ping(self) -> None:
-        with self._errors():
-            self.driver.verify_connectivity()
+        self._bounded("a connectivity check", PING_TIMEOUT_S, self.driver.verify_connectivity)
+
+    def _bounded(self, what: str, timeout_s: float, call: Callable[[], T]) -> T:
+        """`call()` with its driver errors mapped, given up `STALL_GRACE_S` after `timeout_s`.
+
+        The call runs in a daemon thread because a blocked socket read cannot be interrupted:
+        when it is given up, the thread is left waiting (and exits with the process).
+        """
+        outcome: dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                outcome["value"] = call()
+            except BaseException as exc:  # handed to the caller below
+                outcome["error"] = exc
+
+        worker = threading.Thread(target=run, name="neo4j-call", daemon=True)
+        with self._errors(timeout_s, writing=what == "a write"):
+            worker.start()
+            bound = timeout_s + STALL_GRACE_S
+            worker.join(bound)
+            if worker.is_alive():
+                raise Neo4jUnavailable(
+                    f"Neo4j at {self.uri} has not answered {what} for {bound:g} s, past its "
+                    f"{timeout_s:g} s transaction limit: it cannot make progress; {_STUCK_HINT}"
+                )
+            if "error" in outcome:
+                raise outcome["error"]
+            return outcome["value"]
 
     @contextmanager
-    def _errors(self) -> Iterator[None]:
+    def _errors(self, timeout_s: float | None = None, writing: bool = False) -> Iterator[None]:
+        timeout_s = self._timeout(timeout_s)
         try:
             yield
         except AuthError as exc:
@@ -91,6 +144,11 @@ class Graph:
                 f"cannot reach Neo4j at {self.uri} ({type(exc).__name__}): start it with "
                 "`graphsvc neo4j start` or point NEO4J_URI at a running server"
             ) from exc
+        except ConnectionAcquisitionTimeoutError as exc:
+            raise Neo4jUnavailable(
+                f"every connection to Neo4j at {self.uri} stayed busy: {exc}; Neo4j is overloaded "
+                "or stuck, retry later"
+            ) from exc
         except TransientError as exc:
             raise Neo4jUnavailable(f"Neo4j at {self.uri} gave up on a transaction: {exc.message}") from exc
         except ClientError as exc:
@@ -99,9 +157,14 @@ class Graph:
                 raise Neo4jUnavailable(
                     f"Neo4j at {self.uri} refused the login: {exc.message}; check NEO4J_USER/NEO4J_PASSWORD"
                 ) from exc
+            if exc.code and "TransactionTimedOut" in exc.code and writing:
+                raise Neo4jUnavailable(
+                    f"Neo4j at {self.uri} did not finish a write within its {timeout_s:g} s transaction "
+                    f"limit: it is overloaded or cannot write; {_STUCK_HINT}"
+                ) from exc
             if exc.code and "TransactionTimedOut" in exc.code:
                 raise InputError(
-                    f"the query took longer than the {self.timeout_s:g} s transaction limit; "
+                    f"the query took longer than the {timeout_s:g} s transaction limit; "
                     "narrow it (lower depth or limit)"
                 ) from exc
             raise

@@ -15,8 +15,10 @@ from graphsvc.graph.driver import Graph
 from graphsvc.model import Rel
 
 BATCH = 5000
-# Index writes are ours, not user queries: allow them longer than the query limit.
-WRITE_TIMEOUT_S = 600.0
+# Index writes are ours, not user queries: allow them longer than the query limit (a batch
+# takes seconds). A write Neo4j cannot finish fails after this plus the driver's
+# STALL_GRACE_S, with a message, instead of waiting forever.
+WRITE_TIMEOUT_S = 300.0
 
 _TREE_STATE = """
 MATCH (n:Entity {workspace: $ws})

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -13,6 +15,10 @@ from pathlib import Path
 import httpx
 import neo4j
 import pytest
+
+from graphsvc.errors import Neo4jUnavailable
+from graphsvc.graph import driver as graph_driver
+from graphsvc.graph.driver import Graph
 
 from .conftest import REPO_ROOT, ServeProcess, graph_checksum, kill_neo4j, neo4j_env
 
@@ -182,5 +188,127 @@ def test_serve_reports_a_neo4j_outage_and_recovers_without_a_restart(own_neo4j, 
         server.stop()
     log = server.log()
     assert token not in log and password not in log
-    # Outage errors are logged (with their traceback); nothing may be an unexpected error.
-    assert "unexpected error" not in log, log[-3000:]
+    # Outage errors are logged as one line each; nothing may be an unexpected error.
+    assert "unexpected error" not in log and "Traceback" not in log, log[-3000:]
+
+
+def test_an_unreachable_neo4j_is_one_log_line_per_failed_request(tmp_path):
+    """With Neo4j down, every GraphQL and REST query is a structured NEO4J_UNAVAILABLE and the
+    server log gets one line for each, not a traceback."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHSVC_", "NEO4J_"))}
+    env.update(GRAPHSVC_HOME=str(tmp_path / "home"), NEO4J_URI="bolt://127.0.0.1:9", NEO4J_PASSWORD="unused")
+    server = ServeProcess(env, tmp_path / "serve.log")
+    try:
+        server.wait_ready()
+        with httpx.Client(timeout=60) as client:
+            for _ in range(3):
+                gql = client.post(f"{server.url}/graphql", json={"query": _SEARCH, "variables": {"q": "@ws decoder"}})
+                assert gql.json()["errors"][0]["extensions"]["code"] == "NEO4J_UNAVAILABLE", gql.text
+                rest = client.get(f"{server.url}/api/context/explain", params={"workspace": "ws", "id": "dumps"})
+                assert rest.status_code == 503 and rest.json()["code"] == "NEO4J_UNAVAILABLE", rest.text
+    finally:
+        server.stop()
+    log = server.log()
+    assert "Traceback" not in log, log[-3000:]
+    outage_lines = [line for line in log.splitlines() if "NEO4J_UNAVAILABLE" in line]
+    assert len(outage_lines) == 6, log[-3000:]
+
+
+# `graphsvc index` with the write bounds shortened, so a stuck write is given up in seconds
+# rather than after WRITE_TIMEOUT_S + STALL_GRACE_S.
+_INDEX_SHORT_BOUNDS = """
+import sys
+from graphsvc.graph import driver, writer
+writer.WRITE_TIMEOUT_S, driver.STALL_GRACE_S = 3.0, 5.0
+from graphsvc.cli import run
+sys.argv = ["graphsvc", "index", *sys.argv[1:]]
+run()
+"""
+
+
+@pytest.mark.timeout(400)
+def test_index_fails_with_a_message_when_neo4j_stops_answering_mid_write(own_neo4j, tmp_path):
+    """Neo4j frozen (SIGSTOP) while `graphsvc index` writes: like a server that cannot write to a
+    full disk, it keeps the connection open and never answers. The run must end on its own,
+    non-zero, with one line saying what to check."""
+    _ensure_running(own_neo4j)
+    repo = tmp_path / "repo"
+    for pkg in ("email", "json", "http"):
+        shutil.copytree(STDLIB / pkg, repo / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    env = neo4j_env(own_neo4j, tmp_path / "home")
+    env["GRAPHSVC_NEO4J__TRANSACTION_TIMEOUT_S"] = "20"  # reads and small writes: given up after 25 s
+    ws = "fault-stuck"
+    proc = subprocess.Popen([sys.executable, "-c", _INDEX_SHORT_BOUNDS, str(repo), "--workspace", ws, "--jobs", "2"],
+                            env=env, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    pid = own_neo4j.status().pid
+    frozen = False
+    try:
+        with _driver(own_neo4j) as driver:
+            deadline = time.monotonic() + 300
+            while time.monotonic() < deadline and proc.poll() is None:
+                n = driver.execute_query("MATCH (f:File {workspace: $ws}) RETURN count(f) AS n", ws=ws).records[0]["n"]
+                if n > 0:
+                    break
+                time.sleep(0.05)
+        assert proc.poll() is None, "the index run finished before Neo4j could be frozen"
+        os.kill(pid, signal.SIGSTOP)
+        frozen = True
+        started = time.monotonic()
+        out, err = proc.communicate(timeout=120)
+        waited = time.monotonic() - started
+    finally:
+        if frozen:
+            os.kill(pid, signal.SIGCONT)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert proc.returncode == 3, (out, err)
+    assert "Traceback" not in err, err
+    # Whichever call was waiting when Neo4j froze (a batch write, or a read between batches).
+    assert lines and lines[-1].startswith("error: ") and "has not answered" in lines[-1], err
+    assert "disk" in lines[-1] and "graphsvc neo4j logs" in lines[-1], lines[-1]
+    assert waited < 60, waited
+    with _driver(own_neo4j) as driver:  # thawed, it works as before
+        assert driver.execute_query("RETURN 1 AS one").records[0]["one"] == 1
+
+
+@pytest.mark.timeout(300)
+def test_a_write_neo4j_does_not_answer_is_given_up_after_its_bound(own_neo4j, monkeypatch):
+    """Graph.write: the transaction limit plus STALL_GRACE_S, then Neo4jUnavailable saying what to check."""
+    _ensure_running(own_neo4j)
+    monkeypatch.setattr(graph_driver, "STALL_GRACE_S", 3.0)
+    info = own_neo4j.connection_info()
+    graph = Graph(neo4j.GraphDatabase.driver(info.uri, auth=(info.user, info.password)), "neo4j", info.uri, 2.0)
+    pid = own_neo4j.status().pid
+    try:
+        graph.write("MERGE (:StallProbe {id: 1})")  # a pooled connection, as in a running index
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            with pytest.raises(Neo4jUnavailable) as err:
+                graph.write("MERGE (:StallProbe {id: 2})", timeout_s=4.0)
+            waited = time.monotonic() - started
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        assert 4.0 + 3.0 - 0.5 <= waited < 30, waited
+        assert "has not answered a write for 7 s" in str(err.value) and "disk" in str(err.value), str(err.value)
+        graph.write("MATCH (n:StallProbe) DELETE n", timeout_s=120)  # thawed, the same driver works again
+    finally:
+        graph.close()
+
+
+def test_a_connection_pool_that_stays_busy_is_an_outage_not_an_internal_error():
+    """Every pooled connection busy past connection_acquisition_timeout: the driver raises a
+    DriverError that used to pass through unmapped (a 500 and a traceback)."""
+    from neo4j.exceptions import ConnectionAcquisitionTimeoutError
+
+    class BusyPool:
+        def execute_query(self, *args, **kwargs):
+            raise ConnectionAcquisitionTimeoutError("failed to obtain a connection from the pool within 10.0s")
+
+    graph = Graph(BusyPool(), "neo4j", "bolt://127.0.0.1:7687", 5.0)
+    for call in (graph.read, graph.write):
+        with pytest.raises(Neo4jUnavailable, match="busy"):
+            call("RETURN 1")
