@@ -39,6 +39,10 @@ class Neo4jUnavailable(GraphsvcError):
     exit_code = 3
 
 
+class Neo4jSchemaError(Neo4jUnavailable):
+    """Neo4j's indexes or constraints cannot be brought to what ``schema/neo4j`` says."""
+
+
 class ManagedNeo4jError(GraphsvcError):
     """Installing, starting or stopping the managed Neo4j failed."""
 

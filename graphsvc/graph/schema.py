@@ -3,25 +3,44 @@
 Each file is applied in order; its number is recorded on the ``(:GraphsvcMeta {key:'schema'})``
 node so `applied_version` tells what the database has. Statements use ``IF NOT EXISTS``, so
 re-applying is harmless and a half-applied migration is completed on the next start.
+
+``IF NOT EXISTS`` only looks for an index or constraint *of that name*: one whose population
+failed (e.g. the disk filled while it was built) stays, and the constraint that owned it may
+never have been created. So before applying, our indexes in state ``FAILED`` are dropped
+(the migrations create them again), and any schema error names the index and what to do.
 """
 
 from __future__ import annotations
 
+import logging
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from graphsvc.errors import ConfigError
+from neo4j.exceptions import Neo4jError
+
+from graphsvc.errors import ConfigError, Neo4jSchemaError
 from graphsvc.graph.driver import Graph
 from graphsvc.settings import SCHEMA_DIR
 
 MIGRATIONS_DIR = SCHEMA_DIR / "neo4j"
 _NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.cypher$")
+# The name a CREATE [FULLTEXT|RANGE|…] INDEX or CREATE CONSTRAINT statement gives.
+_CREATES = re.compile(r"^\s*CREATE\s+(?:CONSTRAINT|(?:[A-Z]+\s+)?INDEX)\s+(?!IF\b)`?(\w+)`?", re.IGNORECASE)
+# How long to wait for new indexes to be populated before saying so.
+AWAIT_INDEXES_S = 60.0
+
+log = logging.getLogger("graphsvc.graph")
 
 _READ_VERSION = "MATCH (m:GraphsvcMeta {key: 'schema'}) RETURN m.version AS version"
 _WRITE_VERSION = """
 MERGE (m:GraphsvcMeta {key: 'schema'})
 SET m.version = $version, m.applied_at = datetime()
+"""
+_SHOW_INDEXES = """
+SHOW INDEXES YIELD name, state, failureMessage, owningConstraint
+RETURN name, state, failureMessage, owningConstraint
 """
 
 
@@ -50,19 +69,93 @@ def migrations(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
     return found
 
 
+def created_names(found: list[Migration]) -> set[str]:
+    """Names of the indexes and constraints the migrations create."""
+    return {m.group(1) for migration in found for s in migration.statements() if (m := _CREATES.match(s))}
+
+
 def applied_version(graph: Graph) -> int:
     rows = graph.read(_READ_VERSION)
     return int(rows[0]["version"]) if rows and rows[0]["version"] is not None else 0
 
 
+def _first_line(message: str | None) -> str:
+    lines = (message or "").strip().splitlines()
+    return lines[0][:300] if lines else "no reason given"
+
+
+def drop_failed(graph: Graph, names: set[str]) -> list[str]:
+    """Drop those of `names` whose index is in state FAILED (with the constraint owning it)."""
+    dropped = []
+    for row in graph.read(_SHOW_INDEXES):
+        if row["state"] != "FAILED" or row["name"] not in names:
+            continue
+        owner = row["owningConstraint"]
+        graph.write(f"DROP CONSTRAINT `{owner}` IF EXISTS" if owner else f"DROP INDEX `{row['name']}` IF EXISTS")
+        log.warning(
+            "Neo4j index %s had failed (%s); dropped it to create it again",
+            row["name"], _first_line(row["failureMessage"]),
+        )
+        dropped.append(row["name"])
+    return dropped
+
+
+def _await_online(graph: Graph, names: set[str], timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        rows = [r for r in graph.read(_SHOW_INDEXES) if r["name"] in names]
+        failed = [r for r in rows if r["state"] == "FAILED"]
+        if failed:
+            row = failed[0]
+            raise Neo4jSchemaError(
+                f"Neo4j could not build index {row['name']}: {_first_line(row['failureMessage'])}. "
+                "If its disk is full, free space (see its log: `graphsvc neo4j logs` for the managed "
+                "server) and start again: graphsvc drops a failed index and creates it again"
+            )
+        pending = sorted(r["name"] for r in rows if r["state"] != "ONLINE")
+        if not pending:
+            return
+        if time.monotonic() > deadline:
+            raise Neo4jSchemaError(
+                f"Neo4j index(es) {', '.join(pending)} still not online after {timeout_s:g} s: a large "
+                "graph takes longer to index, so try again later; if it does not finish, check "
+                "Neo4j's free disk space and its log (`graphsvc neo4j logs`)"
+            )
+        time.sleep(0.2)
+
+
+def _schema_error(migration: Migration, statement: str, exc: Neo4jError) -> Neo4jSchemaError:
+    match = _CREATES.match(statement)
+    name = match.group(1) if match else statement.split("\n")[0][:80]
+    prefix = f"{migration.path.name}: Neo4j refused to create {name}: {_first_line(exc.message)}. "
+    if "AlreadyExists" in (exc.code or ""):
+        return Neo4jSchemaError(
+            prefix + f"Something of that name is left over in Neo4j: drop it (`DROP INDEX {name}` or "
+            f"`DROP CONSTRAINT {name}` in cypher-shell or the Neo4j Browser) and start again; "
+            "graphsvc creates it again"
+        )
+    return Neo4jSchemaError(
+        prefix + "If Neo4j's disk is full, free space (see its log: `graphsvc neo4j logs` for the "
+        "managed server) and start again"
+    )
+
+
 def apply_schema(graph: Graph, directory: Path = MIGRATIONS_DIR) -> int:
     """Apply every migration (idempotently) and record the newest version; returns it."""
+    found = migrations(directory)
+    names = created_names(found)
     version = applied_version(graph)
-    for migration in migrations(directory):
+    drop_failed(graph, names)
+    for migration in found:
         for statement in migration.statements():
-            graph.write(statement)
+            try:
+                graph.write(statement)
+            except Neo4jError as exc:
+                if ".Schema." not in (exc.code or ""):
+                    raise
+                raise _schema_error(migration, statement, exc) from exc
         if migration.version > version:
             version = migration.version
             graph.write(_WRITE_VERSION, version=version)
-    graph.write("CALL db.awaitIndexes(60)")
+    _await_online(graph, names, AWAIT_INDEXES_S)
     return version
