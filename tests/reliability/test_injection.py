@@ -7,6 +7,7 @@ node id and edge in the database).
 
 from __future__ import annotations
 
+import time
 import urllib.parse
 
 import httpx
@@ -176,3 +177,39 @@ def test_megabyte_strings_are_bounded(injection_server, neo4j_server):
                         continue  # the HTTP layer closed the connection: refused, not crashed
                     _check_rest(r, (s[:20], path))
         assert graph_checksum(driver) == before
+
+
+def test_overlong_ids_workspaces_and_turn_ids_are_refused_at_once(injection_server):
+    """Ids, workspace names and turn ids over the documented bound are a BAD_INPUT naming it,
+    answered without a lookup (a megabyte id used to take seconds of suffix matching)."""
+    url = injection_server
+    over, at_bound = "x" * MB, "x" * 4096
+    q = "query($s: String!) "
+    named = [
+        q + '{ entity(id: $s, workspace: "%s") { id } }' % WS,
+        q + '{ entity(id: "main", workspace: $s) { id } }',
+        q + '{ entity(id: "main", turnId: $s) { id } }',
+        q + '{ search(text: "helper", workspace: $s) { hits { entity { id } } } }',
+        q + '{ neighborhood(id: $s, workspace: "%s") { nodes { id } } }' % WS,
+        q + '{ paths(source: "main", target: $s, workspace: "%s") { paths { length } } }' % WS,
+        q + '{ explain(id: $s, workspace: "%s") { summary } }' % WS,
+    ]
+    context_queries = [f"@{over} helper", f'@{WS} neigh="{over}"', f'@{WS} path="main"->"{over}"']
+    with httpx.Client(timeout=120) as client:
+        for query, variables in [(n, {"s": over}) for n in named] + [
+            ("query($q: String!) { contextQuery(query: $q) { operation } }", {"q": c}) for c in context_queries
+        ]:
+            started = time.monotonic()
+            body = client.post(f"{url}/graphql", json={"query": query, "variables": variables}).json()
+            assert time.monotonic() - started < 5, query
+            error = body["errors"][0]
+            assert error["extensions"]["code"] == "BAD_INPUT" and "at most 4096" in error["message"], (query, error)
+        for path, params in [("/api/context/explain", {"workspace": WS, "id": "x" * 30_000}),
+                             ("/api/context/explain", {"workspace": "x" * 30_000, "id": "main"}),
+                             ("/api/context/explain", {"turn_id": "x" * 30_000, "id": "main"})]:
+            r = client.get(f"{url}{path}", params=params)
+            assert r.status_code == 400 and r.json()["code"] == "BAD_INPUT", (params.keys(), r.text[:300])
+            assert "at most 4096" in r.json()["error"]
+        # At the bound an id is looked up as usual.
+        body = client.post(f"{url}/graphql", json={"query": named[0], "variables": {"s": at_bound}}).json()
+        assert body["errors"][0]["extensions"]["code"] == "NOT_FOUND", body
