@@ -440,13 +440,20 @@ def _index_symbols(
     # Write: symbols of changed files, then the outgoing edges of affected files.
     t0 = time.perf_counter()
     new_ids = {s.id for ext in new_exts.values() for s in ext.symbols}
+    first = False
     if full:
-        stale = writer.symbol_ids() - {s.id for ext in all_exts.values() for s in ext.symbols}
+        stored = writer.symbol_ids()
+        first = not stored
+        stale = stored - {s.id for ext in all_exts.values() for s in ext.symbols}
     else:
         stale = {s.id for ext in old_exts.values() for s in ext.symbols} - new_ids
     writer.delete_symbols(sorted(stale))
     writer.delete_file_symbols(deleted)
-    writer.upsert_symbols([_symbol_row(s) for ext in new_exts.values() for s in ext.symbols])
+    symbol_rows = [_symbol_row(s) for ext in new_exts.values() for s in ext.symbols]
+    if first and len({row["id"] for row in symbol_rows}) == len(symbol_rows):
+        writer.create_symbols(symbol_rows)
+    else:
+        writer.upsert_symbols(symbol_rows)
     writer.delete_outgoing_code_edges(sorted(affected | set(deleted)))
     by_type = _merge_edges(edges)
     writer.upsert_externals([

@@ -84,6 +84,18 @@ SET s.name = row.name, s.qualified_name = row.qualified_name, s.kind = row.kind,
     s.end_line = row.end_line, s.signature = row.signature, s.doc = row.doc
 """
 
+# A workspace with no symbols yet (a first index) needs no MERGE: creating each node with
+# its labels and properties at once costs a fraction of a MERGE followed by SETs.
+_CREATE_SYMBOLS = """
+UNWIND $rows AS row
+CREATE (s:Entity:Symbol {
+  workspace: $ws, id: row.id, prov: 'EXTRACTED', name: row.name,
+  qualified_name: row.qualified_name, kind: row.kind, file: row.file, path: row.file,
+  lang: row.lang, start_line: row.start_line, end_line: row.end_line,
+  signature: row.signature, doc: row.doc
+})
+"""
+
 _UPSERT_EXTERNALS = """
 UNWIND $rows AS row
 MERGE (s:Entity {workspace: $ws, id: row.id})
@@ -191,6 +203,10 @@ class GraphWriter:
 
     def upsert_symbols(self, rows: Sequence[dict]) -> None:
         self._run_batched(_UPSERT_SYMBOLS, "rows", rows)
+
+    def create_symbols(self, rows: Sequence[dict]) -> None:
+        """Create symbols known to be new: the workspace holds no symbol with these ids."""
+        self._run_batched(_CREATE_SYMBOLS, "rows", rows)
 
     def upsert_externals(self, rows: Sequence[dict]) -> None:
         self._run_batched(_UPSERT_EXTERNALS, "rows", rows)
