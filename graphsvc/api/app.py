@@ -22,7 +22,15 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from graphql import GraphQLError
-from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter, SchemaExtension
+from strawberry.extensions import (
+    AddValidationRules,
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+    SchemaExtension,
+    ValidationCache,
+)
 from strawberry.fastapi import GraphQLRouter
 from strawberry.tools import merge_types
 
@@ -43,6 +51,8 @@ _PARTS = (
 # Depth alone does not bound work: one expensive field under many aliases runs once per alias.
 MAX_ALIASES = 20
 MAX_TOKENS = 20_000
+# Distinct query texts whose parse and validation are remembered (clients repeat theirs).
+DOCUMENT_CACHE = 256
 STYLE_FILE = SCHEMA_DIR / "browser" / "graphsvc.grass"
 GRAPHIQL_ASSETS = Path(__file__).parent / "static" / "graphiql"
 # GraphiQL's page loads these from a CDN; we serve the same files (same integrity hashes).
@@ -179,14 +189,20 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
             queries.append(getattr(module, q))
         if hasattr(module, m):
             mutations.append(getattr(module, m))
-    max_depth = settings.server.max_query_depth
+    # The limit rules are built once, so the validation cache (keyed by document and rules)
+    # answers a repeated query text without walking it again; parsing is cached the same way.
+    rules = [
+        *QueryDepthLimiter(max_depth=settings.server.max_query_depth).validation_rules,
+        *MaxAliasesLimiter(max_alias_count=MAX_ALIASES).validation_rules,
+    ]
     return _Schema(
         query=merge_types("Query", tuple(queries)),
         mutation=merge_types("Mutation", tuple(mutations)) if mutations else None,
         extensions=[
-            lambda: QueryDepthLimiter(max_depth=max_depth),
-            lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
             lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
+            lambda: AddValidationRules(rules),
+            lambda: ParserCache(maxsize=DOCUMENT_CACHE),
+            lambda: ValidationCache(maxsize=DOCUMENT_CACHE),
             StructuredErrors,
         ],
     )
