@@ -524,6 +524,7 @@ def context_query(query: str | ParsedQuery, *, graph: Graph | None = None) -> Co
             resolution=parsed.resolution,
             seed=parsed.seed,
             objective=parsed.objective or "modularity",
+            algorithm=parsed.algorithm or "igraph",
             limit=parsed.limit,
             graph=graph,
         )

@@ -22,7 +22,7 @@ Clauses (each at most once):
     directed=1        follow edges in their direction only (path=)
     rel=CALLS,IMPORTS relationship types (neigh, path, explain, communities)
     min_conf=0..1     minimum edge confidence (default excludes candidate edges)
-    resolution=F  seed=N  objective=modularity|cpm   Leiden options
+    resolution=F  seed=N  objective=modularity|cpm  algorithm=igraph|leidenalg   Leiden options
 
 Keywords are ANDed; `OR` or `|` between two terms (also `a|b`) means either. A quoted
 term is a phrase, and a quoted `OR` is a plain word. Every mistake raises
@@ -41,6 +41,7 @@ MAX_HOPS = 10
 OPERATIONS = ("key", "path", "neigh", "explain", "communities")
 KNOWN_TURN_KEYS = ("clone_path", "goal", "plan", "file-tree")
 OBJECTIVES = ("modularity", "cpm")
+ALGORITHMS = ("igraph", "leidenalg")
 _CLAUSES = (
     *OPERATIONS,
     "kind",
@@ -54,6 +55,7 @@ _CLAUSES = (
     "resolution",
     "seed",
     "objective",
+    "algorithm",
 )
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
@@ -102,6 +104,7 @@ class ParsedQuery:
     resolution: float | None = None
     seed: int | None = None
     objective: str | None = None
+    algorithm: str | None = None
     # Keyword groups: the outer list is ANDed, each inner list ORed.
     terms: list[list[str]] = field(default_factory=list)
 
@@ -258,6 +261,10 @@ def _parse_clause(name: str, value: str, pos: int, query: ParsedQuery) -> None:
         if value.lower() not in OBJECTIVES:
             raise QueryParseError(f"unknown objective {value!r}", pos, "modularity or cpm")
         query.objective = value.lower()
+    elif name == "algorithm":
+        if value.lower() not in ALGORITHMS:
+            raise QueryParseError(f"unknown algorithm {value!r}", pos, "igraph or leidenalg")
+        query.algorithm = value.lower()
 
 
 _KINDS = (

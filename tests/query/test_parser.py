@@ -45,6 +45,7 @@ def test_every_clause():
     assert (e.operation, e.target) == ("explain", "App.run")
     c = parse("t1 communities=1 resolution=0.5 seed=7 objective=CPM")
     assert (c.operation, c.resolution, c.seed, c.objective) == ("communities", 0.5, 7, "cpm")
+    assert parse("@ws communities=1 algorithm=LeidenAlg").algorithm == "leidenalg"
     assert parse('@ws neigh="src/my file.py"').target == "src/my file.py"
 
 
@@ -75,6 +76,7 @@ def test_every_clause():
         ("@ws min_conf=2", 13, "a number 0..1"),
         ("@ws communities=yes-please", 16, "1"),
         ("@ws objective=louvain", 14, "modularity or cpm"),
+        ("@ws algorithm=louvain", 14, "igraph or leidenalg"),
     ],
 )
 def test_errors_name_position_and_expected(text, position, expected):
