@@ -6,8 +6,9 @@ re-applying is harmless and a half-applied migration is completed on the next st
 
 ``IF NOT EXISTS`` only looks for an index or constraint *of that name*: one whose population
 failed (e.g. the disk filled while it was built) stays, and the constraint that owned it may
-never have been created. So before applying, our indexes in state ``FAILED`` are dropped
-(the migrations create them again), and any schema error names the index and what to do.
+never have been created. So before applying, our indexes in state ``FAILED``, and a
+constraint's backing index left without its constraint, are dropped (the migrations create
+them again), and any schema error names the index and what to do.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ _NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.cypher$")
 _CREATES = re.compile(r"^\s*CREATE\s+(?:CONSTRAINT|(?:[A-Z]+\s+)?INDEX)\s+(?!IF\b)`?(\w+)`?", re.IGNORECASE)
 # How long to wait for new indexes to be populated before saying so.
 AWAIT_INDEXES_S = 60.0
+# How long an unowned index named like one of our constraints must stand still (not online,
+# no progress) before it is taken for the leftover of a constraint creation that died.
+ORPHAN_SETTLE_S = 5.0
 
 log = logging.getLogger("graphsvc.graph")
 
@@ -39,8 +43,8 @@ MERGE (m:GraphsvcMeta {key: 'schema'})
 SET m.version = $version, m.applied_at = datetime()
 """
 _SHOW_INDEXES = """
-SHOW INDEXES YIELD name, state, failureMessage, owningConstraint
-RETURN name, state, failureMessage, owningConstraint
+SHOW INDEXES YIELD name, state, failureMessage, owningConstraint, populationPercent
+RETURN name, state, failureMessage, owningConstraint, populationPercent
 """
 
 
@@ -69,9 +73,14 @@ def migrations(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
     return found
 
 
-def created_names(found: list[Migration]) -> set[str]:
-    """Names of the indexes and constraints the migrations create."""
-    return {m.group(1) for migration in found for s in migration.statements() if (m := _CREATES.match(s))}
+def created_names(found: list[Migration], constraints_only: bool = False) -> set[str]:
+    """Names of the indexes and constraints (or only the constraints) the migrations create."""
+    return {
+        m.group(1)
+        for migration in found
+        for s in migration.statements()
+        if (m := _CREATES.match(s)) and (not constraints_only or "CONSTRAINT" in s[: m.start(1)].upper())
+    }
 
 
 def applied_version(graph: Graph) -> int:
@@ -81,11 +90,27 @@ def applied_version(graph: Graph) -> int:
 
 def _first_line(message: str | None) -> str:
     lines = (message or "").strip().splitlines()
-    return lines[0][:300] if lines else "no reason given"
+    return lines[0][:300].rstrip(".") if lines else "no reason given"
 
 
-def drop_failed(graph: Graph, names: set[str]) -> list[str]:
-    """Drop those of `names` whose index is in state FAILED (with the constraint owning it)."""
+def _orphans(graph: Graph, constraints: set[str]) -> dict[str, dict]:
+    """Indexes named like one of our constraints, owned by none and not online."""
+    return {
+        r["name"]: r
+        for r in graph.read(_SHOW_INDEXES)
+        if r["name"] in constraints and not r["owningConstraint"] and r["state"] != "ONLINE"
+    }
+
+
+def drop_broken(graph: Graph, names: set[str], constraints: set[str]) -> list[str]:
+    """Drop what an earlier start left half-built, so the migrations create it again.
+
+    That is: those of `names` whose index is in state FAILED (with the constraint owning
+    it), and the backing index of one of our `constraints` whose creation died (on a full
+    disk: no constraint, and an index left POPULATING for good, even after a restart). An
+    unowned index that is still making progress may be another process creating the same
+    constraint right now: it is left alone.
+    """
     dropped = []
     for row in graph.read(_SHOW_INDEXES):
         if row["state"] != "FAILED" or row["name"] not in names:
@@ -97,6 +122,17 @@ def drop_failed(graph: Graph, names: set[str]) -> list[str]:
             row["name"], _first_line(row["failureMessage"]),
         )
         dropped.append(row["name"])
+    orphans = _orphans(graph, constraints)
+    if orphans:
+        time.sleep(ORPHAN_SETTLE_S)
+        for name, row in _orphans(graph, constraints).items():
+            if name in orphans and row["populationPercent"] == orphans[name]["populationPercent"]:
+                graph.write(f"DROP INDEX `{name}` IF EXISTS")
+                log.warning(
+                    "Neo4j index %s was left %s without its constraint by an earlier start; "
+                    "dropped it to create the constraint again", name, row["state"],
+                )
+                dropped.append(name)
     return dropped
 
 
@@ -145,7 +181,7 @@ def apply_schema(graph: Graph, directory: Path = MIGRATIONS_DIR) -> int:
     found = migrations(directory)
     names = created_names(found)
     version = applied_version(graph)
-    drop_failed(graph, names)
+    drop_broken(graph, names, created_names(found, constraints_only=True))
     for migration in found:
         for statement in migration.statements():
             try:
