@@ -506,7 +506,8 @@ class TurnIndex:
     def require(self, turn_id: str) -> Turn:
         turn = self.get(turn_id)
         if turn is None:
-            raise NotFoundError(f"turn {turn_id!r} is not known to the context store")
+            shown = turn_id if len(turn_id) <= 200 else turn_id[:200] + f"… ({len(turn_id)} characters)"
+            raise NotFoundError(f"turn {shown!r} is not known to the context store")
         return turn
 
     def list(
