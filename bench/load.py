@@ -1,13 +1,16 @@
 """Load: concurrent agents against a running `graphsvc serve`, with one re-index in the middle.
 
     .venv/bin/python bench/load.py --workspace stdlib [--clients 20] [--duration 180]
-        [--url http://127.0.0.1:8080 | --start-server] [--token T] [--reindex PATH] [--json-out F]
+        [--url http://127.0.0.1:8080 | --start-server] [--token T] [--reindex PATH [--touch N]]
+        [--json-out F]
 
 Each client loops over a realistic mix until the duration is spent: `contextQuery` strings
 of every kind (search, neigh, path, explain), event appends (`recordEvent`) and cache
 recalls (`GET /api/cache/recall`). Halfway through, PATH is indexed again into the same
 workspace (through the API when the server's workspace roots allow it, else with
-`graphsvc index` in a subprocess) while the clients keep going. The report gives
+`graphsvc index` in a subprocess) while the clients keep going; with `--touch N`, N of
+its Python files get a new function first, so the re-index parses, re-resolves and rewrites
+for real (this edits PATH: give it a copy). The report gives
 requests/s, p50/p95/p99 per kind, the error count (target 0) and the server's resident
 memory at start, after warm-up and at the end (target: end within 10 % of warm-up).
 
@@ -87,6 +90,19 @@ def pct(samples: list[float], q: int) -> float:
     return statistics.quantiles(samples, n=100, method="inclusive")[q - 1]
 
 
+def touch_files(root: Path, count: int, seed: int) -> int:
+    """Append a function to `count` Python files under `root` (seeded choice), so the
+    re-index has real work: parse, re-resolve what depends on them, rewrite their edges."""
+    if count <= 0:
+        return 0
+    files = sorted(p for p in root.rglob("*.py") if "site-packages" not in p.parts)
+    chosen = random.Random(seed).sample(files, min(count, len(files)))
+    stamp = int(time.time())
+    for n, path in enumerate(chosen):
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(f"\n\ndef load_run_edit_{stamp}_{n}(value):\n    return repr(value)\n")
+    return len(chosen)
+
 class Load:
     def __init__(self, args: argparse.Namespace):
         self.args = args
@@ -163,6 +179,7 @@ class Load:
         if not self.args.reindex:
             return
         await asyncio.sleep(max(0.0, start_at - time.monotonic()))
+        touched = touch_files(Path(self.args.reindex), self.args.touch, self.args.seed)
         started = time.perf_counter()
         via = "api"
         async with httpx.AsyncClient(base_url=self.url, headers=self.headers, timeout=60) as client:
@@ -190,6 +207,7 @@ class Load:
             self.reindex = {"via": via, "exit": proc.returncode, "summary": out.decode().strip()[-300:],
                             "stderr": err.decode().strip()[-300:]}
         self.reindex["seconds"] = round(time.perf_counter() - started, 1)
+        self.reindex["files_edited_before"] = touched
 
     # -- the run ------------------------------------------------------------------------------
 
@@ -293,6 +311,9 @@ def main() -> None:
     parser.add_argument("--server-pid", type=int, default=None, help="default: the process listening on the port")
     parser.add_argument("--token", default=os.environ.get("GRAPHSVC_SERVER__TOKEN"))
     parser.add_argument("--reindex", default=None, metavar="PATH", help="index PATH again halfway through")
+    parser.add_argument("--touch", type=int, default=0, metavar="N",
+                        help="before the re-index, append a function to N .py files under PATH "
+                             "(edits them: give a copy)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json-out", default=None)
     args = parser.parse_args()
