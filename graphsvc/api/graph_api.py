@@ -88,26 +88,55 @@ GqlCommunitiesResult = _gql_type(results.CommunitiesResult)
 GqlJob = _gql_type(Job)
 
 
-def _names(values: list[Enum] | None) -> list[str] | None:
-    return [v.value for v in values] if values else None
+def _request(source: Info | Request) -> Request:
+    return source.context["request"] if isinstance(source, Info) else source
 
 
-def _jobs(info_or_request: Info | Request) -> JobRegistry:
-    request = info_or_request.context["request"] if isinstance(info_or_request, Info) else info_or_request
-    return request.app.state.jobs
+def _jobs(source: Info | Request) -> JobRegistry:
+    return _request(source).app.state.jobs
 
 
 def _cap(source: Info | Request, limit: int | None, operation: str) -> int | None:
     """The result-size limit of this server (its settings may differ from the process's)."""
-    request = source.context["request"] if isinstance(source, Info) else source
-    most = request.app.state.settings.server.max_results
+    most = _request(source).app.state.settings.server.max_results
     if limit is None:
         return min(engine.DEFAULT_LIMITS[operation], most)
     return limit if limit < 1 else min(limit, most)
 
 
+def _names(values: list[Enum] | str | None) -> list[str] | None:
+    """A filter as the engine takes it: GraphQL enum values or REST's comma-separated string."""
+    if not values:
+        return None
+    if isinstance(values, str):
+        return [v.strip() for v in values.split(",") if v.strip()]
+    return [v.value for v in values]
+
+
 async def _run(fn, *args, **kwargs):
     return await to_thread.run_sync(lambda: fn(*args, **kwargs))
+
+
+async def _call(source: Info | Request, operation: str, fn, *args, limit: int | None, **kwargs):
+    """`fn` on a worker thread: `limit` capped for this server, `rels`/`provs` given as names."""
+    for key in ("rels", "provs"):
+        if key in kwargs:
+            kwargs[key] = _names(kwargs[key])
+    return await _run(fn, *args, limit=_cap(source, limit, operation), **kwargs)
+
+
+async def _context_query(source: Info | Request, query: str) -> ContextResult:
+    parsed = parse(query)
+    op = parsed.operation if parsed.operation in engine.DEFAULT_LIMITS else "search"
+    parsed.limit = _cap(source, parsed.limit, op)
+    return await _run(engine.context_query, parsed)
+
+
+async def _communities(source: Info | Request, objective: Objective, algorithm: LeidenAlgorithm, **kwargs):
+    return await _call(
+        source, "communities", communities_mod.communities,
+        objective=objective.value, algorithm=algorithm.value, **kwargs,
+    )
 
 
 # --- GraphQL -----------------------------------------------------------------------------
@@ -120,10 +149,7 @@ class GraphQuery:
         "(see the README for the grammar)."
     )
     async def context_query(self, info: Info, query: str) -> GqlContextResult:
-        parsed = parse(query)
-        op = parsed.operation if parsed.operation in engine.DEFAULT_LIMITS else "search"
-        parsed.limit = _cap(info, parsed.limit, op)
-        return await _run(engine.context_query, parsed)
+        return await _context_query(info, query)
 
     @strawberry.field(description="Resolve an exact id, a qualified name, a name or an unambiguous id suffix.")
     async def entity(self, id: str, workspace: str | None = None, turn_id: str | None = None) -> GqlEntity:
@@ -140,14 +166,9 @@ class GraphQuery:
         provs: list[Provenance] | None = None,
         limit: int | None = None,
     ) -> GqlSearchResult:
-        return await _run(
-            engine.search,
-            text,
-            workspace=workspace,
-            turn_id=turn_id,
-            kinds=kinds,
-            provs=_names(provs),
-            limit=_cap(info, limit, "search"),
+        return await _call(
+            info, "search", engine.search, text,
+            workspace=workspace, turn_id=turn_id, kinds=kinds, provs=provs, limit=limit,
         )
 
     @strawberry.field(description="Entities within `depth` (1-4) hops; `truncated` says when `limit` cut it.")
@@ -163,16 +184,9 @@ class GraphQuery:
         min_confidence: float | None = None,
         limit: int | None = None,
     ) -> GqlNeighborhood:
-        return await _run(
-            engine.neighborhood,
-            id,
-            workspace=workspace,
-            turn_id=turn_id,
-            depth=depth,
-            rels=_names(rels),
-            provs=_names(provs),
-            min_confidence=min_confidence,
-            limit=_cap(info, limit, "neigh"),
+        return await _call(
+            info, "neigh", engine.neighborhood, id, workspace=workspace, turn_id=turn_id, depth=depth,
+            rels=rels, provs=provs, min_confidence=min_confidence, limit=limit,
         )
 
     @strawberry.field(description="Shortest path(s) between two entities, at most `maxHops` long.")
@@ -190,18 +204,10 @@ class GraphQuery:
         min_confidence: float | None = None,
         limit: int | None = None,
     ) -> GqlPathsResult:
-        return await _run(
-            engine.paths,
-            source,
-            target,
-            workspace=workspace,
-            turn_id=turn_id,
-            max_hops=max_hops,
-            directed=directed,
-            rels=_names(rels),
-            provs=_names(provs),
-            min_confidence=min_confidence,
-            limit=_cap(info, limit, "path"),
+        return await _call(
+            info, "path", engine.paths, source, target, workspace=workspace, turn_id=turn_id,
+            max_hops=max_hops, directed=directed, rels=rels, provs=provs, min_confidence=min_confidence,
+            limit=limit,
         )
 
     @strawberry.field(description="Neighborhood summary, hubs by degree and PageRank, path to the nearest hub.")
@@ -217,16 +223,9 @@ class GraphQuery:
         min_confidence: float | None = None,
         limit: int | None = None,
     ) -> GqlExplanation:
-        return await _run(
-            engine.explain,
-            id,
-            workspace=workspace,
-            turn_id=turn_id,
-            depth=depth,
-            rels=_names(rels),
-            provs=_names(provs),
-            min_confidence=min_confidence,
-            limit=_cap(info, limit, "explain"),
+        return await _call(
+            info, "explain", engine.explain, id, workspace=workspace, turn_id=turn_id, depth=depth,
+            rels=rels, provs=provs, min_confidence=min_confidence, limit=limit,
         )
 
     @strawberry.field(
@@ -247,18 +246,10 @@ class GraphQuery:
         min_size: int = 3,
         limit: int | None = 20,
     ) -> GqlCommunitiesResult:
-        return await _run(
-            communities_mod.communities,
-            workspace=workspace,
-            turn_id=turn_id,
-            rels=_names(rels),
-            min_confidence=min_confidence,
-            resolution=resolution,
-            seed=seed,
-            objective=objective.value,
-            algorithm=algorithm.value,
-            min_size=min_size,
-            limit=_cap(info, limit, "communities"),
+        return await _communities(
+            info, objective=objective, algorithm=algorithm, workspace=workspace, turn_id=turn_id,
+            rels=rels, min_confidence=min_confidence, resolution=resolution, seed=seed, min_size=min_size,
+            limit=limit,
         )
 
     @strawberry.field(description="Index jobs, newest first, or the one with `id`.")
@@ -291,10 +282,6 @@ router = APIRouter(prefix="/api/context", tags=["graph"])
 class IndexRequest(BaseModel):
     path: str
     workspace: str | None = None
-
-
-def _rels_param(rels: str | None) -> list[str] | None:
-    return [r.strip() for r in rels.split(",") if r.strip()] if rels else None
 
 
 @router.post("/index-tree", status_code=202, response_model=Job, summary="Start an index-tree job")
@@ -333,17 +320,9 @@ async def get_communities(
     min_size: int = 3,
     limit: int = 20,
 ) -> results.CommunitiesResult:
-    return await _run(
-        communities_mod.communities,
-        workspace=workspace,
-        turn_id=turn_id,
-        rels=_rels_param(rels),
-        resolution=resolution,
-        seed=seed,
-        objective=objective.value,
-        algorithm=algorithm.value,
-        min_size=min_size,
-        limit=_cap(request, limit, "communities"),
+    return await _communities(
+        request, objective=objective, algorithm=algorithm, workspace=workspace, turn_id=turn_id,
+        rels=rels, resolution=resolution, seed=seed, min_size=min_size, limit=limit,
     )
 
 
@@ -357,21 +336,12 @@ async def get_explain(
     rels: Annotated[str | None, Query(description="comma-separated relationship types")] = None,
     limit: int | None = None,
 ) -> results.Explanation:
-    return await _run(
-        engine.explain,
-        id,
-        workspace=workspace,
-        turn_id=turn_id,
-        depth=depth,
-        rels=_rels_param(rels),
-        limit=_cap(request, limit, "explain"),
+    return await _call(
+        request, "explain", engine.explain, id,
+        workspace=workspace, turn_id=turn_id, depth=depth, rels=rels, limit=limit,
     )
 
 
 @router.get("/query", summary="Run a context_query string")
 async def get_query(request: Request, q: Annotated[str, Query(description="the context_query string")]) -> dict[str, Any]:
-    parsed = parse(q)
-    op = parsed.operation if parsed.operation in engine.DEFAULT_LIMITS else "search"
-    parsed.limit = _cap(request, parsed.limit, op)
-    result = await _run(engine.context_query, parsed)
-    return result.to_dict()
+    return (await _context_query(request, q)).to_dict()
