@@ -26,7 +26,7 @@ neo4j-stop: setup
 	$(BIN)/graphsvc neo4j stop
 
 up: setup neo4j
-	$(BIN)/graphsvc index $(REPO)
+	$(BIN)/graphsvc index $(REPO) --communities
 	$(BIN)/graphsvc serve
 
 # `python -m` puts the repository root on sys.path (tests import helpers as `tests.…`).

@@ -59,11 +59,20 @@ def register(main: click.Group) -> None:
     @_exclude
     @_jobs
     @_json
+    @click.option("--communities", is_flag=True,
+                  help="Then compute Leiden communities (stored for the Neo4j Browser to colour).")
     def index_cmd(path: str, workspace: str | None, exclude: tuple[str, ...], jobs: int | None,
-                  as_json: bool) -> None:
+                  as_json: bool, communities: bool) -> None:
         """Index PATH: the tree, then symbols and edges (incremental)."""
         from indexers.jobs import index_all
 
         with terminal_progress(not as_json) as progress:
             summary = index_all(path, workspace=workspace, exclude=exclude, jobs=jobs, progress=progress)
         _emit(summary, as_json)
+        if communities:
+            from graphsvc.communities import communities as leiden
+
+            found = leiden(workspace=summary.workspace, limit=0)
+            message = (f"communities {found.workspace}: {found.community_count} of at least 3 members over "
+                       f"{found.nodes} nodes, modularity {found.modularity:.3f}, in {found.total_s:.2f} s")
+            click.echo(message, err=as_json)

@@ -199,3 +199,21 @@ def test_sigkill_midway_then_rerun_completes(graph, workspace, tmp_path):
     clean_ws = workspace + "-clean"
     index_all(repo, workspace=clean_ws)
     assert _checksum(graph, workspace) == _checksum(graph, clean_ws)
+
+
+def test_index_with_communities_stores_them_for_the_browser(graph, workspace, tmp_path):
+    import sysconfig
+
+    repo = tmp_path / "repo"
+    for pkg in ("json", "logging"):
+        shutil.copytree(Path(sysconfig.get_paths()["stdlib"]) / pkg, repo / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    cmd = [sys.executable, "-m", "graphsvc", "index", str(repo), "--workspace", workspace, "--communities"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    stored = graph.read("MATCH (c:Community {workspace: $ws}) RETURN count(c) AS n, sum(c.size) AS members", ws=workspace)[0]
+    assert stored["n"] >= 2
+    assert f"communities {workspace}: {stored['n']} of at least 3 members" in done.stdout
+    members = graph.read(
+        "MATCH (n:Entity {workspace: $ws})-[:MEMBER_OF]->(:Community) RETURN count(n) AS n", ws=workspace
+    )[0]["n"]
+    assert members == stored["members"]
