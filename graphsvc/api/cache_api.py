@@ -22,19 +22,14 @@ import base64
 import enum
 import threading
 from datetime import datetime, timezone
-from typing import Literal
+from typing import Literal, TypeVar
 
 import strawberry
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
-from graphsvc.context.cache import ContentCache, Expanded, StoreResult
-from graphsvc.context.continuity import (
-    Continuity,
-    ContinuityBlock,
-    Entry,
-    context_file_for,
-)
+from graphsvc.context.cache import ContentCache, EntryInfo, Expanded, StoreResult
+from graphsvc.context.continuity import Continuity, ContinuityBlock, Entry
 from graphsvc.errors import InputError
 
 _lock = threading.Lock()
@@ -134,11 +129,7 @@ class CacheStoreResult:
     @classmethod
     def of(cls, r: StoreResult) -> CacheStoreResult:
         payload, encoding = _encode(r.payload)
-        return cls(
-            hash=r.hash, ref=r.ref, sent=r.sent, payload=payload, encoding=encoding, kind=r.kind,
-            original_bytes=r.original_bytes, derived_bytes=r.derived_bytes,
-            searchable=r.searchable, index_note=r.index_note, pinned=r.pinned, evicted=r.evicted,
-        )
+        return cls(**{**vars(r), "payload": payload, "encoding": encoding})
 
 
 @strawberry.type
@@ -157,11 +148,7 @@ class CacheExpansion:
     @classmethod
     def of(cls, e: Expanded) -> CacheExpansion:
         content, encoding = _encode(e.content)
-        return cls(
-            hash=e.hash, ref=e.ref, kind=e.kind, label=e.label, form=e.form, content=content,
-            encoding=encoding, first_line=e.first_line, last_line=e.last_line,
-            total_lines=e.total_lines,
-        )
+        return cls(**{**vars(e), "content": content, "encoding": encoding})
 
 
 @strawberry.type
@@ -189,14 +176,9 @@ class CacheEntry:
     accessed_at: str
 
     @classmethod
-    def of(cls, info) -> CacheEntry:
-        return cls(
-            hash=info.hash, ref=info.ref, kind=info.kind, label=info.label,
-            size_bytes=info.size_bytes, original_bytes=info.original_bytes,
-            derived_bytes=info.derived_bytes, searchable=info.searchable,
-            index_note=info.index_note, pinned=info.pinned, created_at=_iso(info.created_at),
-            accessed_at=_iso(info.accessed_at),
-        )
+    def of(cls, info: EntryInfo) -> CacheEntry:
+        times = {"created_at": _iso(info.created_at), "accessed_at": _iso(info.accessed_at)}
+        return cls(**{**vars(info), **times})
 
 
 @strawberry.type
@@ -254,7 +236,7 @@ class ContinuityEntry:
     @classmethod
     def of(cls, e: Entry) -> ContinuityEntry:
         return cls(
-            seq=e.seq, kind="summary" if e.is_summary else e.kind, session=e.session,
+            seq=e.seq, kind=e.shown_kind, session=e.session,
             delegate=e.delegate, flagged=e.flagged, text=e.text, created_at=_iso(e.created_at),
         )
 
@@ -303,12 +285,7 @@ class ContinuityBlockResult:
 
     @classmethod
     def of(cls, b: ContinuityBlock) -> ContinuityBlockResult:
-        return cls(
-            workspace=b.workspace, task=b.task, text=b.text,
-            entries=[ContinuityBlockEntry(**vars(e)) for e in b.entries], tokens=b.tokens,
-            token_method=b.token_method, token_budget=b.token_budget, max_entries=b.max_entries,
-            record_entries=b.record_entries, left_out=b.left_out,
-        )
+        return cls(**{**vars(b), "entries": [ContinuityBlockEntry(**vars(e)) for e in b.entries]})
 
 
 @strawberry.type
@@ -324,11 +301,7 @@ def _record(workspace: str) -> ContinuityRecord:
     return ContinuityRecord(
         workspace=workspace,
         entries=[ContinuityEntry.of(e) for e in c.entries(workspace)],
-        log=[
-            ContinuityLogRow(at=_iso(r["at"]), action=r["action"], entries=r["entries"],
-                             source=r["source"], note=r["note"])
-            for r in c.log(workspace)
-        ],
+        log=[ContinuityLogRow(**{**r, "at": _iso(r["at"])}) for r in c.log(workspace)],
     )
 
 
@@ -369,11 +342,7 @@ class CacheQuery:
 
     @strawberry.field(description="The file a delegate reads (AGENTS.md or graphsvc-context.md) and its content.")
     def delegate_context_file(self, workspace: str, task: str, vendor: str) -> DelegateContextFile:
-        block = get_continuity().block(workspace, task)
-        return DelegateContextFile(
-            file_name=context_file_for(vendor), content=block.text, tokens=block.tokens,
-            token_method=block.token_method,
-        )
+        return DelegateContextFile(**vars(get_continuity().delegate_file(workspace, task, vendor)))
 
 
 @strawberry.type
@@ -580,20 +549,24 @@ class CompactOut(BaseModel):
     scheduled: bool
 
 
-def _fields(obj) -> dict:
-    return {k: v for k, v in vars(obj).items()}
+_Out = TypeVar("_Out", bound=BaseModel)
+
+
+def _out(model: type[_Out], result: object) -> _Out:
+    """The REST body of a GraphQL result object: the same fields, nested ones too."""
+    return model.model_validate(result, from_attributes=True)
 
 
 @router.post("/api/cache/store", response_model=StoreOut)
 def rest_store(body: StoreIn) -> StoreOut:
     data = _decode(body.content, body.encoding)
     result = get_cache().store(data, derived=body.derived, label=body.label, pin=body.pin)
-    return StoreOut(**_fields(CacheStoreResult.of(result)))
+    return _out(StoreOut, CacheStoreResult.of(result))
 
 
 @router.get("/api/cache/expand/{ref}", response_model=ExpandOut)
 def rest_expand(ref: str, lines: str | None = None, derived: bool = False) -> ExpandOut:
-    return ExpandOut(**_fields(CacheExpansion.of(get_cache().expand(ref, lines, derived=derived))))
+    return _out(ExpandOut, CacheExpansion.of(get_cache().expand(ref, lines, derived=derived)))
 
 
 @router.get("/api/cache/recall", response_model=list[RecallHitOut])
@@ -603,26 +576,22 @@ def rest_recall(q: str, limit: int = 10) -> list[RecallHitOut]:
 
 @router.get("/api/cache/stats", response_model=StatsOut)
 def rest_stats() -> StatsOut:
-    s = get_cache().stats()
-    return StatsOut(
-        entries=s.entries, bytes=s.bytes, max_bytes=s.max_bytes, pinned_entries=s.pinned_entries,
-        pinned_bytes=s.pinned_bytes, searchable_entries=s.searchable_entries, counters=s.counters,
-    )
+    return StatsOut(**get_cache().stats().as_dict())
 
 
 @router.get("/api/cache/pins", response_model=list[EntryOut])
 def rest_pins() -> list[EntryOut]:
-    return [EntryOut(**_fields(CacheEntry.of(p))) for p in get_cache().pins()]
+    return [_out(EntryOut, CacheEntry.of(p)) for p in get_cache().pins()]
 
 
 @router.put("/api/cache/pins/{ref}", response_model=EntryOut)
 def rest_pin(ref: str) -> EntryOut:
-    return EntryOut(**_fields(CacheEntry.of(get_cache().pin(ref))))
+    return _out(EntryOut, CacheEntry.of(get_cache().pin(ref)))
 
 
 @router.delete("/api/cache/pins/{ref}", response_model=EntryOut)
 def rest_unpin(ref: str) -> EntryOut:
-    return EntryOut(**_fields(CacheEntry.of(get_cache().unpin(ref))))
+    return _out(EntryOut, CacheEntry.of(get_cache().unpin(ref)))
 
 
 @router.post("/api/cache/reset", response_model=ResetOut)
@@ -639,34 +608,22 @@ def rest_compaction_marker() -> MarkerOut:
 @router.post("/api/continuity/entries", response_model=ContinuityEntryOut)
 def rest_record(body: ContinuityIn) -> ContinuityEntryOut:
     entry = _record_entry(body.workspace, body.session, body.text, body.kind, body.delegate, body.flagged)
-    return ContinuityEntryOut(**_fields(ContinuityEntry.of(entry)))
+    return _out(ContinuityEntryOut, ContinuityEntry.of(entry))
 
 
 @router.get("/api/continuity/entries", response_model=ContinuityRecordOut)
 def rest_entries(workspace: str) -> ContinuityRecordOut:
-    record = _record(workspace)
-    return ContinuityRecordOut(
-        workspace=workspace,
-        entries=[ContinuityEntryOut(**_fields(e)) for e in record.entries],
-        log=[ContinuityLogOut(**_fields(r)) for r in record.log],
-    )
+    return _out(ContinuityRecordOut, _record(workspace))
 
 
 @router.get("/api/continuity/block", response_model=BlockOut)
 def rest_block(workspace: str, task: str = Query(..., min_length=1)) -> BlockOut:
-    b = ContinuityBlockResult.of(get_continuity().block(workspace, task))
-    data = _fields(b)
-    data["entries"] = [BlockEntryOut(**_fields(e)) for e in b.entries]
-    return BlockOut(**data)
+    return _out(BlockOut, ContinuityBlockResult.of(get_continuity().block(workspace, task)))
 
 
 @router.get("/api/continuity/delegate-file", response_model=DelegateFileOut)
 def rest_delegate_file(workspace: str, task: str, vendor: str) -> DelegateFileOut:
-    block = get_continuity().block(workspace, task)
-    return DelegateFileOut(
-        file_name=context_file_for(vendor), content=block.text, tokens=block.tokens,
-        token_method=block.token_method,
-    )
+    return DelegateFileOut(**vars(get_continuity().delegate_file(workspace, task, vendor)))
 
 
 @router.post("/api/continuity/compact", response_model=CompactOut, status_code=202)

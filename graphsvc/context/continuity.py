@@ -94,6 +94,11 @@ class Entry:
     def is_summary(self) -> bool:
         return self.kind == "summary" or self.text.lstrip().startswith(SUMMARY_MARK)
 
+    @property
+    def shown_kind(self) -> str:
+        """The kind readers see: an entry that is a summary shows as one, whatever it was recorded as."""
+        return "summary" if self.is_summary else self.kind
+
 
 @dataclass
 class BlockEntry:
@@ -120,6 +125,16 @@ class ContinuityBlock:
     max_entries: int
     record_entries: int  # entries in the record when the block was built
     left_out: list[int] = field(default_factory=list)  # seqs ranked but not fitting
+
+
+@dataclass
+class DelegateFile:
+    """The file a delegate reads from its working directory, and what goes in it."""
+
+    file_name: str
+    content: str
+    tokens: int
+    token_method: str
 
 
 @dataclass
@@ -284,7 +299,7 @@ class Continuity:
 
         ranked = sorted(
             (e for e in rest if eligible(e)),
-            key=lambda e: (-scores[e.id], _KIND_ORDER["summary" if e.is_summary else e.kind], -e.seq),
+            key=lambda e: (-scores[e.id], _KIND_ORDER[e.shown_kind], -e.seq),
         )
 
         header = _header(workspace)
@@ -358,19 +373,7 @@ class Continuity:
 
     def _block_entry(self, entry: Entry, score: float, protected: bool, counter) -> BlockEntry:
         text, cut = truncate_middle(entry.text, self._bg.max_entry_chars)
-        item = BlockEntry(
-            seq=entry.seq,
-            kind="summary" if entry.is_summary else entry.kind,
-            session=entry.session,
-            delegate=entry.delegate,
-            text=text,
-            score=round(score, 4),
-            protected=protected,
-            truncated=cut,
-            tokens=0,
-        )
-        item.tokens = counter.count(_render(item))
-        return item
+        return _block_item(entry, text, score, protected, cut, counter)
 
     def _shrink(self, entry: Entry, score: float, tokens: int, counter) -> BlockEntry:
         """A protected entry that would break the budget keeps its start and end, shorter."""
@@ -378,11 +381,7 @@ class Continuity:
         while True:
             chars = chars // 2
             text, _ = truncate_middle(entry.text, max(chars, 1))
-            item = BlockEntry(
-                entry.seq, "summary" if entry.is_summary else entry.kind, entry.session,
-                entry.delegate, text, round(score, 4), True, True, 0,
-            )
-            item.tokens = counter.count(_render(item))
+            item = _block_item(entry, text, score, True, True, counter)
             if item.tokens <= tokens or chars <= 64:
                 return item
 
@@ -472,6 +471,14 @@ class Continuity:
 
     # -- delegate runs --------------------------------------------------------------------
 
+    def delegate_file(self, workspace: str, task: str, vendor: str) -> DelegateFile:
+        """The file `vendor` reads for `task`, for a caller that writes it into its own run directory."""
+        block = self.block(workspace, task)
+        return DelegateFile(
+            file_name=context_file_for(vendor), content=block.text, tokens=block.tokens,
+            token_method=block.token_method,
+        )
+
     @contextmanager
     def write_delegate_context(
         self, workspace: str, task: str, vendor: str, *, parent: str | Path | None = None
@@ -540,6 +547,22 @@ def _render(item: BlockEntry) -> str:
     else:
         who = f"session {item.session}"
     return f"\n### {title} · {who} · #{item.seq}\n{item.text}\n"
+
+
+def _block_item(entry: Entry, text: str, score: float, protected: bool, cut: bool, counter) -> BlockEntry:
+    item = BlockEntry(
+        seq=entry.seq,
+        kind=entry.shown_kind,
+        session=entry.session,
+        delegate=entry.delegate,
+        text=text,
+        score=round(score, 4),
+        protected=protected,
+        truncated=cut,
+        tokens=0,
+    )
+    item.tokens = counter.count(_render(item))
+    return item
 
 
 def _entry(row: sqlite3.Row) -> Entry:
