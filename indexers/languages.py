@@ -163,6 +163,16 @@ _CPP_MACROS = MacroHints(
     ),
 )
 
+# JavaScript, TypeScript and TSX differ only in their grammar: imports, receivers and
+# builtins are the same.
+_JS_FAMILY = dict(
+    module_system="js",
+    self_names=frozenset({"this"}),
+    super_names=frozenset({"super"}),
+    name_node_types=frozenset({"identifier", "this", "super"}),
+    builtins=_JS_BUILTINS,
+)
+
 LANGUAGES: dict[str, LanguageSpec] = {
     spec.name: spec
     for spec in (
@@ -186,36 +196,21 @@ LANGUAGES: dict[str, LanguageSpec] = {
             extensions=(".js", ".mjs", ".cjs", ".jsx"),
             package="tree_sitter_javascript",
             function="language",
-            module_system="js",
-            self_names=frozenset({"this"}),
-            super_names=frozenset({"super"}),
-            name_node_types=frozenset({"identifier", "this", "super"}),
-            builtins=_JS_BUILTINS,
-            unique_name_confidence=0.7,
+            **_JS_FAMILY,
         ),
         LanguageSpec(
             name="typescript",
             extensions=(".ts", ".mts", ".cts"),
             package="tree_sitter_typescript",
             function="language_typescript",
-            module_system="js",
-            self_names=frozenset({"this"}),
-            super_names=frozenset({"super"}),
-            name_node_types=frozenset({"identifier", "this", "super"}),
-            builtins=_JS_BUILTINS,
-            unique_name_confidence=0.7,
+            **_JS_FAMILY,
         ),
         LanguageSpec(
             name="tsx",
             extensions=(".tsx",),
             package="tree_sitter_typescript",
             function="language_tsx",
-            module_system="js",
-            self_names=frozenset({"this"}),
-            super_names=frozenset({"super"}),
-            name_node_types=frozenset({"identifier", "this", "super"}),
-            builtins=_JS_BUILTINS,
-            unique_name_confidence=0.7,
+            **_JS_FAMILY,
         ),
         LanguageSpec(
             name="go",
@@ -225,7 +220,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
             module_system="go",
             builtins=_GO_BUILTINS,
             directory_scope=True,
-            unique_name_confidence=0.7,
         ),
         LanguageSpec(
             name="rust",
@@ -238,7 +232,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
             comment_node_types=frozenset({"line_comment", "block_comment"}),
             scope_separators=("::",),
             builtins=_RUST_BUILTINS,
-            unique_name_confidence=0.7,
         ),
         LanguageSpec(
             name="java",
@@ -253,7 +246,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
             builtins=_JAVA_BUILTINS,
             members_visible=True,
             directory_scope=True,
-            unique_name_confidence=0.7,
         ),
         LanguageSpec(
             name="c",
