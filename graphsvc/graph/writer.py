@@ -82,6 +82,7 @@ ON CREATE SET s:Symbol, s.prov = 'EXTRACTED'
 SET s.name = row.name, s.qualified_name = row.qualified_name, s.kind = row.kind,
     s.file = row.file, s.path = row.file, s.lang = row.lang, s.start_line = row.start_line,
     s.end_line = row.end_line, s.signature = row.signature, s.doc = row.doc
+RETURN row.id AS id, elementId(s) AS eid
 """
 
 # A workspace with no symbols yet (a first index) needs no MERGE: creating each node with
@@ -94,6 +95,7 @@ CREATE (s:Entity:Symbol {
   lang: row.lang, start_line: row.start_line, end_line: row.end_line,
   signature: row.signature, doc: row.doc
 })
+RETURN row.id AS id, elementId(s) AS eid
 """
 
 _UPSERT_EXTERNALS = """
@@ -101,6 +103,13 @@ UNWIND $rows AS row
 MERGE (s:Entity {workspace: $ws, id: row.id})
 ON CREATE SET s:Symbol:External, s.prov = 'INFERRED', s.name = row.name,
     s.qualified_name = row.qualified_name, s.kind = row.kind
+RETURN row.id AS id, elementId(s) AS eid
+"""
+
+_ELEMENT_IDS = """
+UNWIND $ids AS id
+MATCH (n:Entity {workspace: $ws, id: id})
+RETURN id, elementId(n) AS eid
 """
 
 _MARK_FILES = """
@@ -145,13 +154,14 @@ CALL (file) {{
 
 
 def _create_edges(rel: Rel) -> str:
+    # Endpoints come as element ids (a direct lookup, no index seek); the workspace check
+    # refuses an id that another workspace's node took over meanwhile.
     return f"""
 UNWIND $rows AS row
-MATCH (a:Entity {{workspace: $ws, id: row.src}})
-MATCH (b:Entity {{workspace: $ws, id: row.dst}})
-CREATE (a)-[r:{rel.value}]->(b)
-SET r.prov = row.prov, r.confidence = row.confidence, r.reason = row.reason,
-    r.line = row.line, r.count = row.count
+MATCH (a) WHERE elementId(a) = row.src AND a.workspace = $ws
+MATCH (b) WHERE elementId(b) = row.dst AND b.workspace = $ws
+CREATE (a)-[r:{rel.value} {{prov: row.prov, confidence: row.confidence, reason: row.reason,
+  line: row.line, count: row.count}}]->(b)
 """
 
 
@@ -173,10 +183,18 @@ class GraphWriter:
         self.graph = graph
         self.ws = workspace
         self.batch_size = batch_size
+        # Element ids of nodes this writer created, merged or looked up: edge endpoints.
+        self._eids: dict[str, str] = {}
 
     def _run_batched(self, cypher: str, key: str, rows: Sequence[Any]) -> None:
         for chunk in batches(rows, self.batch_size):
             self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, **{key: chunk})
+
+    def _write_nodes(self, cypher: str, rows: Sequence[dict]) -> None:
+        """Run a node write that returns (id, eid) per row, and remember the element ids."""
+        for chunk in batches(rows, self.batch_size):
+            for row in self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, rows=chunk):
+                self._eids[row["id"]] = row["eid"]
 
     # -- tree -------------------------------------------------------------------------------
     def tree_state(self) -> dict[str, dict]:
@@ -202,14 +220,14 @@ class GraphWriter:
         return {row["id"] for row in self.graph.read(_SYMBOL_IDS, ws=self.ws)}
 
     def upsert_symbols(self, rows: Sequence[dict]) -> None:
-        self._run_batched(_UPSERT_SYMBOLS, "rows", rows)
+        self._write_nodes(_UPSERT_SYMBOLS, rows)
 
     def create_symbols(self, rows: Sequence[dict]) -> None:
         """Create symbols known to be new: the workspace holds no symbol with these ids."""
-        self._run_batched(_CREATE_SYMBOLS, "rows", rows)
+        self._write_nodes(_CREATE_SYMBOLS, rows)
 
     def upsert_externals(self, rows: Sequence[dict]) -> None:
-        self._run_batched(_UPSERT_EXTERNALS, "rows", rows)
+        self._write_nodes(_UPSERT_EXTERNALS, rows)
 
     def delete_symbols(self, ids: Sequence[str]) -> None:
         self._run_batched(_DELETE_BY_ID, "ids", ids)
@@ -222,7 +240,18 @@ class GraphWriter:
         self._run_batched(_DELETE_CODE_EDGES, "files", files)
 
     def create_edges(self, rel: Rel, rows: Sequence[dict]) -> None:
-        self._run_batched(_CREATE_EDGES[rel], "rows", rows)
+        """Create edges given by entity ids; an edge whose endpoint does not exist is skipped."""
+        eids = self._eids
+        missing = sorted({row[end] for row in rows for end in ("src", "dst")} - eids.keys())
+        for chunk in batches(missing, self.batch_size):
+            for found in self.graph.read(_ELEMENT_IDS, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, ids=chunk):
+                eids[found["id"]] = found["eid"]
+        keyed = [
+            {**row, "src": eids[row["src"]], "dst": eids[row["dst"]]}
+            for row in rows
+            if row["src"] in eids and row["dst"] in eids
+        ]
+        self._run_batched(_CREATE_EDGES[rel], "rows", keyed)
 
     def mark_files(self, rows: Sequence[dict]) -> None:
         self._run_batched(_MARK_FILES, "rows", rows)
