@@ -62,16 +62,18 @@ class Graph:
         return timeout_s if timeout_s is not None else self.timeout_s
 
     def read(self, cypher: str, timeout_s: float | None = None, **params: Any) -> list[dict]:
-        """Run a read query; returns the records as dicts."""
+        """Run a read query; returns the records as dicts.
+
+        One statement in an implicit transaction: one round trip (run and pull pipelined)
+        where an explicit read transaction takes two (begin and run, then commit).
+        """
         timeout = self._timeout(timeout_s)
-        records, _, _ = self._bounded(
-            "a read",
-            timeout,
-            lambda: self.driver.execute_query(
-                Query(cypher, timeout=timeout), params, database_=self.database, routing_=neo4j.RoutingControl.READ
-            ),
-        )
-        return [r.data() for r in records]
+
+        def run() -> list[dict]:
+            with self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as s:
+                return s.run(Query(cypher, timeout=timeout), params).data()
+
+        return self._bounded("a read", timeout, run)
 
     def write(self, cypher: str, timeout_s: float | None = None, **params: Any) -> list[dict]:
         """Run a write query in its own transaction (retried by the driver on transient errors)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from neo4j import unit_of_work
+from neo4j import Query, Result, Session
 
 from graphsvc.graph.driver import Graph
 from graphsvc.model import Label, Prov, Reason, Rel
@@ -121,6 +121,20 @@ def search(
 
 # --- neighborhood ------------------------------------------------------------------------
 
+
+class _Statements:
+    """Runs each statement of a multi-statement read in its own implicit transaction: one
+    round trip each, where an explicit transaction adds a commit; every statement keeps the
+    transaction time limit."""
+
+    def __init__(self, session: Session, timeout_s: float):
+        self.session = session
+        self.timeout_s = timeout_s
+
+    def run(self, cypher: str, **params: Any) -> Result:
+        return self.session.run(Query(cypher, timeout=self.timeout_s), params)
+
+
 # One level of the breadth-first walk: at most $room distinct new nodes, stopping early.
 _EXPAND = f"""
 UNWIND $frontier AS eid
@@ -161,8 +175,7 @@ def neighborhood(
     """
     params = {"ws": workspace, "rels": check_rels(rels), "provs": check_provs(provs), "min_conf": min_conf}
 
-    @unit_of_work(timeout=graph.timeout_s)
-    def work(tx) -> dict[str, Any]:
+    def work(tx: _Statements) -> dict[str, Any]:
         start_degree = tx.run(_DEGREE, eid=start_eid).single()["degree"]
         seen = [start_eid]
         levels = {start_eid: 0}
@@ -197,7 +210,7 @@ def neighborhood(
         return {"nodes": list(nodes.values()), "edges": edges, "degrees": degrees, "truncated": truncated}
 
     with graph.session() as session:
-        return session.execute_read(work)
+        return work(_Statements(session, graph.timeout_s))
 
 
 # --- paths -------------------------------------------------------------------------------

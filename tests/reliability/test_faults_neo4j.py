@@ -308,6 +308,8 @@ def test_a_connection_pool_that_stays_busy_is_an_outage_not_an_internal_error():
         def execute_query(self, *args, **kwargs):
             raise ConnectionAcquisitionTimeoutError("failed to obtain a connection from the pool within 10.0s")
 
+        session = execute_query  # reads run in a session of their own
+
     graph = Graph(BusyPool(), "neo4j", "bolt://127.0.0.1:7687", 5.0)
     for call in (graph.read, graph.write):
         with pytest.raises(Neo4jUnavailable, match="busy"):
