@@ -14,21 +14,25 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import os
 import random
 import resource
-import socket
+import signal
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 
-from graphsvc.communities import communities
-from graphsvc.graph.driver import get_graph
-from graphsvc.query import engine
-from graphsvc.settings import get_settings
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.load import start_server  # noqa: E402
+from graphsvc.communities import communities  # noqa: E402
+from graphsvc.graph.driver import get_graph  # noqa: E402
+from graphsvc.query import engine  # noqa: E402
+from graphsvc.settings import get_settings  # noqa: E402
 
 SAMPLE = """
 MATCH (n:Symbol {workspace: $ws}) WHERE NOT n:External AND n.kind IN ['function', 'method', 'class']
@@ -65,31 +69,6 @@ def timed(calls: list[Callable[[], object]]) -> tuple[list[float], int]:
     return out, errors
 
 
-def start_server() -> str:
-    """`graphsvc serve` in a process of its own, as a client would meet it; stopped at exit."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "graphsvc", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    atexit.register(server.terminate)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            sys.exit(f"graphsvc serve exited with status {server.returncode}")
-        try:
-            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                return url
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    sys.exit("graphsvc serve did not answer /healthz within 60 s")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("workspace")
@@ -118,7 +97,10 @@ def main() -> None:
         "paths": [lambda a=a, b=b: engine.paths(a, b, workspace=ws, max_hops=4, limit=3) for a, b in pairs],
         "explain": [lambda i=i: engine.explain(i, workspace=ws) for i in ids],
     }
-    url = args.url or start_server()
+    url = args.url
+    if url is None:
+        server, url = start_server(args.token)
+        atexit.register(os.killpg, server.pid, signal.SIGTERM)
     headers = {"Authorization": f"Bearer {args.token}"} if args.token else {}
     client = httpx.Client(base_url=url, headers=headers, timeout=60)
 
