@@ -32,6 +32,17 @@ def _driver(server) -> neo4j.Driver:
     return neo4j.GraphDatabase.driver(info.uri, auth=(info.user, info.password))
 
 
+def _wait_for_files(own_neo4j, proc: subprocess.Popen, ws: str) -> None:
+    """Until the index run `proc` has written a file node of `ws` (or ended, or 300 s)."""
+    with _driver(own_neo4j) as driver:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None:
+            n = driver.execute_query("MATCH (f:File {workspace: $ws}) RETURN count(f) AS n", ws=ws).records[0]["n"]
+            if n > 0:
+                return
+            time.sleep(0.05)
+
+
 def _index(env: dict, repo: Path, workspace: str, timeout: float = 400) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "graphsvc", "index", str(repo), "--workspace", workspace, "--jobs", "2"],
@@ -54,14 +65,8 @@ def test_index_fails_cleanly_when_neo4j_dies_and_a_rerun_equals_a_clean_index(ow
     proc = subprocess.Popen(cmd, env=env, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
     try:
-        with _driver(own_neo4j) as driver:
-            deadline = time.monotonic() + 300
-            # Kill Neo4j once the run has written part of the graph, before it can finish.
-            while time.monotonic() < deadline and proc.poll() is None:
-                n = driver.execute_query("MATCH (f:File {workspace: $ws}) RETURN count(f) AS n", ws=ws).records[0]["n"]
-                if n > 0:
-                    break
-                time.sleep(0.05)
+        # Kill Neo4j once the run has written part of the graph, before it can finish.
+        _wait_for_files(own_neo4j, proc, ws)
         assert proc.poll() is None, "the index run finished before Neo4j could be killed"
         kill_neo4j(own_neo4j)
         out, err = proc.communicate(timeout=180)
@@ -244,13 +249,7 @@ def test_index_fails_with_a_message_when_neo4j_stops_answering_mid_write(own_neo
     pid = own_neo4j.status().pid
     frozen = False
     try:
-        with _driver(own_neo4j) as driver:
-            deadline = time.monotonic() + 300
-            while time.monotonic() < deadline and proc.poll() is None:
-                n = driver.execute_query("MATCH (f:File {workspace: $ws}) RETURN count(f) AS n", ws=ws).records[0]["n"]
-                if n > 0:
-                    break
-                time.sleep(0.05)
+        _wait_for_files(own_neo4j, proc, ws)
         assert proc.poll() is None, "the index run finished before Neo4j could be frozen"
         os.kill(pid, signal.SIGSTOP)
         frozen = True
