@@ -375,8 +375,8 @@ def write_communities(
     info: dict[str, Any],
     batch: int = 10_000,
     timeout_s: float | None = None,
-) -> int:
-    """Make the stored partition the given one, touching only what changed; returns moves.
+) -> None:
+    """Make the stored partition the given one, touching only what changed.
 
     `communities`: rows {id, n, label, size}; `members`: rows {eid, cid, n}. Community
     nodes are keyed by number, so a member whose number is unchanged keeps its edge, and
@@ -391,4 +391,3 @@ def write_communities(
     for i in range(0, len(moves), batch):
         graph.write(_MOVE_MEMBERS, timeout_s=timeout_s, rows=moves[i : i + batch], ws=workspace)
     graph.write(_DROP_COMMUNITIES, timeout_s=timeout_s, ws=workspace, keep=[c["id"] for c in communities])
-    return len(moves)
