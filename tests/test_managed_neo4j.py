@@ -197,3 +197,20 @@ def test_extra_instance_starts_and_stops_cleanly(neo4j_instance: ManagedNeo4j, t
         assert server.stop() is False
     finally:
         server.stop(timeout_s=10)
+
+
+def test_initial_password_may_start_with_a_dash(neo4j_instance: ManagedNeo4j, tmp_path: Path) -> None:
+    """The admin tool must not read a password such as '-0QuT…' as an option (it once failed one
+    start in 64): a password file that starts with '-' is set as it is, and a generated one is hex."""
+    from graphsvc.neo4j import find_java
+
+    settings = neo4j_instance.settings
+    given = ManagedNeo4j(settings, instance_dir=tmp_path / "given", progress=None)
+    given.instance_dir.mkdir(parents=True)
+    given.password_file.write_text("-0QuTf99cOqDHDy1T33RPnfdlNrML0HN\n")
+    assert given._prepare_instance(find_java()) == "-0QuTf99cOqDHDy1T33RPnfdlNrML0HN"
+    assert (given.data_dir / "dbms" / "auth.ini").exists()
+
+    generated = ManagedNeo4j(settings, instance_dir=tmp_path / "generated", progress=None)
+    password = generated._prepare_instance(find_java())
+    assert len(password) == 48 and all(c in "0123456789abcdef" for c in password)

@@ -492,7 +492,8 @@ class ManagedNeo4j:
                 )
             return self._read_password()
         if not self.password_file.exists():
-            self._write_password(secrets.token_urlsafe(24))
+            # Hex only: the admin tool reads a password that starts with '-' as an option.
+            self._write_password(secrets.token_hex(24))
         password = self._read_password()
         self._set_initial_password(java, password)
         return password
@@ -518,7 +519,7 @@ class ManagedNeo4j:
             [
                 str(java), "-Xmx256m", "-XX:TieredStopAtLevel=1",
                 "-cp", f"{self.lib_dir}/*", ADMIN_CLASS,
-                "dbms", "set-initial-password", password,
+                "dbms", "set-initial-password", "--", password,
             ],
             env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300,
         )  # fmt: skip
