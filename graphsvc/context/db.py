@@ -19,6 +19,8 @@ from graphsvc.settings import SCHEMA_DIR, Settings, get_settings
 MIGRATIONS_DIR = SCHEMA_DIR / "sqlite"
 DB_NAME = "context.sqlite3"
 BUSY_TIMEOUT_MS = 5000
+PAGE_SIZE = 1024
+WAL_CHECKPOINT_PAGES = 4000
 _NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -57,7 +59,13 @@ def connect(path: Path | None = None, *, migrate: bool = True) -> sqlite3.Connec
         )
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        # Takes effect only while the file is still empty (a new store; an existing one keeps
+        # its page size). An append writes one page per index it touches: 1 KiB pages make a
+        # commit write a quarter of the bytes 4 KiB pages do.
+        conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
         conn.execute("PRAGMA journal_mode = WAL")
+        # Checkpoint (and fsync) once per WAL_CHECKPOINT_PAGES pages written, not per 1,000.
+        conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_CHECKPOINT_PAGES}")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         if migrate:

@@ -493,3 +493,34 @@ def test_callers_sharing_commits_get_the_seq_that_was_stored_and_bad_turn_events
     assert [e.seq for e in store.events.recent(10_000)] == [
         r[0] for r in store.query("SELECT seq FROM events ORDER BY ts DESC, seq DESC")
     ]
+
+
+def test_a_new_store_uses_small_pages_and_an_existing_store_keeps_its_own(ctx_settings, tmp_path):
+    """1 KiB pages make an append's commit write a quarter of the bytes; a store made with
+    another page size opens with its events intact and keeps that size."""
+    st = ContextStore(settings=ctx_settings)
+    try:
+        st.events.append("FulfilledLocal", None, "/w", {"n": 1})
+        assert st.conn.execute("PRAGMA page_size").fetchone()[0] == db.PAGE_SIZE == 1024
+        assert st.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == db.WAL_CHECKPOINT_PAGES
+    finally:
+        st.close()
+
+    old = tmp_path / "old" / db.DB_NAME
+    old.parent.mkdir()
+    conn = sqlite3.connect(old)
+    conn.execute("PRAGMA page_size = 4096")
+    conn.execute("VACUUM")
+    conn.close()
+    conn = db.connect(old)
+    conn.execute(
+        "INSERT INTO events (seq, id, ts, type, payload) VALUES (1, 'e1', 1, 'FulfilledLocal', '{}')"
+    )
+    conn.close()
+    conn = db.connect(old)
+    try:
+        assert conn.execute("PRAGMA page_size").fetchone()[0] == 4096
+        assert conn.execute("SELECT id FROM events").fetchall()[0][0] == "e1"
+        assert db.integrity_check(conn) == "ok"
+    finally:
+        conn.close()
