@@ -51,6 +51,7 @@ class IndexSettings(BaseModel):
     max_file_bytes: int = 2_000_000
     batch_size: int = 5000
     jobs: int = 0  # 0: one worker per core
+    write_workers: int = 2  # concurrent Neo4j transactions for symbol and edge batches
 
 
 class ContextBackgroundSettings(BaseModel):

@@ -367,7 +367,7 @@ def _index_symbols(
     tree, scan = _sync_tree(path, workspace, graph, progress, exclude)
     ws = tree.workspace
     root = tree.root
-    writer = GraphWriter(graph, ws, settings.index.batch_size)
+    writer = GraphWriter(graph, ws, settings.index.batch_size, settings.index.write_workers)
     summary = SymbolSummary(workspace=ws, tree=tree)
 
     state = load_state(spath)

@@ -217,3 +217,32 @@ def test_index_with_communities_stores_them_for_the_browser(graph, workspace, tm
         "MATCH (n:Entity {workspace: $ws})-[:MEMBER_OF]->(:Community) RETURN count(n) AS n", ws=workspace
     )[0]["n"]
     assert members == stored["members"]
+
+
+def test_concurrent_write_batches_give_the_same_graph_as_one_transaction(graph, workspace, monkeypatch):
+    """Symbol and edge batches over two transactions (batches of 7 rows, so there are many of
+    each) store exactly what one transaction stores; a batch Neo4j refuses is rolled back whole
+    and its error is raised."""
+    from graphsvc.graph import writer as writer_module
+    from graphsvc.settings import reload_settings
+
+    root = FIXTURES / "python"
+    monkeypatch.setenv("GRAPHSVC_INDEX__BATCH_SIZE", "7")
+    seen = {}
+    for workers in (1, 2):
+        monkeypatch.setenv("GRAPHSVC_INDEX__WRITE_WORKERS", str(workers))
+        reload_settings()
+        ws = f"{workspace}-{workers}"
+        index_all(root, workspace=ws)
+        seen[workers] = (set(entities(graph, ws)), edges(graph, ws))
+    assert seen[2] == seen[1]
+    assert len(seen[2][1]) > 14
+
+    # Batch 3 of 5 divides by zero: its error comes out and none of its rows is stored.
+    writer = writer_module.GraphWriter(graph, f"{workspace}-refused", batch_size=2, write_workers=2)
+    rows = [{"id": f"n{i}", "d": 0 if i == 5 else 1} for i in range(10)]
+    cypher = "UNWIND $rows AS row CREATE (:Entity {workspace: $ws, id: row.id, v: 1 / row.d})"
+    with pytest.raises(Exception, match="(?i)divi|by zero"):
+        writer._run_concurrently(cypher, rows)
+    stored = set(entities(graph, f"{workspace}-refused"))
+    assert "n5" not in stored and "n4" not in stored and {"n0", "n1"} <= stored
