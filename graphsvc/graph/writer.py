@@ -210,13 +210,8 @@ class GraphWriter:
             return self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, rows=chunk)
 
         chunks = list(batches(rows, self.batch_size))
-        if self.write_workers == 1 or len(chunks) <= 1:
-            for chunk in chunks:
-                records = write(chunk)
-                if handle is not None:
-                    handle(records)
-            return
-        pool = ThreadPoolExecutor(self.write_workers, thread_name_prefix="neo4j-writer")
+        workers = min(self.write_workers, len(chunks)) or 1
+        pool = ThreadPoolExecutor(workers, thread_name_prefix="neo4j-writer")
         try:
             for future in [pool.submit(write, chunk) for chunk in chunks]:
                 records = future.result()
