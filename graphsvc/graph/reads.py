@@ -50,7 +50,7 @@ def check_provs(provs: list[str]) -> list[str]:
 # --- entity lookup -----------------------------------------------------------------------
 
 _ENTITY_EXACT = f"""
-MATCH (n:Entity {{workspace: $ws, id: $ref}})
+MATCH (n:Entity {{workspace: $ws, id: $ref}}) USING INDEX SEEK n:Entity(workspace, id)
 RETURN {_node('n')} AS node, 0 AS rank
 UNION ALL
 MATCH (n:Entity {{qualified_name: $ref}}) WHERE n.workspace = $ws
@@ -294,7 +294,8 @@ RETURN [n IN ns | [elementId(n), n.id, n.name, n.path, n.file,
 
 # A turn's subgraph: what the turn touched or mentioned, and their direct neighbours.
 _TURN_GRAPH = """
-MATCH (t:Turn {workspace: $ws, id: $turn})-[:TOUCHED|MENTIONS|IN_TURN]-(seed:Entity)
+MATCH (t:Turn:Entity {workspace: $ws, id: $turn})-[:TOUCHED|MENTIONS|IN_TURN]-(seed:Entity)
+USING INDEX SEEK t:Entity(workspace, id)
 WHERE NOT seed:Turn AND NOT seed:Community
 WITH collect(DISTINCT seed) AS seeds
 CALL (seeds) {
@@ -361,7 +362,7 @@ CALL (n) {{
 }}
 SET n.community = row.n
 WITH n, row WHERE row.cid IS NOT NULL
-MATCH (c:Entity {{workspace: $ws, id: row.cid}})
+MATCH (c:Entity {{workspace: $ws, id: row.cid}}) USING INDEX SEEK c:Entity(workspace, id)
 CREATE (n)-[:{Rel.MEMBER_OF.value} {{prov: '{Prov.INFERRED.value}', confidence: 1.0,
   reason: '{Reason.LEIDEN.value}'}}]->(c)
 """

@@ -39,16 +39,16 @@ SET r.prov = '{Prov.RUNTIME}', r.confidence = 1.0, r.reason = '{Reason.RUNTIME}'
 """
 
 _MIRROR_TOUCHED = f"""
-MATCH (t:{Label.TURN}:Entity {{workspace: $workspace, id: $turn}})
+MATCH (t:{Label.TURN}:Entity {{workspace: $workspace, id: $turn}}) USING INDEX SEEK t:Entity(workspace, id)
 UNWIND $ids AS eid
-MATCH (e:Entity {{workspace: $workspace, id: eid}})
+MATCH (e:Entity {{workspace: $workspace, id: eid}}) USING INDEX SEEK e:Entity(workspace, id)
 MERGE (t)-[r:{Rel.TOUCHED}]->(e)
 SET r.prov = '{Prov.RUNTIME}', r.confidence = 1.0, r.reason = '{Reason.RUNTIME}'
 RETURN collect(DISTINCT e.id) AS linked
 """
 
 _TURN_NODE = f"""
-MATCH (t:{Label.TURN}:Entity {{workspace: $workspace, id: $id}})
+MATCH (t:{Label.TURN}:Entity {{workspace: $workspace, id: $id}}) USING INDEX SEEK t:Entity(workspace, id)
 OPTIONAL MATCH (t)-[:{Rel.IN_TURN}]->(up)
 OPTIONAL MATCH (t)-[:{Rel.TOUCHED}]->(e)
 RETURN properties(t) AS turn, up.id AS up, collect(e.id) AS touched

@@ -41,7 +41,7 @@ MERGE (d:Entity {workspace: $ws, id: row.id})
 ON CREATE SET d:Directory, d.prov = 'EXTRACTED', d.kind = 'dir'
 SET d.name = row.name, d.path = row.path, d.skip_reason = row.skip_reason
 WITH d, row WHERE row.parent IS NOT NULL
-MATCH (p:Entity {workspace: $ws, id: row.parent})
+MATCH (p:Entity {workspace: $ws, id: row.parent}) USING INDEX SEEK p:Entity(workspace, id)
 MERGE (p)-[r:CONTAINS]->(d)
 ON CREATE SET r.prov = 'EXTRACTED', r.confidence = 1.0, r.reason = 'syntax'
 """
@@ -53,20 +53,20 @@ ON CREATE SET f:File, f.prov = 'EXTRACTED', f.kind = 'file'
 SET f.name = row.name, f.path = row.path, f.lang = row.lang, f.size = row.size,
     f.hash = row.hash, f.mtime_ns = row.mtime_ns, f.skip_reason = row.skip_reason
 WITH f, row WHERE row.parent IS NOT NULL
-MATCH (p:Entity {workspace: $ws, id: row.parent})
+MATCH (p:Entity {workspace: $ws, id: row.parent}) USING INDEX SEEK p:Entity(workspace, id)
 MERGE (p)-[r:CONTAINS]->(f)
 ON CREATE SET r.prov = 'EXTRACTED', r.confidence = 1.0, r.reason = 'syntax'
 """
 
 _DELETE_BY_FILE = """
 UNWIND $files AS file
-MATCH (n:Entity {workspace: $ws, file: file})
+MATCH (n:Entity {workspace: $ws, file: file}) USING INDEX SEEK n:Entity(workspace, file)
 DETACH DELETE n
 """
 
 _DELETE_BY_ID = """
 UNWIND $ids AS id
-MATCH (n:Entity {workspace: $ws, id: id})
+MATCH (n:Entity {workspace: $ws, id: id}) USING INDEX SEEK n:Entity(workspace, id)
 DETACH DELETE n
 """
 
@@ -109,13 +109,13 @@ RETURN row.id AS id, elementId(s) AS eid
 
 _ELEMENT_IDS = """
 UNWIND $ids AS id
-MATCH (n:Entity {workspace: $ws, id: id})
+MATCH (n:Entity {workspace: $ws, id: id}) USING INDEX SEEK n:Entity(workspace, id)
 RETURN id, elementId(n) AS eid
 """
 
 _MARK_FILES = """
 UNWIND $rows AS row
-MATCH (f:Entity {workspace: $ws, id: row.id})
+MATCH (f:Entity {workspace: $ws, id: row.id}) USING INDEX SEEK f:Entity(workspace, id)
 WHERE f:File
 SET f.symbols_hash = row.hash, f.has_errors = row.has_errors, f.error_count = row.error_count,
     f.parse_note = row.note
@@ -128,12 +128,12 @@ DETACH DELETE x
 """
 
 _SET_WORKSPACE_TOKEN = """
-MATCH (w:Entity {workspace: $ws, id: $id})
+MATCH (w:Entity {workspace: $ws, id: $id}) USING INDEX SEEK w:Entity(workspace, id)
 SET w.symbols_token = $token
 """
 
 _GET_WORKSPACE_TOKEN = """
-MATCH (w:Entity {workspace: $ws, id: $id})
+MATCH (w:Entity {workspace: $ws, id: $id}) USING INDEX SEEK w:Entity(workspace, id)
 RETURN w.symbols_token AS token
 """
 
@@ -143,11 +143,11 @@ def _delete_outgoing(rel_types: Sequence[Rel]) -> str:
     return f"""
 UNWIND $files AS file
 CALL (file) {{
-  MATCH (n:Entity {{workspace: $ws, file: file}})-[r:{types}]->()
+  MATCH (n:Entity {{workspace: $ws, file: file}})-[r:{types}]->() USING INDEX SEEK n:Entity(workspace, file)
   DELETE r
 }}
 CALL (file) {{
-  MATCH (f:Entity {{workspace: $ws, id: file}})-[r:{types}]->(x)
+  MATCH (f:Entity {{workspace: $ws, id: file}})-[r:{types}]->(x) USING INDEX SEEK f:Entity(workspace, id)
   WHERE NOT x:File AND NOT x:Directory
   DELETE r
 }}
