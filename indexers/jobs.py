@@ -16,6 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -283,6 +284,32 @@ def _symbol_row(s) -> dict:
     }
 
 
+def _write_symbols(
+    writer: GraphWriter, full: bool, new_exts: dict[str, FileExtraction], state: IndexState, deleted: list[str]
+) -> set[str]:
+    """Delete the symbols that are gone and write those of the parsed files; returns the ids
+    deleted. Only the files' own extractions are needed, not the resolved edges."""
+    new_ids = {s.id for ext in new_exts.values() for s in ext.symbols}
+    first = False
+    if full:
+        stored = writer.symbol_ids()
+        first = not stored
+        # A full run parsed every current file, so its extractions are all in new_exts.
+        stale = stored - new_ids
+    else:
+        old_ids = {s.id for fid in new_exts.keys() | set(deleted) if fid in state.blobs
+                   for s in state.extraction(fid).symbols}
+        stale = old_ids - new_ids
+    writer.delete_symbols(sorted(stale))
+    writer.delete_file_symbols(deleted)
+    symbol_rows = [_symbol_row(s) for ext in new_exts.values() for s in ext.symbols]
+    if first and len(new_ids) == len(symbol_rows):
+        writer.create_symbols(symbol_rows)
+    else:
+        writer.upsert_symbols(symbol_rows)
+    return stale
+
+
 def _merge_edges(edges) -> dict[str, list[dict]]:
     """One relationship per (type, src, dst): repeated call sites become a count."""
     merged: dict[tuple[str, str, str], dict] = {}
@@ -401,59 +428,56 @@ def _index_symbols(
     summary.parsed = len(new_exts)
     summary.parse_seconds = time.perf_counter() - t0
 
-    # Resolve: the table knows every file; only affected files are re-resolved. A process
-    # that indexed this workspace before (the server) keeps its table and applies the change.
+    # Symbols depend on nothing but their own file: Neo4j writes them (a thread here waiting
+    # on it) while this thread resolves, and edges follow once both are done.
     t0 = time.perf_counter()
-    warm = _WARM.pop(spath, None)
-    if warm is not None and warm.token == state.token and not full:
-        all_exts, table = warm.exts, warm.table
-        old_exts = {fid: all_exts[fid] for fid in changed + deleted if fid in all_exts}
-        for fid in deleted:
-            table.remove_file(fid)
-            all_exts.pop(fid, None)
-        for fid, ext in new_exts.items():
-            table.add_file(ext)
-            all_exts[fid] = ext
-    else:
-        # Decoding allocates a few hundred thousand objects and no cycles: keep the collector out.
-        gc.disable()
-        try:
-            old_exts = {fid: state.extraction(fid) for fid in changed + deleted if fid in state.blobs}
-            all_exts = {fid: state.extraction(fid) for fid in state.blobs
-                        if fid not in deleted and fid not in new_exts}
-        finally:
-            gc.enable()
-        all_exts.update(new_exts)
-        table = SymbolTable(all_exts.values())
-    if full:
-        affected = set(all_exts)
-    else:
-        affected = set(affected_files(set(changed) | set(deleted), old_exts, new_exts, table)) & set(all_exts)
-    edges = []
-    stats = ResolveStats()
-    for fid in sorted(affected):
-        edges.extend(resolve_file(all_exts[fid], table, stats))
-    summary.resolved_files = len(affected)
-    summary.calls = stats.as_dict()
+    symbols_pool = ThreadPoolExecutor(1, thread_name_prefix="symbol-writer")
+    symbols_written = symbols_pool.submit(_write_symbols, writer, full, new_exts, state, deleted)
+    symbols_pool.shutdown(wait=False)
+
+    try:
+        # Resolve: the table knows every file; only affected files are re-resolved. A process
+        # that indexed this workspace before (the server) keeps its table and applies the change.
+        warm = _WARM.pop(spath, None)
+        if warm is not None and warm.token == state.token and not full:
+            all_exts, table = warm.exts, warm.table
+            old_exts = {fid: all_exts[fid] for fid in changed + deleted if fid in all_exts}
+            for fid in deleted:
+                table.remove_file(fid)
+                all_exts.pop(fid, None)
+            for fid, ext in new_exts.items():
+                table.add_file(ext)
+                all_exts[fid] = ext
+        else:
+            # Decoding allocates a few hundred thousand objects and no cycles: keep the collector out.
+            gc.disable()
+            try:
+                old_exts = {fid: state.extraction(fid) for fid in changed + deleted if fid in state.blobs}
+                all_exts = {fid: state.extraction(fid) for fid in state.blobs
+                            if fid not in deleted and fid not in new_exts}
+            finally:
+                gc.enable()
+            all_exts.update(new_exts)
+            table = SymbolTable(all_exts.values())
+        if full:
+            affected = set(all_exts)
+        else:
+            affected = set(affected_files(set(changed) | set(deleted), old_exts, new_exts, table)) & set(all_exts)
+        edges = []
+        stats = ResolveStats()
+        for fid in sorted(affected):
+            edges.extend(resolve_file(all_exts[fid], table, stats))
+        summary.resolved_files = len(affected)
+        summary.calls = stats.as_dict()
+    except BaseException:
+        # Never return while a write is still running behind the caller's back.
+        wait([symbols_written])
+        raise
     summary.resolve_seconds = time.perf_counter() - t0
 
-    # Write: symbols of changed files, then the outgoing edges of affected files.
-    t0 = time.perf_counter()
-    new_ids = {s.id for ext in new_exts.values() for s in ext.symbols}
-    first = False
-    if full:
-        stored = writer.symbol_ids()
-        first = not stored
-        stale = stored - {s.id for ext in all_exts.values() for s in ext.symbols}
-    else:
-        stale = {s.id for ext in old_exts.values() for s in ext.symbols} - new_ids
-    writer.delete_symbols(sorted(stale))
-    writer.delete_file_symbols(deleted)
-    symbol_rows = [_symbol_row(s) for ext in new_exts.values() for s in ext.symbols]
-    if first and len({row["id"] for row in symbol_rows}) == len(symbol_rows):
-        writer.create_symbols(symbol_rows)
-    else:
-        writer.upsert_symbols(symbol_rows)
+    # Write: the outgoing edges of affected files, once their endpoints are written.
+    t1 = time.perf_counter()
+    stale = symbols_written.result()
     writer.delete_outgoing_code_edges(sorted(affected | set(deleted)))
     by_type = _merge_edges(edges)
     writer.upsert_externals([
@@ -475,7 +499,8 @@ def _index_symbols(
     ])
     if deleted or full:
         writer.delete_orphan_externals()
-    summary.write_seconds = time.perf_counter() - t0
+    # The symbol writes ran beside resolution: what is left of them counts as writing.
+    summary.write_seconds = time.perf_counter() - t1
     summary.symbols_written = sum(len(ext.symbols) for ext in new_exts.values())
     summary.symbols_removed = len(stale)
 

@@ -83,7 +83,7 @@ ON CREATE SET s:Symbol, s.prov = 'EXTRACTED'
 SET s.name = row.name, s.qualified_name = row.qualified_name, s.kind = row.kind,
     s.file = row.file, s.path = row.file, s.lang = row.lang, s.start_line = row.start_line,
     s.end_line = row.end_line, s.signature = row.signature, s.doc = row.doc
-RETURN row.id AS id, elementId(s) AS eid
+RETURN collect(elementId(s)) AS eids
 """
 
 # A workspace with no symbols yet (a first index) needs no MERGE: creating each node with
@@ -96,7 +96,7 @@ CREATE (s:Entity:Symbol {
   lang: row.lang, start_line: row.start_line, end_line: row.end_line,
   signature: row.signature, doc: row.doc
 })
-RETURN row.id AS id, elementId(s) AS eid
+RETURN collect(elementId(s)) AS eids
 """
 
 _UPSERT_EXTERNALS = """
@@ -104,7 +104,7 @@ UNWIND $rows AS row
 MERGE (s:Entity {workspace: $ws, id: row.id})
 ON CREATE SET s:Symbol:External, s.prov = 'INFERRED', s.name = row.name,
     s.qualified_name = row.qualified_name, s.kind = row.kind
-RETURN row.id AS id, elementId(s) AS eid
+RETURN collect(elementId(s)) AS eids
 """
 
 _ELEMENT_IDS = """
@@ -200,11 +200,14 @@ class GraphWriter:
             self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, **{key: chunk})
 
     def _run_concurrently(
-        self, cypher: str, rows: Sequence[dict], handle: Callable[[list[dict]], None] | None = None
+        self,
+        cypher: str,
+        rows: Sequence[dict],
+        handle: Callable[[list[dict], list[dict]], None] | None = None,
     ) -> None:
         """Run independent ``$rows`` batches over `write_workers` transactions; `handle` gets
-        each batch's records, in batch order, on this thread. The first error is raised once
-        the batches already running have ended; the others are not started."""
+        each batch and its records, in batch order, on this thread. The first error is raised
+        once the batches already running have ended; the others are not started."""
 
         def write(chunk: list[dict]) -> list[dict]:
             return self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, rows=chunk)
@@ -213,19 +216,23 @@ class GraphWriter:
         workers = min(self.write_workers, len(chunks)) or 1
         pool = ThreadPoolExecutor(workers, thread_name_prefix="neo4j-writer")
         try:
-            for future in [pool.submit(write, chunk) for chunk in chunks]:
+            for chunk, future in [(chunk, pool.submit(write, chunk)) for chunk in chunks]:
                 records = future.result()
                 if handle is not None:
-                    handle(records)
+                    handle(chunk, records)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
     def _write_nodes(self, cypher: str, rows: Sequence[dict]) -> None:
-        """Run a node write that returns (id, eid) per row, and remember the element ids."""
+        """Run a node write that returns its nodes' element ids in row order (one record per
+        batch: a record per row cost as much Python time as the rows' parameters), and
+        remember them."""
 
-        def remember(records: list[dict]) -> None:
-            for row in records:
-                self._eids[row["id"]] = row["eid"]
+        def remember(chunk: list[dict], records: list[dict]) -> None:
+            eids = records[0]["eids"]
+            if len(eids) != len(chunk):
+                raise RuntimeError(f"a node batch of {len(chunk)} rows returned {len(eids)} element ids")
+            self._eids.update(zip((row["id"] for row in chunk), eids))
 
         self._run_concurrently(cypher, rows, remember)
 
