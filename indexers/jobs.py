@@ -27,7 +27,7 @@ from graphsvc.graph.writer import GraphWriter
 from graphsvc.model import Rel
 from graphsvc.settings import get_settings
 from indexers.extract import FileExtraction
-from indexers.state import IndexState, load_state, save_state, state_path
+from indexers.state import IndexState, decode, encode, load_state, save_state, state_path
 from indexers.tree import TreeScan, scan_tree
 
 # progress(done, total or None, message)
@@ -230,8 +230,12 @@ class SymbolSummary:
         return "\n".join(lines)
 
 
-def _parse_one(job: tuple[str, str, str]):
-    """Worker: read and extract one file. Unreadable files come back with a skip reason."""
+def _parse_one(job: tuple[str, str, str]) -> bytes:
+    """Worker: read and extract one file; unreadable files come back with a skip reason.
+
+    The result travels encoded as the index state stores it (`indexers.state.encode`): the
+    parent loads that faster than a pickle and saves the same bytes without encoding again.
+    """
     from indexers.extract import FileExtraction, extract_file
     from indexers.languages import GrammarError
 
@@ -240,21 +244,25 @@ def _parse_one(job: tuple[str, str, str]):
         with open(os.path.join(root, rel), "rb") as fh:
             data = fh.read()
     except OSError as exc:
-        return FileExtraction(path=rel, lang=lang, skip_reason=f"unreadable: {exc.strerror or exc}")
+        return encode(FileExtraction(path=rel, lang=lang, skip_reason=f"unreadable: {exc.strerror or exc}"))
     try:
-        return extract_file(rel, data, lang)
+        return encode(extract_file(rel, data, lang))
     except GrammarError as exc:
         # A broken grammar install must not stop the other languages; the reason names it.
-        return FileExtraction(path=rel, lang=lang, skip_reason=f"grammar-error: {exc}")
+        return encode(FileExtraction(path=rel, lang=lang, skip_reason=f"grammar-error: {exc}"))
 
 
-def parse_files(root: str, files: Sequence[tuple[str, str]], jobs: int, progress: Progress | None):
-    """Extract ``(rel_path, lang)`` files using ``jobs`` processes; yields results as they come."""
+def parse_files(
+    root: str, files: Sequence[tuple[str, str]], jobs: int, progress: Progress | None
+) -> Iterator[tuple[FileExtraction, bytes]]:
+    """Extract ``(rel_path, lang)`` files using ``jobs`` processes; yields each extraction and
+    its encoded form as they come."""
     work = [(root, rel, lang) for rel, lang in files]
     total = len(work)
     if jobs <= 1 or total <= INLINE_PARSE_FILES:
         for i, job in enumerate(work, 1):
-            yield _parse_one(job)
+            blob = _parse_one(job)
+            yield decode(blob), blob
             if progress and (i % 50 == 0 or i == total):
                 progress(i, total, "parsing: " + job[1])
         return
@@ -263,8 +271,9 @@ def parse_files(root: str, files: Sequence[tuple[str, str]], jobs: int, progress
     # Largest files first keeps both workers busy until the end.
     work.sort(key=lambda j: -_size(os.path.join(j[0], j[1])))
     with ctx.Pool(jobs) as pool:
-        for i, ext in enumerate(pool.imap_unordered(_parse_one, work, chunksize=8), 1):
-            yield ext
+        for i, blob in enumerate(pool.imap_unordered(_parse_one, work, chunksize=8), 1):
+            ext = decode(blob)
+            yield ext, blob
             if progress and (i % 50 == 0 or i == total):
                 progress(i, total, "parsing: " + ext.path)
 
@@ -423,8 +432,10 @@ def _index_symbols(
     t0 = time.perf_counter()
     workers = jobs or settings.index.jobs or os.cpu_count() or 1
     new_exts: dict[str, FileExtraction] = {}
-    for ext in parse_files(root, [(fid, current[fid][1]) for fid in changed], workers, progress):
+    new_blobs: dict[str, bytes] = {}
+    for ext, blob in parse_files(root, [(fid, current[fid][1]) for fid in changed], workers, progress):
         new_exts[ext.path] = ext
+        new_blobs[ext.path] = blob
     summary.parsed = len(new_exts)
     summary.parse_seconds = time.perf_counter() - t0
 
@@ -506,7 +517,7 @@ def _index_symbols(
 
     # Record what the graph now holds; only then does the next run trust it.
     token = IndexState.new_token()
-    changed_rows = {fid: (current[fid][0], ext) for fid, ext in new_exts.items()}
+    changed_rows = {fid: (current[fid][0], new_blobs[fid]) for fid in new_exts}
     summary.symbols = sum(len(ext.symbols) for ext in all_exts.values())
     save_state(spath, token, changed_rows, deleted, full, summary.symbols)
     writer.set_symbols_token(token)

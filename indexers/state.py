@@ -110,9 +110,10 @@ def load_state(path: Path) -> IndexState:
         return IndexState()
 
 
-def save_state(path: Path, token: str, changed: dict[str, tuple[str, FileExtraction]], deleted: list[str],
+def save_state(path: Path, token: str, changed: dict[str, tuple[str, bytes]], deleted: list[str],
                full: bool, symbols: int) -> None:
-    """Record a completed run: the changed files' rows, the deleted files, the new token."""
+    """Record a completed run: the changed files' (hash, encoded extraction), the deleted
+    files, the new token."""
     try:
         conn = _open(path)
     except sqlite3.DatabaseError:
@@ -126,7 +127,7 @@ def save_state(path: Path, token: str, changed: dict[str, tuple[str, FileExtract
         conn.executemany("DELETE FROM files WHERE id = ?", [(fid,) for fid in deleted])
         conn.executemany(
             "INSERT OR REPLACE INTO files (id, hash, ext) VALUES (?, ?, ?)",
-            [(fid, h, encode(ext)) for fid, (h, ext) in changed.items()],
+            [(fid, h, blob) for fid, (h, blob) in changed.items()],
         )
         conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                          [("format", FORMAT), ("token", token), ("symbols", str(symbols))])

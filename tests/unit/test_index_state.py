@@ -32,7 +32,7 @@ def test_every_fixture_extraction_round_trips():
 def test_saved_rows_load_back_and_a_broken_file_means_a_full_run(tmp_path):
     path = tmp_path / "state.sqlite3"
     exts = {e.path: e for e in _extractions()}
-    save_state(path, "t1", {p: ("h-" + p, e) for p, e in exts.items()}, [], full=True, symbols=7)
+    save_state(path, "t1", {p: ("h-" + p, encode(e)) for p, e in exts.items()}, [], full=True, symbols=7)
     state = load_state(path)
     assert state.token == "t1" and state.symbols == 7
     some = next(iter(exts))
@@ -41,5 +41,5 @@ def test_saved_rows_load_back_and_a_broken_file_means_a_full_run(tmp_path):
     assert some not in load_state(path).hashes
     path.write_bytes(b"not a database" * 100)
     assert load_state(path) == IndexState()
-    save_state(path, "t3", {some: ("h", exts[some])}, [], full=True, symbols=1)
+    save_state(path, "t3", {some: ("h", encode(exts[some]))}, [], full=True, symbols=1)
     assert load_state(path).token == "t3"
