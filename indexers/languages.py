@@ -76,6 +76,8 @@ class LanguageSpec:
     # Names visible without import in every file of the same directory (Go packages,
     # Java packages); otherwise only the file and its imports.
     directory_scope: bool = False
+    # May a type's methods be defined in any file (Rust `impl` blocks), not only with the type?
+    members_anywhere: bool = False
     # Files whose definitions count as the implementation of an imported header.
     header_extensions: tuple[str, ...] = ()
     source_extensions: tuple[str, ...] = ()
@@ -232,6 +234,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             comment_node_types=frozenset({"line_comment", "block_comment"}),
             scope_separators=("::",),
             builtins=_RUST_BUILTINS,
+            members_anywhere=True,
         ),
         LanguageSpec(
             name="java",

@@ -136,6 +136,10 @@ class SymbolTable:
         self._refs: dict[str, set[str]] = defaultdict(set)  # referenced name -> files
         self._dirs: dict[str, set[str]] = defaultdict(set)  # directory -> files
         self._members: dict[tuple[str, str], dict[str, list[str]]] = {}
+        # (system, last segment of an owner's qualified name) -> {(scope key, owner)}: where
+        # members of a type of that name are defined, for languages with members_anywhere.
+        self._owners: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
+        self._members_anywhere_cache: dict[str, dict[str, list[str]]] = {}
         self._types: dict[tuple[str, str], list[str]] = defaultdict(list)  # (system, qual) -> type ids
         self._module_index: dict[str, _ModuleSystem] = {}
         self._dirty = True
@@ -172,6 +176,8 @@ class SymbolTable:
             if "." in qual and kind != "constant" and kind != "variable":
                 key = (scope_key, qual.rpartition(".")[0])
                 members.setdefault(key, {}).setdefault(sym.name, []).append(sid)
+                if spec is not None and spec.members_anywhere:
+                    self._owners[(system, _base(key[1]).rpartition(".")[2])].add(key)
         self._quals[ext.path] = quals
         for name in _referenced_names(ext):
             self._refs[name].add(ext.path)
@@ -196,11 +202,14 @@ class SymbolTable:
                         del self._by_name[(system, group, sym.name)]
             owner = sym.qualified_name.rpartition(".")[0]
             if owner:
-                members = self._members.get((self._scope_key(path, spec), owner))
+                key = (self._scope_key(path, spec), owner)
+                members = self._members.get(key)
                 if members is not None and sym.name in members:
                     _discard(members[sym.name], sym.id)
                     if not members[sym.name]:
                         del members[sym.name]
+                    if not members:
+                        self._owners.get((system, _base(owner).rpartition(".")[2]), set()).discard(key)
         self._quals.pop(path, None)
         for name in _referenced_names(ext):
             files = self._refs.get(name)
@@ -213,6 +222,7 @@ class SymbolTable:
         self._dirty = True
         self._ctx_cache.clear()
         self._bases_cache.clear()
+        self._members_anywhere_cache.clear()
 
     @staticmethod
     def _scope_key(path: str, spec: LanguageSpec | None) -> str:
@@ -239,11 +249,16 @@ class SymbolTable:
         return self._types.get((system, qual), [])
 
     def members_of(self, type_id: str) -> dict[str, list[str]]:
+        """Members defined with the type (in its file, or its directory where that is the scope)."""
         sym = self.symbols.get(type_id)
         if sym is None:
             return {}
         spec = LANGUAGES.get(sym.lang)
         return self._members.get((self._scope_key(sym.file, spec), sym.qualified_name), {})
+
+    def member_owners(self, system: str, name: str) -> set[tuple[str, str]]:
+        """(scope key, owner) of members defined for a type whose name ends with `name`."""
+        return self._owners.get((system, name), set())
 
     def importers_of(self, path: str) -> set[str]:
         """Files whose imports resolve to ``path`` now. Only files naming the module (its stem
@@ -877,7 +892,7 @@ class _Resolver:
             found: list[str] = []
             nxt: list[str] = []
             for t in frontier:
-                ids = self.table.members_of(t).get(name)
+                ids = self.members_of(t).get(name)
                 if ids:
                     found.extend(ids)
                 else:
@@ -891,6 +906,37 @@ class _Resolver:
                 return []
             frontier = nxt
         return []
+
+    def members_of(self, type_id: str) -> dict[str, list[str]]:
+        """The type's members; where the language allows them anywhere (Rust `impl` blocks),
+        also those of other files whose owner resolves to this type for certain (through
+        scope or imports, not a guess by name)."""
+        own = self.table.members_of(type_id)
+        sym = self.table.symbols.get(type_id)
+        spec = LANGUAGES.get(sym.lang) if sym is not None else None
+        if spec is None or not spec.members_anywhere:
+            return own
+        cache = self.table._members_anywhere_cache
+        found = cache.get(type_id)
+        if found is not None:
+            return found
+        cache[type_id] = own  # while resolving the owners below (a cycle sees the type's own)
+        merged = {name: list(ids) for name, ids in own.items()}
+        own_key = (self.table._scope_key(sym.file, spec), sym.qualified_name)
+        system = spec.module_system
+        for key in sorted(self.table.member_owners(system, _base(sym.qualified_name).rpartition(".")[2])):
+            ext = self.table.files.get(key[0])
+            members = self.table._members.get(key)
+            if key == own_key or ext is None or not members:
+                continue
+            resolver = self if ext is self.ext else _Resolver(ext, self.table, ResolveStats())
+            target = resolver.resolve_type(key[1], "")
+            if target is None or target[0] != ("sym", (type_id,)) or target[2] < 1.0:
+                continue
+            for name, ids in members.items():
+                merged.setdefault(name, []).extend(i for i in ids if i not in merged.get(name, ()))
+        cache[type_id] = merged
+        return merged
 
     def enclosing_type(self, qual: str) -> str | None:
         """The type (or Rust impl / Go receiver type) a qualified caller name belongs to."""

@@ -2,6 +2,9 @@
 
 from symbols_helpers import load_project
 
+from indexers.extract import extract_file
+from indexers.resolve import SymbolTable, resolve_all
+
 R = load_project("rust")
 
 
@@ -60,3 +63,47 @@ def test_trait_impls_and_supertraits():
     assert (e.prov, e.reason, e.confidence) == ("INFERRED", "import", 1.0)
     assert R.edge("IMPLEMENTS", "src/shapes/circle.rs#Circle", "src/shapes/mod.rs#Named") is not None
     assert R.edge("INHERITS", "src/shapes/mod.rs#Shape", "src/shapes/mod.rs#Named").reason == "syntax"
+
+
+_IMPL_ELSEWHERE = {
+    "src/lib.rs": b"""pub mod shape;
+pub mod area;
+pub mod other;
+use crate::shape::Square;
+
+pub fn make() -> f64 {
+    Square::new(2.0).side
+}
+""",
+    "src/shape.rs": b"pub struct Square { pub side: f64 }\n",
+    "src/area.rs": b"""use crate::shape::Square;
+
+impl Square {
+    pub fn new(side: f64) -> Square { Square { side } }
+}
+""",
+    # Another crate-local type with the same name: its impl must not be taken for shape::Square's.
+    "src/other.rs": b"""pub struct Square;
+
+impl Square {
+    pub fn new(side: f64) -> Square { Square }
+}
+""",
+}
+
+
+def _calls(table: SymbolTable) -> dict[tuple[str, str], tuple[str, float]]:
+    edges, _ = resolve_all(table)
+    return {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
+
+
+def test_methods_of_an_impl_in_another_file_resolve_through_the_imported_type():
+    table = SymbolTable(extract_file(path, data, "rust") for path, data in _IMPL_ELSEWHERE.items())
+    calls = _calls(table)
+    assert calls[("src/lib.rs#make", "src/area.rs#Square.new")] == ("import", 1.0)
+    assert ("src/lib.rs#make", "src/other.rs#Square.new") not in calls
+
+    # Without the impl the crate has no such method: nothing is guessed (the other Square's
+    # `new` is not taken for it).
+    table.remove_file("src/area.rs")
+    assert not [dst for src, dst in _calls(table) if src == "src/lib.rs#make" and dst.endswith("Square.new")]
