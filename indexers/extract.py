@@ -38,7 +38,7 @@ from operator import attrgetter
 import tree_sitter
 
 from graphsvc.model import TYPE_KINDS, SymbolKind, file_id, symbol_id
-from indexers.languages import LanguageSpec, MacroHints, get_language, parser_for
+from indexers.languages import LanguageSpec, MacroHints, get_language, language_for_content, parser_for
 from indexers.records import SymbolRecord
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -193,7 +193,9 @@ def _extract(rel_path: str, data: bytes, lang: str | None) -> FileExtraction:
     if lang is None:
         out.skip_reason = "unknown-language"
         return out
-    spec = get_language(lang)  # an unknown name is a caller bug, not bad content
+    # An unknown name is a caller bug, not bad content; a `.h` file may turn out to be C++.
+    spec = language_for_content(get_language(lang), data)
+    out.lang = lang = spec.name
     if len(data) > MAX_FILE_BYTES:
         out.skip_reason = "too-large"
         return out
@@ -628,7 +630,8 @@ class _Extractor:
             receiver = None
             rnodes = caps.get("receiver")
             if rnodes:
-                rtext = _text(rnodes[0])
+                # A receiver captured in parts (C++ `a::B::f()`) is the path of its parts.
+                rtext = _text(rnodes[0]) if len(rnodes) == 1 else self.seps[0].join(_text(n) for n in rnodes)
                 if rtext in super_names or (rtext.endswith(")") and rtext.partition("(")[0] + "()" in super_names):
                     rkind = RECEIVER_SUPER  # super() and the older super(Class, self)
                 elif rtext in self_names or (encl is not None and _self_of(encl) == rtext):

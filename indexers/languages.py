@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins as _py_builtins
 import importlib
 import posixpath
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -76,7 +77,8 @@ class LanguageSpec:
     # Names visible without import in every file of the same directory (Go packages,
     # Java packages); otherwise only the file and its imports.
     directory_scope: bool = False
-    # May a type's methods be defined in any file (Rust `impl` blocks), not only with the type?
+    # May a type's methods be defined in any file (Rust `impl` blocks, C++ `T::m` definitions
+    # in a source file), not only with the type?
     members_anywhere: bool = False
     # Files whose definitions count as the implementation of an imported header.
     header_extensions: tuple[str, ...] = ()
@@ -87,6 +89,9 @@ class LanguageSpec:
     members_visible: bool = False
     # Declarations may carry macros the parser cannot expand (C, C++).
     macros: MacroHints | None = None
+    # Files of this language whose bytes match the pattern are another language's (a `.h`
+    # header with classes or namespaces is C++): (pattern, language).
+    dialect: tuple[re.Pattern[bytes], str] | None = None
     extra: dict = field(default_factory=dict, hash=False, compare=False)
 
     @property
@@ -99,6 +104,14 @@ class LanguageSpec:
     def query(self) -> tree_sitter.Query:
         return _load_query(self.name)
 
+
+# Lines only C++ writes (C has no such keywords): a class or namespace head (names, macros,
+# a base clause; not prose in a comment), a template, an access label.
+_CPP_ONLY = re.compile(
+    rb"^[ \t]*(?:class(?:[ \t]+[\w:]+)+[ \t]*(?::[^;.]*)?[{;]?[ \t]*$"
+    rb"|namespace[ \t]+\w+[^;<>'\".]*$|template[ \t]*<|(?:public|private|protected)[ \t]*:)",
+    re.M,
+)
 
 _PY_BUILTINS = frozenset(dir(_py_builtins)) | {"__import__", "super"}
 
@@ -263,6 +276,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             header_extensions=(".h",),
             source_extensions=(".c",),
             macros=_C_MACROS,
+            dialect=(_CPP_ONLY, "cpp"),
         ),
         LanguageSpec(
             name="cpp",
@@ -279,6 +293,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             header_extensions=(".h", ".hpp", ".hh", ".hxx", ".h++"),
             source_extensions=(".cpp", ".cc", ".cxx", ".c++"),
             macros=_CPP_MACROS,
+            members_anywhere=True,
         ),
     )
 }
@@ -287,6 +302,13 @@ _BY_EXTENSION: dict[str, str] = {}
 for _spec in LANGUAGES.values():
     for _ext in _spec.extensions:
         _BY_EXTENSION.setdefault(_ext, _spec.name)
+
+
+def language_for_content(spec: LanguageSpec, data: bytes) -> LanguageSpec:
+    """The language a file's bytes are written in, where its extension leaves a choice."""
+    if spec.dialect is not None and spec.dialect[0].search(data):
+        return LANGUAGES[spec.dialect[1]]
+    return spec
 
 
 def language_for_path(path: str) -> LanguageSpec | None:

@@ -30,6 +30,17 @@
 (call_expression function: (identifier) @name) @reference.call
 (call_expression function: (field_expression argument: (_) @receiver field: (field_identifier) @name)) @reference.call
 (call_expression function: (qualified_identifier scope: (_) @receiver name: (identifier) @name)) @reference.call
+; `a::B::f()`, `a::b::C::f()`: the receiver is the path of every scope.
+(call_expression
+  function: (qualified_identifier
+    scope: (_) @receiver
+    name: (qualified_identifier scope: (_) @receiver name: (identifier) @name))) @reference.call
+(call_expression
+  function: (qualified_identifier
+    scope: (_) @receiver
+    name: (qualified_identifier
+      scope: (_) @receiver
+      name: (qualified_identifier scope: (_) @receiver name: (identifier) @name)))) @reference.call
 (call_expression function: (template_function name: (identifier) @name)) @reference.call
 (new_expression type: (type_identifier) @name) @reference.call
 

@@ -2,6 +2,10 @@
 
 from symbols_helpers import load_project
 
+from indexers.extract import extract_file
+from indexers.languages import language_for_path
+from indexers.resolve import SymbolTable, resolve_all
+
 X = load_project("cpp")
 
 
@@ -52,3 +56,41 @@ def test_namespace_qualified_call_through_header_to_implementation():
 def test_syntax_error_file():
     ext = X.exts["src/broken.cpp"]
     assert ext.has_errors and "src/broken.cpp#after" in [s.id for s in ext.symbols]
+
+
+_DOT_H_PROJECT = {
+    "circle.h": b"""#pragma once
+namespace geo {
+class Circle {
+public:
+    double area() const;
+    static Circle unit();
+private:
+    double r_;
+};
+}
+""",
+    "circle.cpp": b"""#include "circle.h"
+namespace geo {
+double Circle::area() const { return 3.14 * r_ * r_; }
+Circle Circle::unit() { return Circle(); }
+}
+""",
+    "main.cpp": b"""#include "circle.h"
+double run() {
+    return geo::Circle::unit().area();
+}
+""",
+    "plain.h": b"/* class names in prose; namespace with <stddef.h>'s symbols. */\nstruct point { int x; };\nint area(void);\n",
+}
+
+
+def test_a_dot_h_header_with_classes_is_cpp_and_its_methods_defined_elsewhere_resolve():
+    exts = {path: extract_file(path, data, language_for_path(path).name) for path, data in _DOT_H_PROJECT.items()}
+    assert exts["circle.h"].lang == "cpp"
+    assert [s.id for s in exts["circle.h"].symbols] == ["circle.h#geo", "circle.h#geo.Circle"]
+    assert exts["plain.h"].lang == "c"  # C, even with the words in a comment
+    edges, _ = resolve_all(SymbolTable(exts.values()))
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
+    # `geo::Circle::unit()`: the class comes from the header, the method from circle.cpp.
+    assert calls[("main.cpp#run", "circle.cpp#geo.Circle.unit")] == ("import", 1.0)
