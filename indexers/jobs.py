@@ -27,6 +27,7 @@ from graphsvc.graph.writer import GraphWriter
 from graphsvc.model import Rel
 from graphsvc.settings import get_settings
 from indexers.extract import FileExtraction
+from indexers.module_config import read_js_paths
 from indexers.state import IndexState, decode, encode, load_state, save_state, state_path
 from indexers.tree import TreeScan, scan_tree
 
@@ -422,8 +423,13 @@ def _index_symbols(
     deleted = sorted(fid for fid in state.hashes if fid not in current)
     summary.unchanged = len(current) - len(changed)
     summary.deleted = len(deleted)
+    # Import aliases of tsconfig/jsconfig files: when they change, every file is re-resolved.
+    js_paths, config_problems = read_js_paths(root, [f.id for f in scan.files if f.skip_reason is None])
+    if config_problems:
+        summary.skipped["unusable-config"] = len(config_problems)
+    config_changed = not full and state.module_config != js_paths.digest
 
-    if not changed and not deleted and not full:
+    if not changed and not deleted and not full and not config_changed:
         summary.symbols = state.symbols
         summary.seconds = time.perf_counter() - started
         return summary
@@ -470,7 +476,8 @@ def _index_symbols(
                 gc.enable()
             all_exts.update(new_exts)
             table = SymbolTable(all_exts.values())
-        if full:
+        table.set_js_paths(js_paths)
+        if full or config_changed:
             affected = set(all_exts)
         else:
             affected = set(affected_files(set(changed) | set(deleted), old_exts, new_exts, table)) & set(all_exts)
@@ -519,11 +526,13 @@ def _index_symbols(
     token = IndexState.new_token()
     changed_rows = {fid: (current[fid][0], new_blobs[fid]) for fid in new_exts}
     summary.symbols = sum(len(ext.symbols) for ext in all_exts.values())
-    save_state(spath, token, changed_rows, deleted, full, summary.symbols)
+    save_state(spath, token, changed_rows, deleted, full, summary.symbols, js_paths.digest)
     writer.set_symbols_token(token)
     _WARM[spath] = _Warm(token, all_exts, table)
     summary.syntax_error_files = sum(1 for ext in all_exts.values() if ext.has_errors)
     summary.skipped = dict(Counter(ext.skip_reason.split(":")[0] for ext in all_exts.values() if ext.skip_reason))
+    if config_problems:
+        summary.skipped["unusable-config"] = len(config_problems)
     summary.seconds = time.perf_counter() - started
     return summary
 

@@ -48,6 +48,7 @@ from indexers.extract import (
     ImportRef,
 )
 from indexers.languages import LANGUAGES, LanguageSpec
+from indexers.module_config import JsPaths
 from indexers.records import EdgeRecord, SymbolRecord
 
 METHOD_NAME_CONFIDENCE = 0.5
@@ -140,6 +141,7 @@ class SymbolTable:
         # members of a type of that name are defined, for languages with members_anywhere.
         self._owners: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
         self._members_anywhere_cache: dict[str, dict[str, list[str]]] = {}
+        self.js_paths = JsPaths()  # import aliases of tsconfig/jsconfig files (set by the job)
         self._types: dict[tuple[str, str], list[str]] = defaultdict(list)  # (system, qual) -> type ids
         self._module_index: dict[str, _ModuleSystem] = {}
         self._dirty = True
@@ -217,6 +219,11 @@ class SymbolTable:
                 files.discard(path)
         self._touch()
         return ext
+
+    def set_js_paths(self, js_paths: JsPaths) -> None:
+        if js_paths != self.js_paths:
+            self.js_paths = js_paths
+            self._touch()
 
     def _touch(self) -> None:
         self._dirty = True
@@ -485,9 +492,16 @@ class _JsModules(_ModuleSystem):
     system = "js"
 
     def _find(self, importer: str, module: str) -> tuple[str, ...]:
-        if not module.startswith("."):
-            return ()
-        stem = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
+        if module.startswith("."):
+            return self._file(posixpath.normpath(posixpath.join(posixpath.dirname(importer), module)))
+        # A bare name may be an alias of the project's tsconfig/jsconfig (`paths`, `baseUrl`).
+        for stem in self.table.js_paths.candidates(importer, module):
+            found = self._file(stem)
+            if found:
+                return found
+        return ()
+
+    def _file(self, stem: str) -> tuple[str, ...]:
         if stem in self.path_set:
             return (stem,)
         base = re.sub(r"\.(m|c)?js$", "", stem)  # TypeScript imports name the compiled .js file

@@ -64,6 +64,7 @@ def decode(blob: bytes) -> FileExtraction:
 class IndexState:
     token: str | None = None
     symbols: int = 0  # symbols in the workspace after the last run
+    module_config: str | None = None  # digest of the import aliases the last run used
     hashes: dict[str, str] = field(default_factory=dict)  # file id -> content hash
     blobs: dict[str, bytes] = field(default_factory=dict)  # file id -> encoded extraction
 
@@ -99,7 +100,8 @@ def load_state(path: Path) -> IndexState:
             meta = dict(conn.execute("SELECT key, value FROM meta"))
             if meta.get("format") != FORMAT:
                 return IndexState()
-            state = IndexState(token=meta.get("token"), symbols=int(meta.get("symbols", 0)))
+            state = IndexState(token=meta.get("token"), symbols=int(meta.get("symbols", 0)),
+                               module_config=meta.get("module_config"))
             for fid, h, blob in conn.execute("SELECT id, hash, ext FROM files"):
                 state.hashes[fid] = h
                 state.blobs[fid] = blob
@@ -111,7 +113,7 @@ def load_state(path: Path) -> IndexState:
 
 
 def save_state(path: Path, token: str, changed: dict[str, tuple[str, bytes]], deleted: list[str],
-               full: bool, symbols: int) -> None:
+               full: bool, symbols: int, module_config: str | None = None) -> None:
     """Record a completed run: the changed files' (hash, encoded extraction), the deleted
     files, the new token."""
     try:
@@ -130,7 +132,8 @@ def save_state(path: Path, token: str, changed: dict[str, tuple[str, bytes]], de
             [(fid, h, blob) for fid, (h, blob) in changed.items()],
         )
         conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                         [("format", FORMAT), ("token", token), ("symbols", str(symbols))])
+                         [("format", FORMAT), ("token", token), ("symbols", str(symbols)),
+                          ("module_config", module_config)])
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

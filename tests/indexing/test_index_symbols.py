@@ -246,3 +246,27 @@ def test_concurrent_write_batches_give_the_same_graph_as_one_transaction(graph, 
         writer._run_concurrently(cypher, rows)
     stored = set(entities(graph, f"{workspace}-refused"))
     assert "n5" not in stored and "n4" not in stored and {"n0", "n1"} <= stored
+
+
+def test_import_aliases_of_tsconfig_and_their_changes(graph, workspace, tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "src" / "lib").mkdir(parents=True)
+    (repo / "src" / "lib" / "math.ts").write_text("export function add(a: number, b: number) { return a + b; }\n")
+    (repo / "src" / "main.ts").write_text('import { add } from "@lib/math";\nexport function run() { return add(1, 2); }\n')
+    config = repo / "tsconfig.json"
+    config.write_text('{ "compilerOptions": { "paths": { "@lib/*": ["src/lib/*"] } } }\n')
+    index_all(repo, workspace=workspace)
+    assert ("src/main.ts#run", "CALLS", "src/lib/math.ts#add") in edges(graph, workspace, "CALLS")
+    assert ("src/main.ts", "IMPORTS", "src/lib/math.ts") in edges(graph, workspace, "IMPORTS")
+
+    # The alias goes away: no source file changed, yet the importer is resolved again.
+    config.write_text("{}\n")
+    summary = index_all(repo, workspace=workspace)
+    assert summary.mode == "incremental" and summary.parsed == 0 and summary.resolved_files == 2
+    assert ("src/main.ts#run", "CALLS", "src/lib/math.ts#add") not in edges(graph, workspace, "CALLS")
+    assert ("src/main.ts", "IMPORTS", "ext:@lib/math") in edges(graph, workspace, "IMPORTS")
+
+    config.write_text('{ "compilerOptions": { "paths": { "@lib/*": ["src/lib/*"] } } }\n')
+    index_all(repo, workspace=workspace)
+    assert ("src/main.ts#run", "CALLS", "src/lib/math.ts#add") in edges(graph, workspace, "CALLS")
+    assert index_all(repo, workspace=workspace).resolved_files == 0  # unchanged: nothing redone

@@ -1,0 +1,128 @@
+"""Module resolution settings that live beside the code: `compilerOptions.paths` and
+`baseUrl` of `tsconfig.json` / `jsconfig.json`.
+
+TypeScript projects import through aliases (``import { x } from "@app/util"`` with
+``"paths": {"@app/*": ["src/*"]}``); without them those imports look external and the calls
+through them stay unresolved. The job reads the config files (`read_js_paths`); resolution
+asks for the candidate file stems of an import (`JsPaths.candidates`), as TypeScript does:
+the nearest config above the importing file applies, an exact pattern beats a wildcard, the
+longest wildcard prefix wins, and targets are tried in order, then ``baseUrl`` itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+CONFIG_NAMES = ("tsconfig.json", "jsconfig.json")
+MAX_EXTENDS = 5  # `extends` chains followed (relative paths only)
+MAX_CONFIG_BYTES = 1_000_000
+
+# Strings are matched (and kept) so that what looks like a comment or comma inside one stays.
+_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.S)
+_TRAILING_COMMA = re.compile(r'"(?:\\.|[^"\\])*"|,(?=\s*[}\]])')
+
+
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    directory: str  # the config's directory ("" for the workspace root); applies below it
+    base: str | None  # baseUrl, resolved to a workspace-relative directory
+    paths: tuple[tuple[str, tuple[str, ...]], ...]  # pattern -> target templates (resolved)
+
+
+@dataclass(frozen=True, slots=True)
+class JsPaths:
+    scopes: tuple[_Scope, ...] = ()
+
+    @property
+    def digest(self) -> str:
+        """Changes whenever resolution through these settings may change."""
+        return hashlib.sha256(repr(self.scopes).encode()).hexdigest()[:16]
+
+    def candidates(self, importer: str, module: str) -> list[str]:
+        """Workspace-relative stems a non-relative import may name, in the order to try."""
+        scope = self._scope_of(importer)
+        if scope is None:
+            return []
+        out: list[str] = []
+        exact = [targets for pattern, targets in scope.paths if pattern == module]
+        if exact:
+            out += exact[0]
+        else:
+            best: tuple[int, tuple[str, ...], str] | None = None
+            for pattern, targets in scope.paths:
+                head, star, tail = pattern.partition("*")
+                if star and module.startswith(head) and module.endswith(tail) and len(module) >= len(head) + len(tail):
+                    if best is None or len(head) > best[0]:
+                        best = (len(head), targets, module[len(head) : len(module) - len(tail)])
+            if best is not None:
+                out += [t.replace("*", best[2], 1) for t in best[1]]
+        if scope.base is not None:
+            out.append(posixpath.join(scope.base, module) if scope.base else module)
+        return [posixpath.normpath(p) for p in out]
+
+    def _scope_of(self, importer: str) -> _Scope | None:
+        found = None
+        for scope in self.scopes:
+            if not scope.directory or importer.startswith(scope.directory + "/"):
+                if found is None or len(scope.directory) > len(found.directory):
+                    found = scope
+        return found
+
+
+def _load_jsonc(path: Path) -> dict:
+    text = path.read_bytes()[:MAX_CONFIG_BYTES].decode("utf-8", "replace")
+    for pattern in (_COMMENT, _TRAILING_COMMA):  # comments first: one may follow a trailing comma
+        text = pattern.sub(lambda m: m.group(0) if m.group(0).startswith('"') else "", text)
+    data = json.loads(text)
+    return data if isinstance(data, dict) else {}
+
+
+def _options(root: Path, rel: str, depth: int = 0) -> tuple[str | None, dict | None, str | None]:
+    """(baseUrl resolved, paths, the directory `paths` are relative to) of one config, with
+    what it `extends` (relative paths inside the workspace) filled in below its own."""
+    data = _load_jsonc(root / rel)
+    here = posixpath.dirname(rel)
+    base, paths, paths_dir = None, None, None
+    parent = data.get("extends")
+    if isinstance(parent, str) and parent.startswith(".") and depth < MAX_EXTENDS:
+        target = posixpath.normpath(posixpath.join(here, parent))
+        if not target.endswith(".json"):
+            target += ".json"
+        if not target.startswith("..") and (root / target).is_file():
+            base, paths, paths_dir = _options(root, target, depth + 1)
+    opts = data.get("compilerOptions")
+    if isinstance(opts, dict):
+        if isinstance(opts.get("baseUrl"), str):
+            base = posixpath.normpath(posixpath.join(here, opts["baseUrl"]))
+        if isinstance(opts.get("paths"), dict):
+            paths, paths_dir = opts["paths"], here
+    return base, paths, paths_dir
+
+
+def read_js_paths(root: str | Path, file_ids: list[str]) -> tuple[JsPaths, list[str]]:
+    """The settings of every config file among `file_ids`, and a note per unreadable one."""
+    root = Path(root)
+    scopes, problems = [], []
+    for rel in sorted(f for f in file_ids if posixpath.basename(f) in CONFIG_NAMES):
+        try:
+            base, paths, paths_dir = _options(root, rel)
+        except (OSError, ValueError, RecursionError) as exc:
+            problems.append(f"{rel}: not usable for import aliases ({exc})")
+            continue
+        rules = []
+        for pattern, targets in (paths or {}).items():
+            if isinstance(pattern, str) and isinstance(targets, list):
+                anchor = base if base is not None else paths_dir or ""
+                resolved = tuple(
+                    posixpath.normpath(posixpath.join(anchor, t)) for t in targets if isinstance(t, str)
+                )
+                rules.append((pattern, resolved))
+        if rules or base is not None:
+            directory = posixpath.dirname(rel)
+            scopes.append(_Scope("" if directory == "." else directory, base, tuple(rules)))
+    return JsPaths(tuple(scopes)), problems
