@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import resource
 import shutil
+import threading
 import sysconfig
 import time
 from pathlib import Path
@@ -71,6 +72,37 @@ def cpu_seconds(proc: psutil.Process | None) -> float:
             continue
         total += t.user + t.system + t.children_user + t.children_system
     return total
+
+
+class TreeRss:
+    """Peak resident memory of this process plus all its descendants (the parser processes
+    are children of the forkserver, not ours, so getrusage never sees them), sampled."""
+
+    def __init__(self, interval_s: float = 0.1):
+        self.interval_s = interval_s
+        self.peak_mb = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, name="rss-sampler", daemon=True)
+
+    def _sample(self) -> None:
+        me = psutil.Process()
+        while not self._stop.is_set():
+            total = 0
+            for p in [me, *me.children(recursive=True)]:
+                try:
+                    total += p.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak_mb = max(self.peak_mb, total / 2**20)
+            self._stop.wait(self.interval_s)
+
+    def __enter__(self) -> TreeRss:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 class Timer:
