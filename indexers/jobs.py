@@ -404,7 +404,7 @@ def _index_symbols(
     tree, scan = _sync_tree(path, workspace, graph, progress, exclude)
     ws = tree.workspace
     root = tree.root
-    writer = GraphWriter(graph, ws, settings.index.batch_size, settings.index.write_workers)
+    writer = GraphWriter(graph, ws, settings.index.batch_size, settings.index.write_workers, progress)
     summary = SymbolSummary(workspace=ws, tree=tree)
 
     state = load_state(spath)
@@ -483,8 +483,11 @@ def _index_symbols(
             affected = set(affected_files(set(changed) | set(deleted), old_exts, new_exts, table)) & set(all_exts)
         edges = []
         stats = ResolveStats()
-        for fid in sorted(affected):
+        total = len(affected)
+        for i, fid in enumerate(sorted(affected), 1):
             edges.extend(resolve_file(all_exts[fid], table, stats))
+            if progress and (i % 100 == 0 or i == total):
+                progress(i, total, "resolving: " + fid)
         summary.resolved_files = len(affected)
         summary.calls = stats.as_dict()
     except BaseException:

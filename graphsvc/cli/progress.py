@@ -26,7 +26,8 @@ class _RateColumn(TextColumn):
 
     def render(self, task):  # type: ignore[override]
         speed = task.finished_speed or task.speed
-        return f"{speed:,.0f} files/s" if speed else ""
+        unit = "rows" if task.description.startswith("writing") else "files"
+        return f"{speed:,.0f} {unit}/s" if speed else ""
 
 
 @contextmanager

@@ -187,11 +187,20 @@ class GraphWriter:
     retried by the driver (a failed batch is rolled back whole).
     """
 
-    def __init__(self, graph: Graph, workspace: str, batch_size: int = BATCH, write_workers: int = 1):
+    def __init__(
+        self,
+        graph: Graph,
+        workspace: str,
+        batch_size: int = BATCH,
+        write_workers: int = 1,
+        progress: Callable[[int, int | None, str], None] | None = None,
+    ):
         self.graph = graph
         self.ws = workspace
         self.batch_size = batch_size
         self.write_workers = max(1, write_workers)
+        # progress(rows written, rows, "writing <what>: ...") after each symbol and edge batch
+        self.progress = progress
         # Element ids of nodes this writer created, merged or looked up: edge endpoints.
         self._eids: dict[str, str] = {}
 
@@ -204,10 +213,12 @@ class GraphWriter:
         cypher: str,
         rows: Sequence[dict],
         handle: Callable[[list[dict], list[dict]], None] | None = None,
+        what: str = "rows",
     ) -> None:
         """Run independent ``$rows`` batches over `write_workers` transactions; `handle` gets
         each batch and its records, in batch order, on this thread. The first error is raised
-        once the batches already running have ended; the others are not started."""
+        once the batches already running have ended; the others are not started. Progress
+        counts the rows of `what` written so far."""
 
         def write(chunk: list[dict]) -> list[dict]:
             return self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, rows=chunk)
@@ -216,14 +227,18 @@ class GraphWriter:
         workers = min(self.write_workers, len(chunks)) or 1
         pool = ThreadPoolExecutor(workers, thread_name_prefix="neo4j-writer")
         try:
+            done = 0
             for chunk, future in [(chunk, pool.submit(write, chunk)) for chunk in chunks]:
                 records = future.result()
                 if handle is not None:
                     handle(chunk, records)
+                done += len(chunk)
+                if self.progress is not None:
+                    self.progress(done, len(rows), f"writing {what}: {done:,} of {len(rows):,}")
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
-    def _write_nodes(self, cypher: str, rows: Sequence[dict]) -> None:
+    def _write_nodes(self, cypher: str, rows: Sequence[dict], what: str) -> None:
         """Run a node write that returns its nodes' element ids in row order (one record per
         batch: a record per row cost as much Python time as the rows' parameters), and
         remember them."""
@@ -234,7 +249,7 @@ class GraphWriter:
                 raise RuntimeError(f"a node batch of {len(chunk)} rows returned {len(eids)} element ids")
             self._eids.update(zip((row["id"] for row in chunk), eids))
 
-        self._run_concurrently(cypher, rows, remember)
+        self._run_concurrently(cypher, rows, remember, what)
 
     # -- tree -------------------------------------------------------------------------------
     def tree_state(self) -> dict[str, dict]:
@@ -260,14 +275,14 @@ class GraphWriter:
         return {row["id"] for row in self.graph.read(_SYMBOL_IDS, ws=self.ws)}
 
     def upsert_symbols(self, rows: Sequence[dict]) -> None:
-        self._write_nodes(_UPSERT_SYMBOLS, rows)
+        self._write_nodes(_UPSERT_SYMBOLS, rows, "symbols")
 
     def create_symbols(self, rows: Sequence[dict]) -> None:
         """Create symbols known to be new: the workspace holds no symbol with these ids."""
-        self._write_nodes(_CREATE_SYMBOLS, rows)
+        self._write_nodes(_CREATE_SYMBOLS, rows, "symbols")
 
     def upsert_externals(self, rows: Sequence[dict]) -> None:
-        self._write_nodes(_UPSERT_EXTERNALS, rows)
+        self._write_nodes(_UPSERT_EXTERNALS, rows, "external symbols")
 
     def delete_symbols(self, ids: Sequence[str]) -> None:
         self._run_batched(_DELETE_BY_ID, "ids", ids)
@@ -291,7 +306,7 @@ class GraphWriter:
             for row in rows
             if row["src"] in eids and row["dst"] in eids
         ]
-        self._run_concurrently(_CREATE_EDGES[rel], keyed)
+        self._run_concurrently(_CREATE_EDGES[rel], keyed, what=f"{rel.value} edges")
 
     def mark_files(self, rows: Sequence[dict]) -> None:
         self._run_batched(_MARK_FILES, "rows", rows)

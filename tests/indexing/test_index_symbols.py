@@ -270,3 +270,19 @@ def test_import_aliases_of_tsconfig_and_their_changes(graph, workspace, tmp_path
     index_all(repo, workspace=workspace)
     assert ("src/main.ts#run", "CALLS", "src/lib/math.ts#add") in edges(graph, workspace, "CALLS")
     assert index_all(repo, workspace=workspace).resolved_files == 0  # unchanged: nothing redone
+
+
+def test_progress_covers_resolving_and_writing(graph, workspace, tmp_path):
+    """A long index is never silent after parsing: resolution and every write report."""
+    repo = tmp_path / "repo"
+    _project(repo)
+    seen: dict[str, tuple[int, int | None]] = {}
+
+    def progress(done: int, total: int | None, message: str) -> None:
+        seen[message.split(":", 1)[0]] = (done, total)
+
+    summary = index_all(repo, workspace=workspace, progress=progress)
+    assert seen["resolving"] == (summary.resolved_files, summary.resolved_files)
+    assert seen["writing symbols"] == (summary.symbols_written, summary.symbols_written)
+    for rel, n in summary.edges_written.items():
+        assert seen[f"writing {rel} edges"] == (n, n)
