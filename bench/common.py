@@ -43,20 +43,21 @@ def copy_stdlib(target: Path) -> Path:
     return target
 
 
+def server_pid(url: str) -> int | None:
+    """The process listening on the port of `url` on this machine, if any."""
+    port = urlparse(url).port
+    for conn in psutil.net_connections("tcp"):
+        if conn.status == psutil.CONN_LISTEN and conn.laddr.port == port and conn.pid:
+            return conn.pid
+    return None
+
+
 def local_neo4j(uri: str) -> psutil.Process | None:
     """The Neo4j process serving `uri` when it runs on this machine (to read its CPU time)."""
-    port = urlparse(uri).port or 7687
     if urlparse(uri).hostname not in ("127.0.0.1", "localhost"):
         return None
-    for proc in psutil.process_iter(["name"]):
-        if proc.info["name"] != "java":
-            continue
-        try:
-            if any(c.laddr.port == port and c.status == psutil.CONN_LISTEN for c in proc.net_connections("tcp")):
-                return proc
-        except psutil.Error:
-            continue
-    return None
+    pid = server_pid(uri)
+    return psutil.Process(pid) if pid is not None else None
 
 
 def cpu_seconds(proc: psutil.Process | None) -> float:

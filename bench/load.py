@@ -39,6 +39,10 @@ from urllib.parse import urlparse
 import httpx
 import psutil
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import server_pid  # noqa: E402
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 WEIGHTS = {"search": 30, "neigh": 20, "path": 10, "explain": 10, "event": 20, "recall": 10}
 KEYWORDS = ["parse", "decode", "encode", "read", "write", "open", "close", "request", "header", "socket",
@@ -65,14 +69,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def server_pid(url: str) -> int | None:
-    port = urlparse(url).port
-    for conn in psutil.net_connections("tcp"):
-        if conn.status == psutil.CONN_LISTEN and conn.laddr.port == port and conn.pid:
-            return conn.pid
-    return None
 
 
 def rss_mb(pid: int | None) -> float | None:

@@ -295,7 +295,11 @@ def _symbol_row(s) -> dict:
 
 
 def _write_symbols(
-    writer: GraphWriter, full: bool, new_exts: dict[str, FileExtraction], state: IndexState, deleted: list[str]
+    writer: GraphWriter,
+    full: bool,
+    new_exts: dict[str, FileExtraction],
+    old_exts: dict[str, FileExtraction],
+    deleted: list[str],
 ) -> set[str]:
     """Delete the symbols that are gone and write those of the parsed files; returns the ids
     deleted. Only the files' own extractions are needed, not the resolved edges."""
@@ -307,9 +311,7 @@ def _write_symbols(
         # A full run parsed every current file, so its extractions are all in new_exts.
         stale = stored - new_ids
     else:
-        old_ids = {s.id for fid in new_exts.keys() | set(deleted) if fid in state.blobs
-                   for s in state.extraction(fid).symbols}
-        stale = old_ids - new_ids
+        stale = {s.id for ext in old_exts.values() for s in ext.symbols} - new_ids
     writer.delete_symbols(sorted(stale))
     writer.delete_file_symbols(deleted)
     symbol_rows = [_symbol_row(s) for ext in new_exts.values() for s in ext.symbols]
@@ -426,7 +428,7 @@ def _index_symbols(
     # Import aliases of tsconfig/jsconfig files: when they change, every file is re-resolved.
     js_paths, config_problems = read_js_paths(root, [f.id for f in scan.files if f.skip_reason is None])
     if config_problems:
-        summary.skipped["unusable-config"] = len(config_problems)
+        summary.skipped["unusable-config"] = len(config_problems)  # counted beside the files' reasons
     config_changed = not full and state.module_config != js_paths.digest
 
     if not changed and not deleted and not full and not config_changed:
@@ -445,20 +447,26 @@ def _index_symbols(
     summary.parsed = len(new_exts)
     summary.parse_seconds = time.perf_counter() - t0
 
+    # What the changed and deleted files held before. A process that indexed this workspace
+    # before (the server) keeps every extraction and its table, and applies the change.
+    t0 = time.perf_counter()
+    warm = _WARM.pop(spath, None)
+    if warm is None or warm.token != state.token or full:
+        warm = None
+        old_exts = {fid: state.extraction(fid) for fid in changed + deleted if fid in state.blobs}
+    else:
+        old_exts = {fid: warm.exts[fid] for fid in changed + deleted if fid in warm.exts}
+
     # Symbols depend on nothing but their own file: Neo4j writes them (a thread here waiting
     # on it) while this thread resolves, and edges follow once both are done.
-    t0 = time.perf_counter()
     symbols_pool = ThreadPoolExecutor(1, thread_name_prefix="symbol-writer")
-    symbols_written = symbols_pool.submit(_write_symbols, writer, full, new_exts, state, deleted)
+    symbols_written = symbols_pool.submit(_write_symbols, writer, full, new_exts, old_exts, deleted)
     symbols_pool.shutdown(wait=False)
 
     try:
-        # Resolve: the table knows every file; only affected files are re-resolved. A process
-        # that indexed this workspace before (the server) keeps its table and applies the change.
-        warm = _WARM.pop(spath, None)
-        if warm is not None and warm.token == state.token and not full:
+        # Resolve: the table knows every file; only affected files are re-resolved.
+        if warm is not None:
             all_exts, table = warm.exts, warm.table
-            old_exts = {fid: all_exts[fid] for fid in changed + deleted if fid in all_exts}
             for fid in deleted:
                 table.remove_file(fid)
                 all_exts.pop(fid, None)
@@ -469,7 +477,6 @@ def _index_symbols(
             # Decoding allocates a few hundred thousand objects and no cycles: keep the collector out.
             gc.disable()
             try:
-                old_exts = {fid: state.extraction(fid) for fid in changed + deleted if fid in state.blobs}
                 all_exts = {fid: state.extraction(fid) for fid in state.blobs
                             if fid not in deleted and fid not in new_exts}
             finally:
@@ -533,9 +540,7 @@ def _index_symbols(
     writer.set_symbols_token(token)
     _WARM[spath] = _Warm(token, all_exts, table)
     summary.syntax_error_files = sum(1 for ext in all_exts.values() if ext.has_errors)
-    summary.skipped = dict(Counter(ext.skip_reason.split(":")[0] for ext in all_exts.values() if ext.skip_reason))
-    if config_problems:
-        summary.skipped["unusable-config"] = len(config_problems)
+    summary.skipped.update(Counter(ext.skip_reason.split(":")[0] for ext in all_exts.values() if ext.skip_reason))
     summary.seconds = time.perf_counter() - started
     return summary
 

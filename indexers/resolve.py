@@ -125,6 +125,11 @@ class _ImportContext:
     unresolved: int = 0
 
 
+def _tail(qual: str) -> str:
+    """The last segment of a qualified name, without its redefinition suffix."""
+    return _base(qual).rpartition(".")[2]
+
+
 class SymbolTable:
     """Every file's symbols, indexed for resolution; add and remove files one at a time."""
 
@@ -179,7 +184,7 @@ class SymbolTable:
                 key = (scope_key, qual.rpartition(".")[0])
                 members.setdefault(key, {}).setdefault(sym.name, []).append(sid)
                 if spec is not None and spec.members_anywhere:
-                    self._owners[(system, _base(key[1]).rpartition(".")[2])].add(key)
+                    self._owners[(system, _tail(key[1]))].add(key)
         self._quals[ext.path] = quals
         for name in _referenced_names(ext):
             self._refs[name].add(ext.path)
@@ -211,7 +216,7 @@ class SymbolTable:
                     if not members[sym.name]:
                         del members[sym.name]
                     if not members:
-                        self._owners.get((system, _base(owner).rpartition(".")[2]), set()).discard(key)
+                        self._owners.get((system, _tail(owner)), set()).discard(key)
         self._quals.pop(path, None)
         for name in _referenced_names(ext):
             files = self._refs.get(name)
@@ -263,9 +268,20 @@ class SymbolTable:
         spec = LANGUAGES.get(sym.lang)
         return self._members.get((self._scope_key(sym.file, spec), sym.qualified_name), {})
 
-    def member_owners(self, system: str, name: str) -> set[tuple[str, str]]:
-        """(scope key, owner) of members defined for a type whose name ends with `name`."""
-        return self._owners.get((system, name), set())
+    def members_elsewhere(self, type_id: str) -> list[tuple[FileExtraction, str, dict[str, list[str]]]]:
+        """(file, owner as written, members) of the members defined, in files other than the
+        type's, for a type of the same name (languages with ``members_anywhere``)."""
+        sym = self.symbols.get(type_id)
+        spec = LANGUAGES.get(sym.lang) if sym is not None else None
+        if spec is None or not spec.members_anywhere:
+            return []
+        own = (self._scope_key(sym.file, spec), sym.qualified_name)
+        found = []
+        for key in sorted(self._owners.get((spec.module_system, _tail(sym.qualified_name)), ())):
+            ext, members = self.files.get(key[0]), self._members.get(key)
+            if key != own and ext is not None and members:
+                found.append((ext, key[1], members))
+        return found
 
     def importers_of(self, path: str) -> set[str]:
         """Files whose imports resolve to ``path`` now. Only files naming the module (its stem
@@ -922,33 +938,26 @@ class _Resolver:
         return []
 
     def members_of(self, type_id: str) -> dict[str, list[str]]:
-        """The type's members; where the language allows them anywhere (Rust `impl` blocks),
-        also those of other files whose owner resolves to this type for certain (through
-        scope or imports, not a guess by name)."""
+        """The type's members; where the language allows them anywhere (Rust `impl` blocks,
+        C++ out-of-line definitions), also those of other files whose owner resolves to this
+        type for certain (through scope or imports, not a guess by name)."""
         own = self.table.members_of(type_id)
-        sym = self.table.symbols.get(type_id)
-        spec = LANGUAGES.get(sym.lang) if sym is not None else None
-        if spec is None or not spec.members_anywhere:
-            return own
         cache = self.table._members_anywhere_cache
         found = cache.get(type_id)
         if found is not None:
             return found
         cache[type_id] = own  # while resolving the owners below (a cycle sees the type's own)
-        merged = {name: list(ids) for name, ids in own.items()}
-        own_key = (self.table._scope_key(sym.file, spec), sym.qualified_name)
-        system = spec.module_system
-        for key in sorted(self.table.member_owners(system, _base(sym.qualified_name).rpartition(".")[2])):
-            ext = self.table.files.get(key[0])
-            members = self.table._members.get(key)
-            if key == own_key or ext is None or not members:
-                continue
+        merged = own
+        for ext, owner, members in self.table.members_elsewhere(type_id):
             resolver = self if ext is self.ext else _Resolver(ext, self.table, ResolveStats())
-            target = resolver.resolve_type(key[1], "")
+            target = resolver.resolve_type(owner, "")
             if target is None or target[0] != ("sym", (type_id,)) or target[2] < 1.0:
                 continue
+            if merged is own:
+                merged = {name: list(ids) for name, ids in own.items()}
             for name, ids in members.items():
-                merged.setdefault(name, []).extend(i for i in ids if i not in merged.get(name, ()))
+                have = merged.setdefault(name, [])
+                have.extend(i for i in ids if i not in have)
         cache[type_id] = merged
         return merged
 

@@ -52,6 +52,9 @@ def test_keyed_lookups_seek_the_key_index(graph, workspace, tmp_path, name):
         plan = session.run("EXPLAIN " + KEYED[name]).consume().plan
     ops = _operators(plan)
     # A scan of an index, or a seek on the workspace alone, reads every node of the workspace.
-    scans = [d for op, d in ops if op.startswith("NodeIndexScan") or d.endswith(":Entity(workspace) WHERE workspace = $ws")]
+    scans = [
+        d for op, d in ops
+        if op.startswith("NodeIndexScan") or d.endswith(":Entity(workspace) WHERE workspace = $ws")
+    ]
     assert not scans, f"{name}: reads the whole workspace for a keyed lookup: {ops}"
     assert any("IndexSeek" in op for op, _ in ops), f"{name}: no index seek at all: {ops}"
