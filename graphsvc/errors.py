@@ -53,3 +53,7 @@ class StoreError(GraphsvcError):
     """The embedded SQLite store is unreadable, corrupt or locked."""
 
     exit_code = 4
+
+
+class StoreCorrupt(StoreError):
+    """The store file is not a SQLite database, or its pages are damaged."""

@@ -50,6 +50,9 @@ def _emit(data: Any, as_json: bool, text: str) -> None:
 def _read(source: str) -> bytes:
     if source == "-":
         return sys.stdin.buffer.read()
+    from graphsvc.context.db import refuse_store_file
+
+    refuse_store_file(source)
     try:
         return Path(source).read_bytes()
     except OSError as exc:

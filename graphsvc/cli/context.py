@@ -100,6 +100,10 @@ def register(main: click.Group) -> None:
     @click.option("--since", help="Only events at or after this ISO 8601 time.")
     def events_export(output: str, since: str | None) -> None:
         """Write the log as JSONL, oldest first (the format `events import` reads)."""
+        from graphsvc.context.db import refuse_store_file
+
+        if output != "-":
+            refuse_store_file(output)
         store = _store()
         if output == "-":
             n = store.events.export_jsonl(sys.stdout, since=since)
@@ -113,6 +117,10 @@ def register(main: click.Group) -> None:
     @_json
     def events_import(source, as_json: bool) -> None:
         """Import a JSONL export (SOURCE or - for stdin); events already stored are skipped."""
+        from graphsvc.context.db import refuse_store_file
+
+        if source.name != "<stdin>":
+            refuse_store_file(source.name)
         report = _store().events.import_jsonl(source)
         _emit(vars(report), as_json,
               f"imported {report.imported} of {report.read} events ({report.skipped_existing} already stored)")

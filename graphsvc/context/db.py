@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from graphsvc.errors import StoreError
+from graphsvc.errors import InputError, StoreCorrupt, StoreError
 from graphsvc.settings import SCHEMA_DIR, Settings, get_settings
 
 MIGRATIONS_DIR = SCHEMA_DIR / "sqlite"
@@ -22,7 +24,6 @@ BUSY_TIMEOUT_MS = 5000
 PAGE_SIZE = 1024
 WAL_CHECKPOINT_PAGES = 4000
 _NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def store_path(settings: Settings | None = None) -> Path:
@@ -32,26 +33,49 @@ def store_path(settings: Settings | None = None) -> Path:
 
 
 def _check_file(path: Path) -> None:
-    if not path.exists():
-        return
-    if not path.is_file():
+    # Only stat: opening and closing the file here would drop every POSIX lock this process
+    # holds on it, SQLite's included, and another process could then delete the WAL under us.
+    if path.exists() and not path.is_file():
         raise StoreError(f"{path}: the context store path is not a file")
+
+
+def refuse_store_file(path: str | Path, settings: Settings | None = None) -> None:
+    """Refuse to read or write the store's own files as a user's input or output: writing
+    would destroy it, and closing a descriptor of it drops this process's SQLite locks."""
+    store = store_path(settings).resolve()
+    names = {store, *(store.with_name(store.name + suffix) for suffix in ("-wal", "-shm", "-journal"))}
+    if Path(path).resolve() in names:
+        raise InputError(f"{path}: this is the context store's own file; give another path")
+
+
+def corrupt_message(path: Path) -> str:
+    return (
+        f"{path}: the context store is not a SQLite database or is corrupt; move it away to start "
+        "a new store, or restore a backup"
+    )
+
+
+def store_error(path: Path, doing: str, exc: sqlite3.Error) -> StoreError:
+    """The error to raise for a failed SQLite call: `StoreCorrupt` when the file is damaged."""
+    if getattr(exc, "sqlite_errorcode", 0) & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+        return StoreCorrupt(corrupt_message(path))
+    return StoreError(f"{path}: {doing}: {exc}")
+
+
+@contextmanager
+def reporting(path: Path, doing: str) -> Iterator[None]:
+    """Raise SQLite's errors inside the block as `store_error`s naming `path`."""
     try:
-        with path.open("rb") as fh:
-            header = fh.read(16)
-    except OSError as exc:
-        raise StoreError(f"{path}: cannot read the context store ({exc.strerror})") from exc
-    if header and header != _SQLITE_MAGIC:
-        raise StoreError(
-            f"{path}: not an SQLite database (corrupt or overwritten); move it aside to start a "
-            "new store, or restore it from a backup"
-        )
+        yield
+    except sqlite3.Error as exc:
+        raise store_error(path, doing, exc) from exc
 
 
 def connect(path: Path | None = None, *, migrate: bool = True) -> sqlite3.Connection:
     """Open the store with our pragmas; apply pending migrations unless told not to."""
     path = Path(path) if path is not None else store_path()
     _check_file(path)
+    conn = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(
@@ -59,6 +83,9 @@ def connect(path: Path | None = None, *, migrate: bool = True) -> sqlite3.Connec
         )
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        # SQLite reads the header and the schema itself: a file that is not a database, or a
+        # truncated one, fails here (SQLITE_NOTADB / SQLITE_CORRUPT).
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         # Takes effect only while the file is still empty (a new store; an existing one keeps
         # its page size). An append writes one page per index it touches: 1 KiB pages make a
         # commit write a quarter of the bytes 4 KiB pages do.
@@ -71,7 +98,9 @@ def connect(path: Path | None = None, *, migrate: bool = True) -> sqlite3.Connec
         if migrate:
             apply_migrations(conn)
     except sqlite3.DatabaseError as exc:
-        raise StoreError(f"{path}: the context store cannot be used: {exc}") from exc
+        if conn is not None:
+            conn.close()
+        raise store_error(path, "the context store cannot be used", exc) from exc
     except OSError as exc:
         raise StoreError(f"{path}: cannot open the context store ({exc})") from exc
     return conn
