@@ -11,6 +11,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 # Reachable without a token: the health probe, the API description, the GraphiQL page (its
 # queries still need the token) with its script files, and the Browser style file (the Neo4j Browser fetches it).
 OPEN_PATHS = ("/healthz", "/docs", "/openapi.json", "/browser/graphsvc.grass")
+# The GraphiQL page is `GET /graphql` with no query string at all. Anything after the `?` may
+# be a query however it is spelled (`%71uery=`, `q%75ery=`, repeated keys...): the decision
+# is made on the route, never on a parse of our own that could differ from the framework's.
+GRAPHIQL_PAGE = "/graphql"
 
 
 def is_loopback(host: str) -> bool:
@@ -42,6 +46,11 @@ class BearerAuth:
         self.expected = f"Bearer {token}".encode() if token else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            # No route needs one, and a websocket would carry GraphQL past the token and past
+            # the browser's same-origin rules (websockets have no CORS).
+            await send({"type": "websocket.close", "code": 1008, "reason": "websockets are not served"})
+            return
         if scope["type"] != "http" or self.expected is None or self._open(scope):
             await self.app(scope, receive, send)
             return
@@ -61,8 +70,7 @@ class BearerAuth:
         path = scope["path"]
         if path in OPEN_PATHS or path.startswith("/graphiql/"):
             return True
-        # The GraphiQL page itself: a GET without a query.
-        return path == "/graphql" and scope["method"] == "GET" and b"query=" not in scope.get("query_string", b"")
+        return path == GRAPHIQL_PAGE and scope["method"] == "GET" and not scope.get("query_string")
 
 
 class BodyLimit:

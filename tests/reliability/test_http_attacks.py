@@ -1,0 +1,154 @@
+"""Attacks on the HTTP surface of `graphsvc serve`: the token, other sites, malformed bodies.
+
+Every route is enumerated from `app.routes`, so a route added later is covered without
+editing this file. Spellings of a GraphQL GET are judged the way the framework reads them
+(`urllib.parse.parse_qsl`, which is what starlette's `QueryParams` uses).
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from starlette.routing import Mount
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from api.conftest import running
+from graphsvc.api.app import create_app
+from graphsvc.settings import get_settings
+
+pytestmark = [pytest.mark.neo4j, pytest.mark.timeout(300)]
+
+TOKEN = "tok-" + "a4c9e1" * 5
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+JSON = {"Content-Type": "application/json"}
+# Reachable without the token, on purpose; everything else must answer 401.
+OPEN = {
+    ("GET", "/healthz"),
+    ("GET", "/docs"),
+    ("GET", "/openapi.json"),
+    ("GET", "/browser/graphsvc.grass"),
+    ("OPTIONS", "/browser/graphsvc.grass"),
+    ("GET", "/graphql"),  # the GraphiQL page, only with an empty query string
+    ("GET", "/graphiql/graphiql.min.js"),  # the page's script files
+}
+JOBS = "{ jobs { id } }"
+
+
+def _quote(text: str) -> str:
+    return urllib.parse.quote(text, safe="")
+
+
+# Query strings that carry a GraphQL document, however spelled; and some that only look close.
+SPELLINGS = [
+    f"query={_quote(JOBS)}",
+    f"%71uery={_quote(JOBS)}",
+    f"q%75ery={_quote(JOBS)}",
+    f"%71%75%65%72%79={_quote(JOBS)}",
+    f"%51uery={_quote(JOBS)}",  # Query: not a query for the framework, still not open
+    "query={+jobs+{+id+}+}",
+    f"query=&query={_quote(JOBS)}",
+    f"a=1&q%75ery={_quote(JOBS)}",
+    f"&&query={_quote(JOBS)}&",
+    f";query={_quote(JOBS)}",
+    f"query%3D{_quote(JOBS)}",
+    f"QUERY={_quote(JOBS)}",
+    f"query={_quote('{ __schema { types { name } } }')}",
+    f"q%75ery={_quote('mutation { prune(dryRun: true) { removed } }')}",
+    "variables=%7B%7D",
+    "x",
+    "=",
+]
+
+
+def _decoded_query(query_string: str) -> str | None:
+    """The `query` parameter as starlette (and so strawberry) reads it: the last value wins."""
+    pairs = [v for k, v in urllib.parse.parse_qsl(query_string, keep_blank_values=True) if k == "query"]
+    return pairs[-1] if pairs else None
+
+
+def _flat(routes, prefix: str = "") -> Iterator[tuple[str, object]]:
+    for route in routes:
+        included = getattr(route, "original_router", None)  # FastAPI keeps included routers nested
+        if included is not None:
+            yield from _flat(included.routes, prefix + route.include_context.prefix)
+        else:
+            yield prefix, route
+
+
+def app_routes(settings=None) -> list[tuple[str, str]]:
+    """(method, concrete path) of every HTTP route of the application, path parameters filled in."""
+    app = create_app(settings or get_settings())
+    out = []
+    for prefix, route in _flat(app.routes):
+        methods = getattr(route, "methods", None)
+        if isinstance(route, Mount) or not methods:
+            continue  # static files (in OPEN) and the websocket endpoint (tested on its own)
+        path = prefix + re.sub(r"\{[^}]+\}", "x", route.path)
+        out.extend((m, path) for m in sorted(methods) if m != "HEAD")
+    return out
+
+
+@pytest.fixture(scope="module")
+def guarded(neo4j_server) -> Iterator[str]:
+    settings = get_settings().model_copy(deep=True)
+    settings.server.token = TOKEN
+    with running(settings) as url:
+        yield url
+
+
+@pytest.mark.parametrize("query_string", SPELLINGS)
+def test_no_spelling_of_a_graphql_get_runs_without_the_token(guarded, query_string):
+    url = f"{guarded}/graphql?{query_string}"
+    for headers in ({}, {"Accept": "text/html"}, {"Accept": "application/json"}):
+        answer = httpx.get(url, headers=headers, timeout=30)
+        assert answer.status_code == 401, (query_string, headers, answer.status_code, answer.text[:300])
+    with_token = httpx.get(url, headers=AUTH, timeout=30)
+    if _decoded_query(query_string) == JOBS:
+        # The framework does read this spelling as a query: the test above is meaningful.
+        assert with_token.status_code == 200 and "jobs" in with_token.json()["data"], with_token.text
+
+
+def test_graphql_post_needs_the_token(guarded):
+    for suffix in ("", "?", "?query=", "?x=1"):
+        answer = httpx.post(f"{guarded}/graphql{suffix}", json={"query": JOBS}, timeout=30)
+        assert answer.status_code == 401, (suffix, answer.text)
+    assert httpx.post(f"{guarded}/graphql", json={"query": JOBS}, headers=AUTH, timeout=30).status_code == 200
+
+
+def test_the_graphiql_page_is_open_and_runs_nothing(guarded):
+    page = httpx.get(f"{guarded}/graphql", headers={"Accept": "text/html"}, timeout=30)
+    assert page.status_code == 200 and "graphiql" in page.text.lower()
+    assert "jobs" not in page.text
+
+
+def test_every_route_but_the_open_list_needs_the_token(guarded):
+    routes = app_routes()
+    assert len(routes) > 20, routes
+    open_found = set()
+    with httpx.Client(timeout=60) as client:
+        for method, path in routes + [("GET", "/graphiql/graphiql.min.js"), ("GET", "/redoc")]:
+            answer = client.request(method, f"{guarded}{path}", headers=JSON, content=b"{}")
+            if answer.status_code != 401:
+                open_found.add((method, path))
+    assert open_found <= OPEN, open_found - OPEN
+    assert ("POST", "/graphql") not in open_found
+
+
+def test_graphql_over_a_websocket_is_not_served():
+    """No subscriptions exist; a websocket would carry queries and mutations past both the
+    token and the browser's same-origin rules (websockets have no CORS). Driven at the ASGI
+    level: uvicorn here has no websocket library, but a deployment may have one."""
+    settings = get_settings().model_copy(deep=True)
+    settings.server.token = TOKEN
+    client = TestClient(create_app(settings))
+    for headers in ({}, AUTH):
+        with pytest.raises(WebSocketDisconnect):
+            with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"], headers=headers) as ws:
+                ws.send_json({"type": "connection_init"})
+                ws.send_json({"type": "subscribe", "id": "1", "payload": {"query": JOBS}})
+                ws.receive_json()
