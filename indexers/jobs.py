@@ -27,8 +27,9 @@ from graphsvc.graph.writer import GraphWriter
 from graphsvc.model import Rel
 from graphsvc.settings import get_settings
 from indexers.extract import FileExtraction
+from indexers.fingerprint import indexer_fingerprint
 from indexers.module_config import read_js_paths
-from indexers.state import IndexState, decode, encode, load_state, save_state, state_path
+from indexers.state import IndexState, decode, encode, full_run_reason, load_state, save_state, state_path
 from indexers.tree import TreeScan, scan_tree
 
 # progress(done, total or None, message)
@@ -181,6 +182,7 @@ INLINE_PARSE_FILES = 24
 class SymbolSummary:
     workspace: str
     mode: str = "incremental"  # or "full"
+    full_reason: str | None = None  # why a full run: first run, indexer changed, ...
     files: int = 0  # files in a supported language
     parsed: int = 0
     unchanged: int = 0
@@ -211,7 +213,8 @@ class SymbolSummary:
         if self.tree is not None:
             lines.append("tree     " + self.tree.line())
         lines.append(
-            f"symbols  {self.workspace} ({self.mode}): {self.files} source files, {self.parsed} parsed, "
+            f"symbols  {self.workspace} ({self.mode}{': ' + self.full_reason if self.full_reason else ''}): "
+            f"{self.files} source files, {self.parsed} parsed, "
             f"{self.unchanged} unchanged, {self.deleted} deleted; {self.symbols} symbols "
             f"(+{self.symbols_written} -{self.symbols_removed}); {self.syntax_error_files} files with "
             f"syntax errors; {self.parse_seconds:.2f} s parse, {self.resolve_seconds:.2f} s resolve, "
@@ -410,7 +413,9 @@ def _index_symbols(
     summary = SymbolSummary(workspace=ws, tree=tree)
 
     state = load_state(spath)
-    full = state.token is None or state.token != writer.symbols_token()
+    indexer = indexer_fingerprint()
+    summary.full_reason = full_run_reason(state, writer.symbols_token(), indexer)
+    full = summary.full_reason is not None
     if full:
         state = IndexState()
         summary.mode = "full"
@@ -536,7 +541,7 @@ def _index_symbols(
     token = IndexState.new_token()
     changed_rows = {fid: (current[fid][0], new_blobs[fid]) for fid in new_exts}
     summary.symbols = sum(len(ext.symbols) for ext in all_exts.values())
-    save_state(spath, token, changed_rows, deleted, full, summary.symbols, js_paths.digest)
+    save_state(spath, token, changed_rows, deleted, full, summary.symbols, js_paths.digest, indexer)
     writer.set_symbols_token(token)
     _WARM[spath] = _Warm(token, all_exts, table)
     summary.syntax_error_files = sum(1 for ext in all_exts.values() if ext.has_errors)

@@ -5,7 +5,9 @@ extraction (as marshalled tuples: an order of magnitude faster than pickling dat
 Rows are written only after the graph writes of a run have committed, together with a token
 that the run also writes to the workspace node: if the two disagree (a run died between
 them, the database was replaced, another machine indexed it) the next run is a full one.
-A state that cannot be read is treated the same way: it is derived data.
+A state that cannot be read is treated the same way: it is derived data. So is a state
+written by another version of the indexer (`indexers.fingerprint`): its extractions and the
+edges in the graph are what that version computed, and the next run redoes them all.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ class IndexState:
     token: str | None = None
     symbols: int = 0  # symbols in the workspace after the last run
     module_config: str | None = None  # digest of the import aliases the last run used
+    indexer: str | None = None  # fingerprint of the indexer that wrote the state
     hashes: dict[str, str] = field(default_factory=dict)  # file id -> content hash
     blobs: dict[str, bytes] = field(default_factory=dict)  # file id -> encoded extraction
 
@@ -75,6 +78,17 @@ class IndexState:
     @staticmethod
     def new_token() -> str:
         return uuid.uuid4().hex
+
+
+def full_run_reason(state: IndexState, graph_token: str | None, indexer: str) -> str | None:
+    """Why a run must extract and resolve everything, or None when `state` can be trusted."""
+    if state.token is None:
+        return "first run" if graph_token is None else "no index state"
+    if state.token != graph_token:
+        return "graph changed"
+    if state.indexer != indexer:
+        return "indexer changed"
+    return None
 
 
 def state_path(home: Path, workspace: str, uri: str) -> Path:
@@ -101,7 +115,7 @@ def load_state(path: Path) -> IndexState:
             if meta.get("format") != FORMAT:
                 return IndexState()
             state = IndexState(token=meta.get("token"), symbols=int(meta.get("symbols", 0)),
-                               module_config=meta.get("module_config"))
+                               module_config=meta.get("module_config"), indexer=meta.get("indexer"))
             for fid, h, blob in conn.execute("SELECT id, hash, ext FROM files"):
                 state.hashes[fid] = h
                 state.blobs[fid] = blob
@@ -113,7 +127,7 @@ def load_state(path: Path) -> IndexState:
 
 
 def save_state(path: Path, token: str, changed: dict[str, tuple[str, bytes]], deleted: list[str],
-               full: bool, symbols: int, module_config: str | None = None) -> None:
+               full: bool, symbols: int, module_config: str | None = None, indexer: str | None = None) -> None:
     """Record a completed run: the changed files' (hash, encoded extraction), the deleted
     files, the new token."""
     try:
@@ -133,7 +147,7 @@ def save_state(path: Path, token: str, changed: dict[str, tuple[str, bytes]], de
         )
         conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                          [("format", FORMAT), ("token", token), ("symbols", str(symbols)),
-                          ("module_config", module_config)])
+                          ("module_config", module_config), ("indexer", indexer)])
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
