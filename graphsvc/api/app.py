@@ -35,7 +35,9 @@ from strawberry.fastapi import GraphQLRouter
 from strawberry.tools import merge_types
 
 from graphsvc.api.auth import BearerAuth, BodyLimit
-from graphsvc.errors import AmbiguousError, GraphsvcError, InputError, Neo4jUnavailable, NotFoundError, StoreError
+from graphsvc.context.db import health as store_health
+from graphsvc.context.db import store_path
+from graphsvc.errors import AmbiguousError, GraphsvcError, InputError, Neo4jUnavailable, NotFoundError, StoreCorrupt, StoreError
 from graphsvc.jobs import JobRegistry
 from graphsvc.query.parser import QueryParseError
 from graphsvc.settings import SCHEMA_DIR, Settings, get_settings
@@ -69,7 +71,7 @@ _CDN_URL = re.compile(r'https://[^/"\s]+/([^"\s]+)')
 # A store locked by another process stays locked for a while; clients wait this long.
 STORE_RETRY_AFTER_S = 5
 # Temporary conditions, answered with 503 and logged as one line each (no traceback).
-OUTAGE_CODES = frozenset({"NEO4J_UNAVAILABLE", "STORE_BUSY"})
+OUTAGE_CODES = frozenset({"NEO4J_UNAVAILABLE", "STORE_BUSY", "STORE_CORRUPT"})
 
 
 class LocalGraphiQL(GraphQLRouter):
@@ -120,6 +122,8 @@ def error_body(exc: BaseException) -> tuple[int, dict]:
         return 400, {"code": "BAD_INPUT", "error": str(exc)}
     if isinstance(exc, Neo4jUnavailable):
         return 503, {"code": "NEO4J_UNAVAILABLE", "error": str(exc)}
+    if isinstance(exc, StoreCorrupt):
+        return 503, {"code": "STORE_CORRUPT", "error": str(exc)}
     if store_busy(exc):
         return 503, {
             "code": "STORE_BUSY",
@@ -260,19 +264,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         log.error("unexpected error on %s", request.url.path, exc_info=exc)
         return error_response(exc)
 
-    @app.get("/healthz", tags=["service"], summary="Liveness and Neo4j reachability")
+    @app.get("/healthz", tags=["service"], summary="Liveness, Neo4j reachability and the context store")
     async def healthz() -> JSONResponse:
         def ping() -> None:
             from graphsvc.graph.driver import get_graph
 
             get_graph().ping()
 
+        store_problem = await asyncio.to_thread(store_health, store_path(settings))
+        store = {"ok": True} if store_problem is None else {"ok": False, "error": store_problem}
+        neo4j: dict = {"reachable": True}
         try:
             await asyncio.wait_for(asyncio.to_thread(ping), timeout=10.0)
         except (GraphsvcError, TimeoutError) as exc:
-            reason = str(exc) or "no answer within 10 s"
-            return JSONResponse({"status": "degraded", "neo4j": {"reachable": False, "error": reason}}, status_code=503)
-        return JSONResponse({"status": "ok", "neo4j": {"reachable": True}})
+            neo4j = {"reachable": False, "error": str(exc) or "no answer within 10 s"}
+        healthy = neo4j["reachable"] and store["ok"]
+        body = {"status": "ok" if healthy else "degraded", "neo4j": neo4j, "store": store}
+        return JSONResponse(body, status_code=200 if healthy else 503)
 
     # The Neo4j Browser fetches the style from its own origin: CORS, including Chromium's
     # preflight for a request between loopback names (127.0.0.1 -> localhost).

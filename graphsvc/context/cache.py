@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from graphsvc.context import db
-from graphsvc.errors import AmbiguousError, InputError, NotFoundError, StoreError
+from graphsvc.errors import AmbiguousError, InputError, NotFoundError
 from graphsvc.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -101,17 +101,31 @@ def connection_lock(conn: sqlite3.Connection) -> threading.RLock:
 @contextmanager
 def transaction(conn: sqlite3.Connection, lock: threading.RLock, what: str) -> Iterator[sqlite3.Connection]:
     """One write transaction (BEGIN IMMEDIATE: the write lock is taken up front)."""
+    path = db.path_of(conn)
     with lock:
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
-            raise StoreError(f"{what} is busy or read-only: {exc}") from exc
+            raise db.store_error(path, f"{what} is busy or read-only", exc) from exc
         try:
             yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
+        except BaseException as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise db.store_error(path, f"{what}: write failed", exc) from exc
             raise
-        conn.execute("COMMIT")
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise db.store_error(path, f"{what}: commit failed", exc) from exc
+
+
+@contextmanager
+def reading(conn: sqlite3.Connection, lock: threading.RLock, what: str) -> Iterator[sqlite3.Connection]:
+    """Reads under the connection's lock; SQLite's errors become `StoreError`s naming the file."""
+    with lock, db.reporting(db.path_of(conn), f"{what}: read failed"):
+        yield conn
 
 
 def open_connection(
@@ -311,6 +325,9 @@ class ContentCache:
 
     def _write(self):
         return transaction(self.conn, self._lock, "the content cache")
+
+    def _read(self):
+        return reading(self.conn, self._lock, "the content cache")
 
     def _bump(self, conn: sqlite3.Connection, name: str, by: int = 1) -> None:
         conn.execute(
@@ -564,7 +581,7 @@ class ContentCache:
         if not phrases:
             raise InputError(f"recall query {query!r} has no words to search for")
         hits = RecallHits()
-        with self._lock:
+        with self._read():
             try:
                 match, bound = self._plan_recall(phrases, hits)
                 if match is None:
@@ -599,7 +616,7 @@ class ContentCache:
                         )
             except sqlite3.OperationalError as exc:
                 # The query is quoted data, so this is the store failing, not the user's syntax.
-                raise StoreError(f"recall failed in the search index: {exc}") from exc
+                raise db.store_error(db.path_of(self.conn), "recall failed in the search index", exc) from exc
             with self._write() as conn:
                 self._bump(conn, "recalls")
         return hits
@@ -678,14 +695,14 @@ class ContentCache:
         return _info(row)
 
     def pins(self) -> list[EntryInfo]:
-        with self._lock:
+        with self._read():
             rows = self.conn.execute(
                 "SELECT * FROM cache_entries WHERE pinned = 1 ORDER BY accessed_at DESC"
             ).fetchall()
         return [_info(row) for row in rows]
 
     def info(self, prefix: str) -> EntryInfo:
-        with self._lock:
+        with self._read():
             return _info(self._resolve(self.conn, prefix))
 
     def mark_compaction(self) -> int:
@@ -702,7 +719,7 @@ class ContentCache:
     # -- stats, reset ---------------------------------------------------------------------
 
     def stats(self) -> CacheStats:
-        with self._lock:
+        with self._read():
             totals = self.conn.execute(
                 "SELECT entries, bytes, pinned_bytes FROM cache_totals WHERE id = 1"
             ).fetchone()

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from graphsvc.context.cache import connection_lock, now_us, open_connection, transaction
+from graphsvc.context.cache import connection_lock, now_us, open_connection, reading, transaction
 from graphsvc.context.summary import SUMMARY_MARK, summarise
 from graphsvc.context.tokens import get_counter, truncate_middle
 from graphsvc.errors import InputError
@@ -256,14 +256,14 @@ class Continuity:
     # -- reading --------------------------------------------------------------------------
 
     def entries(self, workspace: str) -> list[Entry]:
-        with self._lock:
+        with reading(self.conn, self._lock, "the continuity record"):
             rows = self.conn.execute(
                 "SELECT * FROM continuity_entries WHERE workspace = ? ORDER BY seq", (workspace,)
             ).fetchall()
         return [_entry(row) for row in rows]
 
     def log(self, workspace: str) -> list[dict]:
-        with self._lock:
+        with reading(self.conn, self._lock, "the continuity record"):
             rows = self.conn.execute(
                 "SELECT at, action, entries, source, note FROM continuity_log "
                 "WHERE workspace = ? ORDER BY at, id",
@@ -272,7 +272,7 @@ class Continuity:
         return [dict(row) for row in rows]
 
     def workspaces(self) -> list[str]:
-        with self._lock:
+        with reading(self.conn, self._lock, "the continuity record"):
             rows = self.conn.execute(
                 "SELECT DISTINCT workspace FROM continuity_entries ORDER BY workspace"
             ).fetchall()

@@ -48,6 +48,11 @@ def refuse_store_file(path: str | Path, settings: Settings | None = None) -> Non
         raise InputError(f"{path}: this is the context store's own file; give another path")
 
 
+def path_of(conn: sqlite3.Connection) -> Path:
+    """The file behind a connection (SQLite keeps it in memory: no page is read)."""
+    return Path(conn.execute("PRAGMA database_list").fetchone()[2])
+
+
 def corrupt_message(path: Path) -> str:
     return (
         f"{path}: the context store is not a SQLite database or is corrupt; move it away to start "
@@ -55,11 +60,49 @@ def corrupt_message(path: Path) -> str:
     )
 
 
+# Damaged pages are found only when a read reaches them: the files this process found
+# damaged, by identity, so that `health()` reports them until the file is replaced.
+_damaged: dict[Path, tuple[int, int] | None] = {}
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def store_error(path: Path, doing: str, exc: sqlite3.Error) -> StoreError:
     """The error to raise for a failed SQLite call: `StoreCorrupt` when the file is damaged."""
     if getattr(exc, "sqlite_errorcode", 0) & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+        _damaged[path] = _identity(path)
         return StoreCorrupt(corrupt_message(path))
     return StoreError(f"{path}: {doing}: {exc}")
+
+
+def health(path: Path | None = None) -> str | None:
+    """Why the store cannot be used, or None when it opens and reads (a missing file is
+    fine: it is created on first use)."""
+    path = Path(path) if path is not None else store_path()
+    if path in _damaged and _damaged[path] == _identity(path):
+        return corrupt_message(path)
+    _damaged.pop(path, None)
+    if not path.exists():
+        return None
+    try:
+        conn = connect(path, migrate=False)
+    except StoreError as exc:
+        return str(exc)
+    try:
+        with reporting(path, "cannot read the context store"):
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'events'").fetchone():
+                conn.execute("SELECT max(seq) FROM events").fetchone()
+    except StoreError as exc:
+        return str(exc)
+    finally:
+        conn.close()
+    return None
 
 
 @contextmanager

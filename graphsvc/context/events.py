@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import IO, TYPE_CHECKING, Any
 
-from graphsvc.errors import InputError, StoreError
+from graphsvc.context import db
+from graphsvc.errors import InputError
 from graphsvc.model import Prov
 
 if TYPE_CHECKING:
@@ -436,7 +437,7 @@ class EventLog:
                 for row in rows:
                     yield Event.from_row(row).to_jsonl()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self._store.path}: export failed: {exc}") from exc
+            raise db.store_error(self._store.path, "export failed", exc) from exc
         finally:
             conn.close()
 

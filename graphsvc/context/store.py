@@ -114,7 +114,7 @@ class ContextStore:
                     self.conn.execute("COMMIT")
                 self._data_version = self.conn.execute("PRAGMA data_version").fetchone()[0]
             except sqlite3.DatabaseError as exc:
-                raise StoreError(f"{self.path}: cannot load the context store: {exc}") from exc
+                raise db.store_error(self.path, "cannot load the context store", exc) from exc
         with self.mem_lock:
             if len(rows) >= self.settings.context.max_events:
                 # The window holds more than the ring: it covers only from its oldest event.
@@ -143,7 +143,7 @@ class ContextStore:
             try:
                 return self.conn.execute(sql, params).fetchall()
             except sqlite3.DatabaseError as exc:
-                raise StoreError(f"{self.path}: query failed: {exc}") from exc
+                raise db.store_error(self.path, "query failed", exc) from exc
 
     def sync(self) -> None:
         """Catch up with commits made by other processes (cheap when there are none)."""
@@ -162,7 +162,7 @@ class ContextStore:
             with self.mem_lock:
                 self.ring.drop_before(pruned_before)
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: cannot read the context store: {exc}") from exc
+            raise db.store_error(self.path, "cannot read the context store", exc) from exc
         finally:
             self.db_lock.release()
 
@@ -271,7 +271,7 @@ class ContextStore:
                 INSERT_NEXT, (row.id, row.ts, row.type, row.turn_id, row.workspace, row.payload_json)
             ).lastrowid
         except sqlite3.DatabaseError as exc:
-            request.error = StoreError(f"{self.path}: could not store events: {exc}")
+            request.error = db.store_error(self.path, "could not store events", exc)
             return
         except GraphsvcError as exc:
             request.error = exc
@@ -354,7 +354,7 @@ class ContextStore:
                     cur.execute("ROLLBACK")
                 raise
         except sqlite3.DatabaseError as exc:
-            error: BaseException = StoreError(f"{self.path}: could not store events: {exc}")
+            error: BaseException = db.store_error(self.path, "could not store events", exc)
             for request in batch:
                 request.error, request.events = error, []
         except GraphsvcError as exc:
@@ -428,7 +428,7 @@ class ContextStore:
                     stored = []
                     raise
             except sqlite3.DatabaseError as exc:
-                raise StoreError(f"{self.path}: import failed, nothing was imported: {exc}") from exc
+                raise db.store_error(self.path, "import failed, nothing was imported", exc) from exc
             finally:
                 self._apply(tail + stored)
             return len(stored)
@@ -479,7 +479,7 @@ class ContextStore:
             remaining = self.query("SELECT count(*) FROM events")[0][0]
         except sqlite3.DatabaseError as exc:
             removed = sum(by_type.values())
-            raise StoreError(f"{self.path}: prune stopped after removing {removed} events: {exc}") from exc
+            raise db.store_error(self.path, f"prune stopped after removing {removed} events", exc) from exc
         return dict(sorted(by_type.items())), remaining
 
     def write(self, sql_and_params: list[tuple[str, tuple]]) -> None:
@@ -496,7 +496,7 @@ class ContextStore:
                         self.conn.execute("ROLLBACK")
                     raise
             except sqlite3.DatabaseError as exc:
-                raise StoreError(f"{self.path}: write failed: {exc}") from exc
+                raise db.store_error(self.path, "write failed", exc) from exc
 
     def insert(self, sql: str, params: tuple) -> int:
         """One INSERT in its own transaction; returns the new rowid."""
@@ -504,7 +504,7 @@ class ContextStore:
             try:
                 return self.conn.execute(sql, params).lastrowid
             except sqlite3.DatabaseError as exc:
-                raise StoreError(f"{self.path}: write failed: {exc}") from exc
+                raise db.store_error(self.path, "write failed", exc) from exc
 
     def integrity_check(self) -> str:
         with self.db_lock:

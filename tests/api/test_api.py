@@ -29,7 +29,7 @@ query($id: String!, $ws: String, $limit: Int) {
 def test_healthz_reports_neo4j_and_needs_no_token(serve):
     url = serve(token="s3cret")
     r = httpx.get(f"{url}/healthz")
-    assert r.status_code == 200 and r.json() == {"status": "ok", "neo4j": {"reachable": True}}
+    assert r.status_code == 200 and r.json() == {"status": "ok", "neo4j": {"reachable": True}, "store": {"ok": True}}
 
 
 def test_context_query_over_graphql(serve, gql):
