@@ -94,6 +94,9 @@ class ServerSettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = 8080
     token: str | None = None
+    # Names a request may give in `Host`; empty: the bound address (plus the loopback names
+    # when it is one); "*": any (only behind a proxy that checks it).
+    allowed_hosts: list[str] = Field(default_factory=list)
     workspace_roots: list[Path] = Field(default_factory=list)
     max_body_bytes: int = 2_000_000
     max_query_depth: int = 10

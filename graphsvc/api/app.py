@@ -34,7 +34,7 @@ from strawberry.extensions import (
 from strawberry.fastapi import GraphQLRouter
 from strawberry.tools import merge_types
 
-from graphsvc.api.auth import BearerAuth, BodyLimit
+from graphsvc.api.auth import WILDCARD_HOSTS, BearerAuth, BodyLimit, SameOrigin, allowed_hosts
 from graphsvc.context.db import health as store_health
 from graphsvc.context.db import store_path
 from graphsvc.errors import AmbiguousError, GraphsvcError, InputError, Neo4jUnavailable, NotFoundError, StoreCorrupt, StoreError
@@ -299,6 +299,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def browser_style_preflight() -> Response:
         return Response(status_code=204, headers=cors)
 
-    app.add_middleware(BearerAuth, token=settings.server.token)
     app.add_middleware(BodyLimit, max_bytes=settings.server.max_body_bytes)
+    app.add_middleware(BearerAuth, token=settings.server.token)
+    server = settings.server
+    app.add_middleware(SameOrigin, hosts=allowed_hosts(server.host, server.allowed_hosts),
+                       accept_ip_literals=server.host.strip("[]") in WILDCARD_HOSTS)
     return app

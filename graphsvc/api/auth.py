@@ -1,10 +1,13 @@
-"""Bearer-token check and request-body limit, as plain ASGI middleware."""
+"""What reaches the routes, as plain ASGI middleware: only this server's own pages
+(`SameOrigin`), only with the token (`BearerAuth`), only bounded bodies (`BodyLimit`)."""
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
 import json
+import socket
+from email.message import Message as _HeaderValue
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -15,6 +18,14 @@ OPEN_PATHS = ("/healthz", "/docs", "/openapi.json", "/browser/graphsvc.grass")
 # be a query however it is spelled (`%71uery=`, `q%75ery=`, repeated keys...): the decision
 # is made on the route, never on a parse of our own that could differ from the framework's.
 GRAPHIQL_PAGE = "/graphql"
+
+
+# Any site may fetch the Browser style file (the Neo4j Browser runs on another origin).
+CROSS_ORIGIN_PATHS = ("/browser/graphsvc.grass",)
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+WILDCARD_HOSTS = ("", "0.0.0.0", "::")
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+JSON_TYPE = "application/json"
 
 
 def is_loopback(host: str) -> bool:
@@ -71,6 +82,101 @@ class BearerAuth:
         if path in OPEN_PATHS or path.startswith("/graphiql/"):
             return True
         return path == GRAPHIQL_PAGE and scope["method"] == "GET" and not scope.get("query_string")
+
+
+def _bare(host: str) -> str:
+    return host.strip().strip("[]").lower()
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return False
+
+
+def allowed_hosts(bind_host: str, configured: list[str]) -> frozenset[str] | None:
+    """Host names a request may name in `Host`; None means any (`configured` holds "*").
+
+    Default: the address the server is bound to, plus the loopback names when that is a
+    loopback address. Bound to every interface (0.0.0.0, ::): the loopback names and the
+    machine's own names; IP literals are accepted there too (DNS rebinding needs a name)."""
+    if "*" in configured:
+        return None
+    if configured:
+        return frozenset(_bare(h) for h in configured)
+    host = _bare(bind_host)
+    if host in WILDCARD_HOSTS:
+        return frozenset((*LOOPBACK_NAMES, socket.gethostname().lower(), socket.getfqdn().lower()))
+    return frozenset((host, *LOOPBACK_NAMES)) if is_loopback(host) else frozenset((host,))
+
+
+def media_type(content_type: str) -> str:
+    header = _HeaderValue()
+    header["content-type"] = content_type
+    return header.get_content_type() if content_type else ""
+
+
+class SameOrigin:
+    """Refuses what a page on another site can make a browser send.
+
+    - `Host` must name this server (421 otherwise): a page on a rebound DNS name reaches a
+      loopback server with its own name in `Host`.
+    - An `Origin` (or `Sec-Fetch-Site`) from another site is refused with 403, except on
+      `CROSS_ORIGIN_PATHS`.
+    - A request that may change state (any method but GET, HEAD, OPTIONS) must declare a JSON
+      body (415 otherwise): that is not a "simple" content type, so a browser asks first
+      (preflight), and the answer to that grants nothing. A form or `text/plain` post does not ask.
+    """
+
+    def __init__(self, app: ASGIApp, hosts: frozenset[str] | None, accept_ip_literals: bool = False):
+        self.app = app
+        self.hosts = hosts
+        self.accept_ip_literals = accept_ip_literals
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            status, message, code = refusal
+            await _reply(send, status, {"error": message, "code": code})
+            return
+        await self.app(scope, receive, send)
+
+    def _refusal(self, scope: Scope) -> tuple[int, str, str] | None:
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        host_header = headers.get("host", "")
+        if not self._host_allowed(host_header):
+            return 421, (
+                f"Host {host_header[:100]!r} is not a name this server answers to; "
+                "add it to server.allowed_hosts (GRAPHSVC_SERVER__ALLOWED_HOSTS) if it should be"
+            ), "MISDIRECTED"
+        path, method = scope["path"], scope["method"]
+        if path not in CROSS_ORIGIN_PATHS:
+            origin = headers.get("origin")
+            if origin is not None and origin.lower() not in (f"http://{host_header}".lower(), f"https://{host_header}".lower()):
+                return 403, f"requests from the page {origin[:100]!r} are refused: only this server's own pages may call it", "FOREIGN_ORIGIN"
+            if headers.get("sec-fetch-site") in ("cross-site", "same-site"):
+                return 403, "requests from another site's page are refused: only this server's own pages may call it", "FOREIGN_ORIGIN"
+        if method not in SAFE_METHODS and media_type(headers.get("content-type", "")) != JSON_TYPE:
+            return 415, (
+                f"{method} {path} needs 'Content-Type: {JSON_TYPE}' (send {{}} when there is nothing "
+                "else to send); other types are refused so that no web page can send this request"
+            ), "UNSUPPORTED_MEDIA_TYPE"
+        return None
+
+    def _host_allowed(self, host_header: str) -> bool:
+        if self.hosts is None:
+            return True
+        name = host_header.lower()
+        if name.startswith("["):
+            name = name[1:].split("]", 1)[0]
+        elif name.count(":") == 1:
+            name = name.split(":", 1)[0]
+        return name in self.hosts or (self.accept_ip_literals and _is_ip(name))
 
 
 class BodyLimit:

@@ -195,6 +195,10 @@ class MessageInput:
     family_id: str | None = None
     metadata: JSON | None = None
 
+    def to_message(self) -> Message:
+        return Message(text=self.text, session_id=self.session_id, turn_id=self.turn_id,
+                       parent_id=self.parent_id, family_id=self.family_id, metadata=self.metadata or {})
+
 
 @strawberry.input(description="A key to record for a turn.")
 class TurnKeyInput:
@@ -221,12 +225,9 @@ class ContextQuery:
         t = _store().turns.get(id)
         return Turn.of(t) if t else None
 
-    @strawberry.field(description="Which turn family a message belongs to; `record` logs a RouteDecided event.")
-    def resolve_turn(self, message: MessageInput, record: bool = False) -> TurnResolution:
-        msg = Message(text=message.text, session_id=message.session_id, turn_id=message.turn_id,
-                      parent_id=message.parent_id, family_id=message.family_id,
-                      metadata=message.metadata or {})
-        return TurnResolution.of(_store().turns.resolve(msg, record=record))
+    @strawberry.field(description="Which turn family a message belongs to (recordRoute also records it).")
+    def resolve_turn(self, message: MessageInput) -> TurnResolution:
+        return TurnResolution.of(_store().turns.resolve(message.to_message(), record=False))
 
     @strawberry.field(description="Episodes, newest first.")
     def episodes(self, limit: int = 20, session_id: str | None = None,
@@ -255,6 +256,10 @@ class ContextMutation:
             keys={k.key: k.value for k in keys or []},
         )
         return Turn.of(turn)
+
+    @strawberry.mutation(description="Resolve a message's turn family, as resolveTurn, and record a RouteDecided event.")
+    def record_route(self, message: MessageInput) -> TurnResolution:
+        return TurnResolution.of(_store().turns.resolve(message.to_message(), record=True))
 
     @strawberry.mutation(description="Bind a turn family to a route (records StickyBound).")
     def bind_sticky(self, family_id: str, route: str) -> StickyBinding:

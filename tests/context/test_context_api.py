@@ -71,11 +71,11 @@ def test_graphql_turn_lifecycle_and_resolution(client):
     }
     data = ok(
         client,
-        """query($m: MessageInput!) { resolveTurn(message: $m, record: true) {
+        """mutation($m: MessageInput!) { recordRoute(message: $m) {
              familyId turnId sticky route confidence reason kind newFamily conflicts eventId } }""",
         m={"text": "[session summary] parser work", "sessionId": "s1"},
     )
-    r = data["resolveTurn"]
+    r = data["recordRoute"]
     assert (r["familyId"], r["route"], r["reason"], r["kind"]) == ("t1", "cloud", "summary-continues-session", "summary")
     assert r["eventId"]
     data = ok(client, '{ turn(id: "t2") { familyId parentId touched sticky { route } } turns(limit: 1) { id } }')

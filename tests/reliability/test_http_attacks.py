@@ -152,3 +152,115 @@ def test_graphql_over_a_websocket_is_not_served():
                 ws.send_json({"type": "connection_init"})
                 ws.send_json({"type": "subscribe", "id": "1", "payload": {"query": JOBS}})
                 ws.receive_json()
+
+
+# -- other sites: DNS rebinding, foreign pages, requests a browser sends without asking -----
+
+
+def _port(url: str) -> str:
+    return url.rsplit(":", 1)[1]
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:{port}", "127.0.0.1.evil.example:{port}",
+                                  "localhost.evil.example", "192.0.2.10:{port}", "", "[::2]:{port}"])
+def test_a_foreign_host_header_is_refused(guarded, host):
+    """DNS rebinding: a page on evil.example whose name now resolves to 127.0.0.1 reaches the
+    server with `Host: evil.example`; the token does not help when a browser holds it."""
+    host = host.format(port=_port(guarded))
+    for method, path in (("GET", "/healthz"), ("GET", "/graphql"), ("POST", "/graphql")):
+        answer = httpx.request(method, f"{guarded}{path}", headers={"Host": host, **AUTH, **JSON},
+                               content=b'{"query": "{ jobs { id } }"}', timeout=30)
+        assert answer.status_code == 421, (host, path, answer.status_code)
+        assert "allowed_hosts" in answer.json()["error"]
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:{port}", "localhost:{port}", "LOCALHOST:{port}", "[::1]:{port}", "127.0.0.1"])
+def test_the_loopback_names_are_accepted(guarded, host):
+    answer = httpx.get(f"{guarded}/healthz", headers={"Host": host.format(port=_port(guarded))}, timeout=30)
+    assert answer.status_code in (200, 503), answer.text
+
+
+def test_allowed_hosts_follow_the_bind_address_and_the_setting():
+    from graphsvc.api.auth import allowed_hosts
+
+    assert allowed_hosts("127.0.0.1", []) == {"127.0.0.1", "localhost", "::1"}
+    assert allowed_hosts("[::1]", []) >= {"::1", "localhost", "127.0.0.1"}
+    assert allowed_hosts("192.0.2.10", []) == {"192.0.2.10"}
+    assert "localhost" in allowed_hosts("0.0.0.0", [])
+    assert allowed_hosts("127.0.0.1", ["Graph.Example"]) == {"graph.example"}
+    assert allowed_hosts("127.0.0.1", ["*"]) is None
+
+
+def test_the_allowed_hosts_setting_is_applied(neo4j_server):
+    settings = get_settings().model_copy(deep=True)
+    settings.server.allowed_hosts = ["graph.internal"]
+    with running(settings) as url:
+        assert httpx.get(f"{url}/healthz", headers={"Host": "graph.internal"}, timeout=30).status_code in (200, 503)
+        assert httpx.get(f"{url}/healthz", timeout=30).status_code == 421  # 127.0.0.1 is no longer listed
+
+
+@pytest.mark.parametrize("origin", ["http://evil.example", "null", "http://localhost:3000", "http://127.0.0.1",
+                                    "https://127.0.0.1.evil.example", "file://"])
+def test_every_route_refuses_a_foreign_origin(guarded, origin):
+    headers = {"Origin": origin, **AUTH, **JSON}
+    with httpx.Client(timeout=60) as client:
+        for method, path in app_routes() + [("GET", "/graphql?query=%7Bjobs%7Bid%7D%7D")]:
+            answer = client.request(method, f"{guarded}{path}", headers=headers, content=b"{}")
+            if path == "/browser/graphsvc.grass":
+                assert answer.status_code in (200, 204), answer.text  # the Neo4j Browser is on another origin
+                assert answer.headers["access-control-allow-origin"] == "*"
+            else:
+                assert answer.status_code == 403, (method, path, answer.status_code)
+                assert answer.json()["code"] == "FOREIGN_ORIGIN"
+        cross = client.get(f"{guarded}/api/context/recent", headers={"Sec-Fetch-Site": "cross-site", **AUTH})
+        assert cross.status_code == 403  # an <img>/<script> GET carries no Origin, but this
+
+
+def test_the_servers_own_pages_are_served(guarded):
+    own = f"http://127.0.0.1:{_port(guarded)}"
+    for origin in (own, own.replace("127.0.0.1", "localhost")):
+        host = origin.removeprefix("http://")
+        answer = httpx.post(f"{guarded}/graphql", json={"query": JOBS}, timeout=30,
+                            headers={"Origin": origin, "Host": host, "Sec-Fetch-Site": "same-origin", **AUTH})
+        assert answer.status_code == 200 and "jobs" in answer.json()["data"], answer.text
+
+
+BODY_TYPES = [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+              "application/jsonp", "text/json", "application/json-seq"]
+
+
+def test_every_state_changing_route_needs_a_json_content_type(guarded):
+    """A page may post a form or `text/plain` to any site without asking (no preflight); a
+    JSON content type makes the browser ask first, and the answer allows nothing."""
+    changing = [(m, p) for m, p in app_routes() if m not in ("GET", "HEAD", "OPTIONS")]
+    assert {("POST", "/graphql"), ("POST", "/api/context/prune"), ("PUT", "/api/cache/pins/x"),
+            ("DELETE", "/api/cache/pins/x"), ("POST", "/api/cache/compaction-marker")} <= set(changing)
+    with httpx.Client(timeout=60) as client:
+        for method, path in changing:
+            for content_type in BODY_TYPES:
+                headers = {**AUTH, **({"Content-Type": content_type} if content_type else {})}
+                body = None if content_type is None else b'{"query": "mutation { prune(dryRun: false) { removed } }"}'
+                answer = client.request(method, f"{guarded}{path}?dry_run=false", headers=headers, content=body)
+                assert answer.status_code == 415, (method, path, content_type, answer.status_code, answer.text[:200])
+                assert "application/json" in answer.json()["error"]
+            accepted = client.request(method, f"{guarded}{path}", headers={**AUTH, "Content-Type": "application/json; charset=utf-8"},
+                                      content=b"{}")
+            assert accepted.status_code != 415, (method, path)
+
+
+def test_graphql_get_never_runs_a_mutation(guarded):
+    mutation = _quote("mutation { prune(dryRun: true) { removed } }")
+    answer = httpx.get(f"{guarded}/graphql?query={mutation}", headers=AUTH, timeout=30)
+    assert answer.status_code in (400, 405) and "prune" not in answer.text.replace("prune(", ""), answer.text
+
+
+def test_no_query_field_records_anything(guarded):
+    """resolveTurn(record: true) was a query field that appended a RouteDecided event, so a GET
+    could write; the recording form is the recordRoute mutation."""
+    fields = httpx.post(f"{guarded}/graphql", headers=AUTH, timeout=30, json={"query": """
+        { __schema { queryType { fields { name args { name } } } mutationType { fields { name } } } }"""}).json()
+    schema = fields["data"]["__schema"]
+    query_args = {f["name"]: {a["name"] for a in f["args"]} for f in schema["queryType"]["fields"]}
+    assert "record" not in query_args["resolveTurn"]
+    assert not [name for name, args in query_args.items() if args & {"record", "write", "store", "save"}]
+    assert "recordRoute" in {f["name"] for f in schema["mutationType"]["fields"]}
