@@ -87,16 +87,24 @@ def workspace_exists(graph: Graph, workspace: str) -> bool:
 
 # --- search ------------------------------------------------------------------------------
 
-_SEARCH = f"""
-CALL db.index.fulltext.queryNodes('entity_text', $lucene) YIELD node AS n, score
+_SEARCH_MATCHES = """
+CALL db.index.fulltext.queryNodes('entity_text', $lucene) YIELD node AS n
 WHERE ($ws IS NULL OR n.workspace = $ws)
   AND (size($labels) = 0 OR any(l IN labels(n) WHERE l IN $labels))
   AND (size($kinds) = 0 OR n.kind IN $kinds)
   AND (size($provs) = 0 OR n.prov IN $provs)
   AND NOT n:Community
-WITH n, score LIMIT $limit
-RETURN {_node('n')} AS node, score, left(n.doc, 400) AS doc
 """
+_SEARCH_RETURN = f"RETURN {_node('n')} AS node, n.doc AS doc"
+# The index yields matches in the order of its own scores, computed with the statistics of
+# every workspace: only a complete set of matches, or one chosen by the workspace's own
+# names, leaves the ranking (`graphsvc.query.ranking`) to this workspace alone.
+_SEARCH_ANY = _SEARCH_MATCHES + "WITH n LIMIT $limit\n" + _SEARCH_RETURN
+_SEARCH_BY_NAME = _SEARCH_MATCHES + """
+WITH n ORDER BY CASE WHEN n.name IN $names THEN 0 WHEN toLower(n.name) IN $lower_names THEN 1 ELSE 2 END,
+  size(n.name), n.id
+LIMIT $limit
+""" + _SEARCH_RETURN
 
 
 def search(
@@ -107,9 +115,11 @@ def search(
     kinds: list[str],
     provs: list[str],
     limit: int,
+    names: list[str],
 ) -> list[dict]:
-    return graph.read(
-        _SEARCH,
+    """Every match, or when there are more than `limit`: those named like `names` first, then
+    the shortest names; rows {node, doc}."""
+    params = dict(
         lucene=lucene,
         ws=workspace,
         labels=[Label(lb).value for lb in labels],
@@ -117,6 +127,33 @@ def search(
         provs=check_provs(provs),
         limit=limit,
     )
+    rows = graph.read(_SEARCH_ANY, **params)
+    if len(rows) < limit:
+        return rows
+    return graph.read(_SEARCH_BY_NAME, names=names, lower_names=[n.lower() for n in names], **params)
+
+
+_TERM_COUNTS = """
+UNWIND $queries AS q
+CALL (q) {
+  CALL db.index.fulltext.queryNodes('entity_text', q) YIELD node AS n
+  WHERE $ws IS NULL OR n.workspace = $ws
+  RETURN count(n) AS df
+}
+RETURN q, df
+"""
+_ENTITIES_IN = "MATCH (n:Entity {workspace: $ws}) RETURN count(n) AS total"
+_ENTITIES = "MATCH (n:Entity) RETURN count(n) AS total"
+
+
+def term_statistics(graph: Graph, workspace: str | None, queries: list[str]) -> tuple[int, dict[str, int]]:
+    """The entities of `workspace` (all, when None), and per full-text query how many match."""
+    if workspace is None:
+        total = graph.read(_ENTITIES)[0]["total"]
+    else:
+        total = graph.read(_ENTITIES_IN, ws=workspace)[0]["total"]
+    rows = graph.read(_TERM_COUNTS, ws=workspace, queries=queries) if queries else []
+    return total, {r["q"]: r["df"] for r in rows}
 
 
 # --- neighborhood ------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from graphsvc.errors import AmbiguousError, InputError, NotFoundError
 from graphsvc.graph import reads
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.model import DEFAULT_MIN_CONFIDENCE, ENTITY, Label, Rel
+from graphsvc.query import ranking
 from graphsvc.query.parser import KNOWN_TURN_KEYS, MAX_DEPTH, MAX_HOPS, ParsedQuery, parse, parse_keywords
 from graphsvc.query.results import (
     ContextResult,
@@ -39,6 +40,10 @@ from graphsvc.settings import get_settings
 # community membership (every member would be two hops from every other).
 DEFAULT_RELS = [r.value for r in Rel if r is not Rel.MEMBER_OF]
 SEARCH_FIELDS = ("name", "qualified_name", "path", "signature", "doc")
+# Matches a search ranks at most; beyond them, those named like a keyword and then the
+# shortest names are kept (`reads.search`).
+SEARCH_CANDIDATES = 500
+SEARCH_DOC_CHARS = 400
 DEFAULT_LIMITS = {"search": 20, "neigh": 200, "path": 5, "explain": 300, "communities": 20}
 EXPLAIN_HUBS = 5
 # Ids are paths plus qualified names, workspace names and turn ids are shorter still: longer
@@ -231,8 +236,16 @@ MAX_KEYWORDS = 64
 MAX_KEYWORD_CHARS = 256
 
 
+def keyword_clauses(term: str) -> list[str]:
+    """The Lucene clauses of one keyword: a phrase, or a word and its prefix."""
+    if any(c.isspace() for c in term):
+        return ['"' + term.replace("\\", "\\\\").replace('"', '\\"') + '"']
+    e = lucene_escape(term)
+    return [e, f"{e.lower()}*"]
+
+
 def lucene_query(terms: list[list[str]]) -> str:
-    """AND of OR-groups; a single word also matches as a prefix, exact words rank higher."""
+    """AND of OR-groups; a single word also matches as a prefix."""
     count = sum(len(group) for group in terms)
     if count > MAX_KEYWORDS:
         raise InputError(f"{count} search keywords: give at most {MAX_KEYWORDS}")
@@ -246,11 +259,7 @@ def lucene_query(terms: list[list[str]]) -> str:
             term = term.strip()
             if not term:
                 continue
-            if any(c.isspace() for c in term):
-                clauses.append('"' + term.replace("\\", "\\\\").replace('"', '\\"') + '"')
-            else:
-                e = lucene_escape(term)
-                clauses.append(f"{e}^4 {e.lower()}*")
+            clauses.extend(keyword_clauses(term))
         if clauses:
             groups.append("+(" + " ".join(clauses) + ")")
     if not groups:
@@ -268,7 +277,8 @@ def search(
     limit: int | None = None,
     graph: Graph | None = None,
 ) -> SearchResult:
-    """Full-text search over names, qualified names, paths, signatures and docs, ranked."""
+    """Full-text search over names, qualified names, paths, signatures and docs, ranked with
+    the workspace's own statistics (`graphsvc.query.ranking`)."""
     if isinstance(terms, str):
         terms = parse_keywords(terms)
     scope_ws = resolve_scope(workspace, turn_id).workspace if (workspace or turn_id) else None
@@ -281,20 +291,28 @@ def search(
         else:
             sym_kinds.append(k)
     lucene = lucene_query(terms)
+    graph = graph or get_graph()
+    keywords = [t.strip() for group in terms for t in group if t.strip()]
     rows = reads.search(
-        graph or get_graph(), lucene, scope_ws, labels, sym_kinds, _provs(provs), limit + 1
+        graph, lucene, scope_ws, labels, sym_kinds, _provs(provs), max(limit, SEARCH_CANDIDATES) + 1, keywords
     )
-    words = [t.lower() for group in terms for t in group]
+    idfs: dict[str, float] = {}
+    if rows:
+        exact = {k: keyword_clauses(k)[0] for k in keywords}
+        total, df = reads.term_statistics(graph, scope_ws, sorted(set(exact.values())))
+        idfs = {k: ranking.idf(total, df.get(q, 0)) for k, q in exact.items()}
+    words = [k.lower() for k in keywords]
     hits = []
     for row in rows:
         node = row["node"]
-        values = {f: node.get(f) for f in SEARCH_FIELDS[:-1]} | {"doc": row.get("doc")}
+        values = {f: node.get(f) for f in SEARCH_FIELDS[:-1]} | {"doc": row["doc"]}
         matched = [f for f, v in values.items() if v and any(w in str(v).lower() for w in words)]
-        exact = (node.get("name") or "").lower() in words
-        hits.append((exact, row["score"], SearchHit(entity=to_entity(node), score=float(row["score"]), matched=matched, doc=row.get("doc"))))
-    hits.sort(key=lambda h: (not h[0], -h[1], h[2].entity.id))
+        doc = row["doc"][:SEARCH_DOC_CHARS] if row["doc"] else None
+        hit = SearchHit(entity=to_entity(node), score=ranking.score(values, keywords, idfs), matched=matched, doc=doc)
+        hits.append((ranking.name_rank(node.get("name"), keywords), hit))
+    hits.sort(key=lambda h: (h[0], -h[1].score, h[1].entity.id))
     return SearchResult(
-        workspace=scope_ws, terms=terms, hits=[h[2] for h in hits[:limit]], truncated=len(hits) > limit
+        workspace=scope_ws, terms=terms, hits=[h[1] for h in hits[:limit]], truncated=len(hits) > limit
     )
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from indexers.extract import extract_file
 from indexers.languages import language_for_path
-from indexers.state import IndexState, decode, encode, load_state, save_state
+from indexers.state import IndexState, decode, encode, full_run_reason, load_state, save_state
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "symbols"
 
@@ -43,3 +43,18 @@ def test_saved_rows_load_back_and_a_broken_file_means_a_full_run(tmp_path):
     assert load_state(path) == IndexState()
     save_state(path, "t3", {some: ("h", encode(exts[some]))}, [], full=True, symbols=1)
     assert load_state(path).token == "t3"
+
+
+def test_the_state_remembers_its_indexer_and_says_why_a_run_is_full(tmp_path):
+    path = tmp_path / "state.sqlite3"
+    save_state(path, "t1", {}, [], full=True, symbols=0, indexer="v1")
+    state = load_state(path)
+    assert state.indexer == "v1"
+    assert full_run_reason(state, "t1", "v1") is None
+    assert full_run_reason(state, "t1", "v2") == "indexer changed"
+    assert full_run_reason(state, "other", "v1") == "graph changed"
+    assert full_run_reason(IndexState(), None, "v1") == "first run"
+    assert full_run_reason(IndexState(), "t1", "v1") == "no index state"
+    # A state written before fingerprints existed is another indexer's.
+    save_state(path, "t2", {}, [], full=True, symbols=0)
+    assert full_run_reason(load_state(path), "t2", "v1") == "indexer changed"

@@ -1,0 +1,83 @@
+"""Search ranking from one workspace's own statistics.
+
+Neo4j's full-text index serves every workspace, and its scores weigh a word by how rare it is
+in all of them and a field by the average length of that field in all of them: indexing one
+workspace would reorder another's results. So the index only finds the matches; they are
+scored here, by BM25 with what the workspace alone says:
+
+- for each keyword ``w`` (lower-cased) and each field (name, qualified name, path, signature,
+  doc) of an entity: ``4 * idf(w) * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len / typical))``,
+  ``tf`` the field's tokens equal to ``w`` (a quoted phrase: its occurrences), ``len`` the
+  field's tokens, ``typical`` a fixed length per field (`TYPICAL_TOKENS`: not an average over
+  other documents, which would bring them back in);
+- plus 1 per field with a token that starts with ``w`` (as Lucene scores a prefix match);
+- ``idf(w) = ln(1 + (N - df + 0.5) / (df + 0.5))``, ``N`` the workspace's entities and ``df``
+  those holding ``w``, both counted by the index within the workspace.
+
+Results are ordered by name first: the entity named exactly as a keyword was typed (case
+included), then named so in another case, then by score, then by id. Tokens follow Lucene's
+standard tokenizer closely enough: words joined by ``.``, ``:`` or ``'`` stay one token
+(``os.path``, ``app.py``), as they do in the index.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+
+K1 = 1.2
+B = 0.75
+EXACT_BOOST = 4.0
+PREFIX_SCORE = 1.0
+FIELDS = ("name", "qualified_name", "path", "signature", "doc")
+TYPICAL_TOKENS = {"name": 1.0, "qualified_name": 1.0, "path": 2.0, "signature": 4.0, "doc": 20.0}
+
+_TOKEN = re.compile(r"\w+(?:[.:'\u2019]\w+)*")
+
+
+def tokens(text: str | None) -> list[str]:
+    return _TOKEN.findall(text.lower()) if text else []
+
+
+def idf(total: int, df: int) -> float:
+    df = min(df, total)
+    return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+
+
+def _occurrences(field: list[str], phrase: list[str]) -> int:
+    if len(phrase) == 1:
+        return field.count(phrase[0])
+    n = len(phrase)
+    return sum(1 for i in range(len(field) - n + 1) if field[i : i + n] == phrase)
+
+
+def score(fields: Mapping[str, str | None], keywords: list[str], idfs: Mapping[str, float]) -> float:
+    """The BM25 score of one entity's fields for `keywords` (see the module docstring)."""
+    toks = {f: tokens(fields.get(f)) for f in FIELDS}
+    total = 0.0
+    for keyword in keywords:
+        word = keyword.lower()
+        phrase = tokens(word)
+        single = len(phrase) == 1 and not any(c.isspace() for c in keyword)
+        weight = EXACT_BOOST * idfs.get(keyword, 0.0)
+        for f in FIELDS:
+            field = toks[f]
+            if not field:
+                continue
+            tf = _occurrences(field, phrase) if phrase else 0
+            if tf:
+                norm = K1 * (1.0 - B + B * len(field) / TYPICAL_TOKENS[f])
+                total += weight * tf * (K1 + 1.0) / (tf + norm)
+            if single and any(t.startswith(word) for t in field):
+                total += PREFIX_SCORE
+    return total
+
+
+def name_rank(name: str | None, keywords: list[str]) -> int:
+    """0: named exactly as a keyword was typed; 1: so named in another case; 2: otherwise."""
+    if not name:
+        return 2
+    if name in keywords:
+        return 0
+    return 1 if name.lower() in {k.lower() for k in keywords} else 2
