@@ -3,7 +3,9 @@
 The API starts `index-tree` / `index-symbols` here instead of on the request's clock. Jobs
 run one at a time (two writers on one workspace would race) on a worker thread; each reports
 `done`/`total`/`message` through the indexers' progress callback. Paths are accepted only
-inside `server.workspace_roots`.
+inside `server.workspace_roots`: checked when the job is submitted and again, on the real path,
+when it starts (the directory may have been replaced by a link meanwhile). The workspace name
+is checked at submit; an existing workspace is re-rooted only when the job says `replace`.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ class Job:
     id: str
     kind: str
     path: str
-    workspace: str | None
+    workspace: str
+    replace: bool = False  # may index into a workspace that holds another root
     state: str = "queued"  # queued | running | done | failed
     done: int = 0
     total: int | None = None
@@ -87,11 +90,14 @@ class JobRegistry:
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphsvc-job")
 
-    def submit(self, kind: str, path: str, workspace: str | None = None) -> Job:
+    def submit(self, kind: str, path: str, workspace: str | None = None, replace: bool = False) -> Job:
+        from indexers.jobs import workspace_name
+
         if kind not in KINDS:
             raise InputError(f"unknown job kind {kind!r}: use {' or '.join(KINDS)}")
         real = check_index_path(path, list(self.settings.server.workspace_roots))
-        job = Job(id=uuid.uuid4().hex[:12], kind=kind, path=str(real), workspace=workspace)
+        job = Job(id=uuid.uuid4().hex[:12], kind=kind, path=str(real), workspace=workspace_name(real, workspace),
+                  replace=replace)
         with self._lock:
             self._jobs[job.id] = job
             self._forget_old()
@@ -130,7 +136,8 @@ class JobRegistry:
             job.done, job.total, job.message = done, total, message
 
         try:
-            summary = _indexer(job.kind)(job.path, workspace=job.workspace, progress=progress)
+            real = check_index_path(job.path, list(self.settings.server.workspace_roots))
+            summary = _indexer(job.kind)(real, workspace=job.workspace, replace=job.replace, progress=progress)
             job.summary = _plain(summary)
             job.state, job.message = "done", "finished"
         except GraphsvcError as exc:

@@ -86,9 +86,11 @@ def index_tree(
     graph: Graph | None = None,
     progress: Progress | None = None,
     exclude: Sequence[str] = (),
+    replace: bool = False,
 ) -> TreeSummary:
-    """Index directories and files of ``path`` into the graph, incrementally."""
-    return _sync_tree(path, workspace, graph, progress, exclude)[0]
+    """Index directories and files of ``path`` into the graph, incrementally. A workspace
+    that holds another directory is refused unless ``replace`` (then it holds this one)."""
+    return _sync_tree(path, workspace, graph, progress, exclude, replace)[0]
 
 
 def _sync_tree(
@@ -97,6 +99,7 @@ def _sync_tree(
     graph: Graph | None,
     progress: Progress | None,
     exclude: Sequence[str],
+    replace: bool = False,
 ) -> tuple[TreeSummary, TreeScan]:
     started = time.perf_counter()
     settings = get_settings()
@@ -108,6 +111,12 @@ def _sync_tree(
     graph = graph or get_graph()
     writer = GraphWriter(graph, ws, settings.index.batch_size)
     state = writer.tree_state()
+    stored = state.get(model.WORKSPACE_ID)
+    if stored is not None and stored["root"] and stored["root"] != str(root.resolve()) and not replace:
+        raise InputError(
+            f"workspace {ws!r} holds {stored['root']}, not {root.resolve()}: choose another workspace name, "
+            "or replace its content with this directory (--replace, or replace: true through the API)"
+        )
     known = {
         fid: (row["size"], row["mtime_ns"], row["hash"], row["skip_reason"])
         for fid, row in state.items()
@@ -244,8 +253,12 @@ def _parse_one(job: tuple[str, str, str]) -> bytes:
     from indexers.languages import GrammarError
 
     root, rel, lang = job
+    path = os.path.join(root, rel)
+    # A directory replaced by a link since the scan must not lead the read out of the root.
+    if not os.path.realpath(path).startswith(os.path.join(root, "")):
+        return encode(FileExtraction(path=rel, lang=lang, skip_reason=f"unreadable: {path} left the workspace"))
     try:
-        with open(os.path.join(root, rel), "rb") as fh:
+        with open(path, "rb") as fh:
             data = fh.read()
     except OSError as exc:
         return encode(FileExtraction(path=rel, lang=lang, skip_reason=f"unreadable: {exc.strerror or exc}"))
@@ -381,15 +394,17 @@ def index_symbols(
     jobs: int | None = None,
     progress: Progress | None = None,
     exclude: Sequence[str] = (),
+    replace: bool = False,
 ) -> SymbolSummary:
     """Bring the tree up to date, then extract, resolve and write symbols and edges of
-    changed files; edges of unchanged files that could now resolve differently are redone."""
+    changed files; edges of unchanged files that could now resolve differently are redone.
+    ``replace`` as for `index_tree`."""
     settings = get_settings()
     graph = graph or get_graph()
     ws = workspace_name(path, workspace)
     spath = state_path(settings.home, ws, graph.uri)
     with _workspace_lock(spath):
-        return _index_symbols(path, ws, graph, jobs, progress, exclude, spath)
+        return _index_symbols(path, ws, graph, jobs, progress, exclude, spath, replace)
 
 
 def _index_symbols(
@@ -400,13 +415,14 @@ def _index_symbols(
     progress: Progress | None,
     exclude: Sequence[str],
     spath: Path,
+    replace: bool = False,
 ) -> SymbolSummary:
     from indexers.languages import language_for_path
     from indexers.resolve import ResolveStats, SymbolTable, affected_files, external_nodes, resolve_file
 
     started = time.perf_counter()
     settings = get_settings()
-    tree, scan = _sync_tree(path, workspace, graph, progress, exclude)
+    tree, scan = _sync_tree(path, workspace, graph, progress, exclude, replace)
     ws = tree.workspace
     root = tree.root
     writer = GraphWriter(graph, ws, settings.index.batch_size, settings.index.write_workers, progress)
@@ -550,6 +566,7 @@ def _index_symbols(
     return summary
 
 
-def index_all(path, workspace=None, graph=None, jobs=None, progress=None, exclude=()) -> SymbolSummary:
+def index_all(path, workspace=None, graph=None, jobs=None, progress=None, exclude=(), replace=False) -> SymbolSummary:
     """`graphsvc index`: the tree, then symbols and edges."""
-    return index_symbols(path, workspace=workspace, graph=graph, jobs=jobs, progress=progress, exclude=exclude)
+    return index_symbols(path, workspace=workspace, graph=graph, jobs=jobs, progress=progress, exclude=exclude,
+                         replace=replace)

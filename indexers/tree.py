@@ -238,6 +238,9 @@ def scan_tree(
     while stack:
         dir_abs, dir_rel, ignore = stack.pop()
         try:
+            # A directory replaced by a link since it was listed must not lead out of the root.
+            if os.path.realpath(dir_abs) != dir_abs:
+                raise OSError(f"{dir_abs} was replaced by a link; not followed")
             entries = sorted(os.scandir(dir_abs), key=lambda e: e.name)
         except OSError as exc:
             # The directory stays in the graph with the reason; its contents cannot be read.

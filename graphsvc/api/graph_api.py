@@ -265,13 +265,15 @@ class GraphQuery:
 
 @strawberry.type
 class GraphMutation:
-    @strawberry.mutation(description="Start `index-tree` on a directory under the server's workspace roots.")
-    def index_tree(self, info: Info, path: str, workspace: str | None = None) -> GqlJob:
-        return _jobs(info).submit("index-tree", path, workspace)
+    @strawberry.mutation(description="Start `index-tree` on a directory under the server's workspace roots. "
+                         "`replace`: index it into a workspace that holds another directory.")
+    def index_tree(self, info: Info, path: str, workspace: str | None = None, replace: bool = False) -> GqlJob:
+        return _jobs(info).submit("index-tree", path, workspace, replace)
 
-    @strawberry.mutation(description="Start `index-symbols` on a directory under the server's workspace roots.")
-    def index_symbols(self, info: Info, path: str, workspace: str | None = None) -> GqlJob:
-        return _jobs(info).submit("index-symbols", path, workspace)
+    @strawberry.mutation(description="Start `index-symbols` on a directory under the server's workspace roots. "
+                         "`replace`: index it into a workspace that holds another directory.")
+    def index_symbols(self, info: Info, path: str, workspace: str | None = None, replace: bool = False) -> GqlJob:
+        return _jobs(info).submit("index-symbols", path, workspace, replace)
 
 
 # --- REST --------------------------------------------------------------------------------
@@ -282,16 +284,17 @@ router = APIRouter(prefix="/api/context", tags=["graph"])
 class IndexRequest(BaseModel):
     path: str
     workspace: str | None = None
+    replace: bool = False  # index into a workspace that holds another directory
 
 
 @router.post("/index-tree", status_code=202, response_model=Job, summary="Start an index-tree job")
 async def index_tree(body: IndexRequest, request: Request) -> Job:
-    return _jobs(request).submit("index-tree", body.path, body.workspace)
+    return _jobs(request).submit("index-tree", body.path, body.workspace, body.replace)
 
 
 @router.post("/index-symbols", status_code=202, response_model=Job, summary="Start an index-symbols job")
 async def index_symbols(body: IndexRequest, request: Request) -> Job:
-    return _jobs(request).submit("index-symbols", body.path, body.workspace)
+    return _jobs(request).submit("index-symbols", body.path, body.workspace, body.replace)
 
 
 @router.get("/jobs", response_model=list[Job], summary="Index jobs, newest first")

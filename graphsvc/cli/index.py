@@ -13,6 +13,8 @@ _workspace = click.option("--workspace", "-w", help="Workspace name (default: th
 _json = click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 _exclude = click.option("--exclude", multiple=True, metavar="PATTERN",
                         help="Extra gitignore-style pattern to skip (repeatable).")
+_replace = click.option("--replace", is_flag=True,
+                        help="Index PATH into a workspace that holds another directory (its content is replaced).")
 _jobs = click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
                      help="Parser processes (default: one per core).")
 
@@ -28,46 +30,52 @@ def register(main: click.Group) -> None:
     @main.command("index-tree")
     @_path
     @_workspace
+    @_replace
     @_exclude
     @_json
-    def index_tree_cmd(path: str, workspace: str | None, exclude: tuple[str, ...], as_json: bool) -> None:
+    def index_tree_cmd(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...],
+                       as_json: bool) -> None:
         """Index directories and files of PATH (incremental)."""
         from indexers.jobs import index_tree
 
         with terminal_progress(not as_json) as progress:
-            summary = index_tree(path, workspace=workspace, exclude=exclude, progress=progress)
+            summary = index_tree(path, workspace=workspace, exclude=exclude, progress=progress, replace=replace)
         _emit(summary, as_json)
 
     @main.command("index-symbols")
     @_path
     @_workspace
+    @_replace
     @_exclude
     @_jobs
     @_json
-    def index_symbols_cmd(path: str, workspace: str | None, exclude: tuple[str, ...], jobs: int | None,
-                          as_json: bool) -> None:
+    def index_symbols_cmd(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...],
+                          jobs: int | None, as_json: bool) -> None:
         """Extract symbols and edges of PATH with tree-sitter (incremental)."""
         from indexers.jobs import index_symbols
 
         with terminal_progress(not as_json) as progress:
-            summary = index_symbols(path, workspace=workspace, exclude=exclude, jobs=jobs, progress=progress)
+            summary = index_symbols(path, workspace=workspace, exclude=exclude, jobs=jobs, progress=progress,
+                                    replace=replace)
         _emit(summary, as_json)
 
     @main.command("index")
     @_path
     @_workspace
+    @_replace
     @_exclude
     @_jobs
     @_json
     @click.option("--communities", is_flag=True,
                   help="Then compute Leiden communities (stored for the Neo4j Browser to colour).")
-    def index_cmd(path: str, workspace: str | None, exclude: tuple[str, ...], jobs: int | None,
+    def index_cmd(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...], jobs: int | None,
                   as_json: bool, communities: bool) -> None:
         """Index PATH: the tree, then symbols and edges (incremental)."""
         from indexers.jobs import index_all
 
         with terminal_progress(not as_json) as progress:
-            summary = index_all(path, workspace=workspace, exclude=exclude, jobs=jobs, progress=progress)
+            summary = index_all(path, workspace=workspace, exclude=exclude, jobs=jobs, progress=progress,
+                                replace=replace)
         _emit(summary, as_json)
         if communities:
             from graphsvc.communities import communities as leiden
