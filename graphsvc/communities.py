@@ -1,9 +1,11 @@
 """Leiden communities over a workspace graph (or a turn's subgraph), written back to Neo4j.
 
-One query fetches the subgraph, Leiden partitions it (modularity or CPM, deterministic for
-a seed: nodes and edges are put in a fixed order first), and the result replaces the
-previous run: a `community` property on members, `:Entity:Community` nodes and `MEMBER_OF`
-edges (`INFERRED`, reason `leiden`), so the Neo4j Browser can colour them.
+`compute_communities` fetches the subgraph in one query, Leiden partitions it (modularity or
+CPM, deterministic for a seed: nodes and edges are put in a fixed order first), and the
+result replaces the workspace's stored partition in one transaction: a `community` property
+on members, `:Entity:Community` nodes and `MEMBER_OF` edges (`INFERRED`, reason `leiden`),
+so the Neo4j Browser can colour them. `communities` only reads: a workspace's stored
+partition, or a turn's subgraph partitioned on the spot and not stored.
 
 Two implementations of Leiden are offered: igraph's built-in one (the default, many times
 faster on large graphs) and leidenalg's (the reference implementation, also used whenever
@@ -15,15 +17,16 @@ from __future__ import annotations
 import random
 import threading
 import time
+import uuid
 from collections import Counter
 
 import igraph
 import leidenalg
 
 from graphsvc.errors import InputError
-from graphsvc.graph import reads
+from graphsvc.graph import reads, writer
 from graphsvc.graph.driver import Graph, get_graph
-from graphsvc.model import CODE_RELS, DEFAULT_MIN_CONFIDENCE, EXTERNAL_PREFIX, Rel, community_id
+from graphsvc.model import CODE_RELS, DEFAULT_MIN_CONFIDENCE, EXTERNAL_PREFIX, TURN_PREFIX, Rel, community_id
 from graphsvc.query.engine import resolve_scope
 from graphsvc.query.results import CommunitiesResult, Community, CommunityMember
 
@@ -41,9 +44,128 @@ LABEL_SHARE = 0.6
 TIMEOUT_FACTOR = 10
 # igraph draws from one process-wide random generator; a run seeds it under this lock.
 _IGRAPH_RNG = threading.Lock()
+# How a workspace's communities come to be stored, for an answer that has none.
+COMPUTE_HINT = (
+    "no communities stored for this workspace yet: compute them with the computeCommunities "
+    "mutation, POST /api/context/communities or `graphsvc index --communities`"
+)
+# A read that raced a write-back (parts of two runs) is read again, this many times at most.
+READ_ATTEMPTS = 5
+READ_PAUSE_S = 0.01
 
 
 def communities(
+    *,
+    workspace: str | None = None,
+    turn_id: str | None = None,
+    rels: list[str] | None = None,
+    min_confidence: float | None = None,
+    resolution: float | None = None,
+    seed: int | None = None,
+    objective: str | None = None,
+    algorithm: str | None = None,
+    min_size: int | None = None,
+    limit: int | None = 20,
+    graph: Graph | None = None,
+) -> CommunitiesResult:
+    """Read communities, never writing: a workspace's stored partition (the latest
+    `compute_communities`), or a turn's subgraph partitioned now with the Leiden arguments.
+
+    A workspace read takes no Leiden argument (the stored run has its own); with none
+    stored, the answer lists no community and its `hint` says how to compute them.
+    """
+    scope = resolve_scope(workspace, turn_id)
+    if scope.turn_id:
+        return compute_communities(
+            workspace=scope.workspace, turn_id=scope.turn_id, rels=rels, min_confidence=min_confidence,
+            resolution=resolution, seed=seed, objective=objective or "modularity",
+            algorithm=algorithm or "igraph", min_size=3 if min_size is None else min_size, limit=limit,
+            write=False, graph=graph,
+        )
+    leiden = {
+        "rels": rels, "min_confidence": min_confidence, "resolution": resolution, "seed": seed,
+        "objective": objective, "algorithm": algorithm, "min_size": min_size,
+    }
+    given = [name for name, value in leiden.items() if value is not None and value != []]
+    if given:
+        raise InputError(
+            f"{given[0]} is an argument of computing communities; reading a workspace's returns "
+            "its stored partition: compute with the computeCommunities mutation, "
+            "POST /api/context/communities or `graphsvc index --communities`"
+        )
+    return stored_communities(scope.workspace, limit=limit, graph=graph)
+
+
+def stored_communities(workspace: str, *, limit: int | None = 20, graph: Graph | None = None) -> CommunitiesResult:
+    """The workspace's stored partition as one run left it, largest communities first."""
+    graph = graph or get_graph()
+    started = time.perf_counter()
+    for attempt in range(READ_ATTEMPTS):
+        rows = reads.stored_communities(graph, workspace)
+        if _one_run(rows):
+            break
+        time.sleep(READ_PAUSE_S * (attempt + 1))  # the commit being read is finishing
+    read = round(time.perf_counter() - started, 3)
+    if not rows:
+        return CommunitiesResult(
+            workspace=workspace, turn_id=None, objective="", algorithm="", resolution=0.0, seed=0,
+            nodes=0, edges=0, community_count=0, unassigned=0, modularity=0.0, quality=0.0,
+            communities=[], fetch_s=read, leiden_s=0.0, write_s=0.0, total_s=read, stored=True,
+            hint=COMPUTE_HINT,
+        )
+    found = []
+    for r in rows:
+        names = dict(r["top_names"])
+        top = [
+            CommunityMember(id=ident, name=names.get(ident), degree=int(degree))
+            for ident, degree in zip(r["top_members"], r["top_degrees"])
+            if ident in names
+        ]
+        # What is stored now: the members counted, should a member have been deleted since.
+        found.append(Community(id=r["id"], number=r["number"], label=r["label"], size=r["members"], top_members=top))
+    found.sort(key=lambda c: (-c.size, c.number))
+    run = rows[0]["run"]
+    assigned = sum(c.size for c in found)
+    return CommunitiesResult(
+        workspace=workspace,
+        turn_id=(run["turn"] or "").removeprefix(TURN_PREFIX) or None,
+        objective=run["objective"] or "",
+        algorithm=run["algorithm"] or "",
+        resolution=run["resolution"] or 0.0,
+        seed=run["seed"] or 0,
+        nodes=run["nodes"] if run["nodes"] is not None else assigned,
+        edges=run["edges"] or 0,
+        community_count=len(found),
+        unassigned=run["unassigned"] or 0,
+        modularity=round(run["modularity"] or 0.0, 6),
+        quality=round(run["quality"] or 0.0, 6),
+        communities=found if limit is None else found[:limit],
+        fetch_s=read,
+        leiden_s=0.0,
+        write_s=0.0,
+        total_s=read,
+        stored=True,
+    )
+
+
+def _one_run(rows: list[dict]) -> bool:
+    """Whether rows read in one statement are one whole run.
+
+    Neo4j reads what is committed as it goes: a read overlapping a write-back's commit can
+    see the nodes of one run with the properties of the next (fewer or more communities
+    than the run made), parts of two runs, or a size its members do not match.
+    """
+    if not rows:
+        return True
+    run = rows[0]["run"]
+    return (
+        len({r["run"]["run"] for r in rows}) == 1
+        and all(r["size"] == r["members"] for r in rows)
+        and run["community_count"] in (None, len(rows))
+    )
+
+
+def compute_communities(
     *,
     workspace: str | None = None,
     turn_id: str | None = None,
@@ -62,7 +184,8 @@ def communities(
     """Partition the scope with Leiden and store the communities of `min_size`+ members.
 
     A workspace keeps one stored partition: the latest run, over the whole workspace or
-    over a turn's subgraph (what the turn touched or mentioned and their neighbours).
+    over a turn's subgraph (what the turn touched or mentioned and their neighbours). Runs
+    of one workspace write back one at a time, each in one transaction.
 
     `algorithm` is `igraph` (built-in Leiden) or `leidenalg`; both honour the objective,
     resolution and seed. `iterations` is Leiden's number of iterations (negative: until
@@ -127,8 +250,11 @@ def communities(
         top = sorted(members, key=lambda v: (-degree[v], rows[v]["id"]))[:TOP_MEMBERS]
         label = _label([rows[v] for v in members], [rows[v] for v in top])
         cid = community_id(n)
-        community_rows.append({"id": cid, "n": n, "label": label, "size": len(members)})
-        member_rows.extend({"eid": rows[v]["eid"], "cid": cid, "n": n} for v in members)
+        community_rows.append({
+            "id": cid, "n": n, "label": label, "size": len(members),
+            "top_members": [rows[v]["id"] for v in top], "top_degrees": [int(degree[v]) for v in top],
+        })
+        member_rows.extend({"eid": rows[v]["eid"], "id": rows[v]["id"], "cid": cid, "n": n} for v in members)
         found.append(
             Community(
                 id=cid,
@@ -141,14 +267,21 @@ def communities(
             )
         )
     if write:
-        info = {
+        run = {
+            "run": uuid.uuid4().hex,
+            "turn": turn_node,
             "modularity": modularity,
+            "quality": quality,
             "objective": objective,
             "algorithm": algorithm,
             "resolution": resolution,
             "seed": seed,
+            "nodes": g.vcount(),
+            "edges": g.ecount(),
+            "unassigned": g.vcount() - len(member_rows),
+            "community_count": len(ordered),
         }
-        reads.write_communities(graph, scope.workspace, community_rows, member_rows, info, timeout_s=timeout_s)
+        writer.write_communities(graph, scope.workspace, community_rows, member_rows, run, timeout_s=timeout_s)
     written = time.perf_counter()
     return CommunitiesResult(
         workspace=scope.workspace,
@@ -168,6 +301,7 @@ def communities(
         leiden_s=round(clustered - fetched, 3),
         write_s=round(written - clustered, 3),
         total_s=round(written - started, 3),
+        stored=write,
     )
 
 

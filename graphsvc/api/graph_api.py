@@ -18,7 +18,7 @@ import strawberry
 from anyio import to_thread
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
@@ -132,9 +132,19 @@ async def _context_query(source: Info | Request, query: str) -> ContextResult:
     return await _run(engine.context_query, parsed)
 
 
-async def _communities(source: Info | Request, objective: Objective, algorithm: LeidenAlgorithm, **kwargs):
+async def _communities(
+    source: Info | Request, objective: Objective | None, algorithm: LeidenAlgorithm | None, **kwargs
+):
+    """Read: a workspace's stored partition, or a turn's subgraph partitioned and not stored."""
     return await _call(
         source, "communities", communities_mod.communities,
+        objective=objective and objective.value, algorithm=algorithm and algorithm.value, **kwargs,
+    )
+
+
+async def _compute_communities(source: Info | Request, objective: Objective, algorithm: LeidenAlgorithm, **kwargs):
+    return await _call(
+        source, "communities", communities_mod.compute_communities,
         objective=objective.value, algorithm=algorithm.value, **kwargs,
     )
 
@@ -229,8 +239,9 @@ class GraphQuery:
         )
 
     @strawberry.field(
-        description="Leiden communities of a workspace or a turn's subgraph; stored back on the nodes "
-        "(replacing the previous run) so the Neo4j Browser can colour them."
+        description="The Leiden communities stored for a workspace (none, with a `hint`, until the "
+        "computeCommunities mutation ran); for a turn, its subgraph partitioned now and not stored. "
+        "The Leiden arguments apply to a turn only."
     )
     async def communities(
         self,
@@ -241,9 +252,9 @@ class GraphQuery:
         min_confidence: float | None = None,
         resolution: float | None = None,
         seed: int | None = None,
-        objective: Objective = Objective.MODULARITY,
-        algorithm: LeidenAlgorithm = LeidenAlgorithm.IGRAPH,
-        min_size: int = 3,
+        objective: Objective | None = None,
+        algorithm: LeidenAlgorithm | None = None,
+        min_size: int | None = None,
         limit: int | None = 20,
     ) -> GqlCommunitiesResult:
         return await _communities(
@@ -274,6 +285,31 @@ class GraphMutation:
                          "`replace`: index it into a workspace that holds another directory.")
     def index_symbols(self, info: Info, path: str, workspace: str | None = None, replace: bool = False) -> GqlJob:
         return _jobs(info).submit("index-symbols", path, workspace, replace)
+
+    @strawberry.mutation(
+        description="Compute Leiden communities of a workspace or a turn's subgraph and store them on the "
+        "nodes (replacing the workspace's previous run, in one transaction) so the Neo4j Browser can "
+        "colour them."
+    )
+    async def compute_communities(
+        self,
+        info: Info,
+        workspace: str | None = None,
+        turn_id: str | None = None,
+        rels: list[RelType] | None = None,
+        min_confidence: float | None = None,
+        resolution: float | None = None,
+        seed: int | None = None,
+        objective: Objective = Objective.MODULARITY,
+        algorithm: LeidenAlgorithm = LeidenAlgorithm.IGRAPH,
+        min_size: int = 3,
+        limit: int | None = 20,
+    ) -> GqlCommunitiesResult:
+        return await _compute_communities(
+            info, objective=objective, algorithm=algorithm, workspace=workspace, turn_id=turn_id,
+            rels=rels, min_confidence=min_confidence, resolution=resolution, seed=seed, min_size=min_size,
+            limit=limit,
+        )
 
 
 # --- REST --------------------------------------------------------------------------------
@@ -310,23 +346,54 @@ async def get_job(job_id: str, request: Request) -> Job | JSONResponse:
     return job
 
 
-@router.get("/communities", response_model=results.CommunitiesResult, summary="Leiden communities")
+@router.get(
+    "/communities",
+    response_model=results.CommunitiesResult,
+    summary="Stored Leiden communities (a turn's: partitioned now, not stored)",
+)
 async def get_communities(
     request: Request,
     turn_id: str | None = None,
     workspace: str | None = None,
-    rels: Annotated[str | None, Query(description="comma-separated relationship types")] = None,
+    rels: Annotated[str | None, Query(description="comma-separated relationship types (a turn only)")] = None,
+    min_confidence: float | None = None,
     resolution: float | None = None,
     seed: int | None = None,
-    objective: Objective = Objective.MODULARITY,
-    algorithm: LeidenAlgorithm = LeidenAlgorithm.IGRAPH,
-    min_size: int = 3,
+    objective: Objective | None = None,
+    algorithm: LeidenAlgorithm | None = None,
+    min_size: int | None = None,
     limit: int = 20,
 ) -> results.CommunitiesResult:
     return await _communities(
-        request, objective=objective, algorithm=algorithm, workspace=workspace, turn_id=turn_id,
-        rels=rels, resolution=resolution, seed=seed, min_size=min_size, limit=limit,
+        request, objective=objective, algorithm=algorithm, workspace=workspace, turn_id=turn_id, rels=rels,
+        min_confidence=min_confidence, resolution=resolution, seed=seed, min_size=min_size, limit=limit,
     )
+
+
+class CommunitiesRequest(BaseModel):
+    """The arguments of a Leiden run, as the computeCommunities mutation takes them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    workspace: str | None = None
+    turn_id: str | None = None
+    rels: list[Rel] | None = None
+    min_confidence: float | None = None
+    resolution: float | None = None
+    seed: int | None = None
+    objective: Objective = Objective.MODULARITY
+    algorithm: LeidenAlgorithm = LeidenAlgorithm.IGRAPH
+    min_size: int = 3
+    limit: int | None = 20
+
+
+@router.post(
+    "/communities",
+    response_model=results.CommunitiesResult,
+    summary="Compute Leiden communities and store them (replacing the workspace's previous run)",
+)
+async def post_communities(body: CommunitiesRequest, request: Request) -> results.CommunitiesResult:
+    return await _compute_communities(request, **body.model_dump())
 
 
 @router.get("/explain", response_model=results.Explanation, summary="Explain an entity")

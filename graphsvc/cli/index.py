@@ -78,9 +78,9 @@ def register(main: click.Group) -> None:
                                 replace=replace)
         _emit(summary, as_json)
         if communities:
-            from graphsvc.communities import communities as leiden
+            from graphsvc.communities import compute_communities
 
-            found = leiden(workspace=summary.workspace, limit=0)
+            found = compute_communities(workspace=summary.workspace, limit=0)
             message = (f"communities {found.workspace}: {found.community_count} of at least 3 members over "
                        f"{found.nodes} nodes, modularity {found.modularity:.3f}, in {found.total_s:.2f} s")
             click.echo(message, err=as_json)

@@ -52,11 +52,20 @@ def render(result: ContextResult) -> str:
             lines.append("path to nearest hub: " + _path(x.path_to_hub))
     elif result.communities:
         c = result.communities
-        lines.append(
-            f"{c.community_count} communities over {c.nodes} nodes / {c.edges} edges, modularity {c.modularity:.3f} "
-            f"({c.objective}, resolution {c.resolution:g}, seed {c.seed}); fetch {c.fetch_s:.2f} s, "
-            f"leiden {c.leiden_s:.2f} s, write {c.write_s:.2f} s"
-        )
+        if c.hint:
+            lines.append(c.hint)
+        elif c.stored:
+            over = f" of turn {c.turn_id}" if c.turn_id else ""
+            lines.append(
+                f"{c.community_count} stored communities{over} over {c.nodes} nodes / {c.edges} edges, "
+                f"modularity {c.modularity:.3f} ({c.objective}, resolution {c.resolution:g}, seed {c.seed})"
+            )
+        else:
+            lines.append(
+                f"{c.community_count} communities over {c.nodes} nodes / {c.edges} edges, modularity "
+                f"{c.modularity:.3f} ({c.objective}, resolution {c.resolution:g}, seed {c.seed}; not stored); "
+                f"fetch {c.fetch_s:.2f} s, leiden {c.leiden_s:.2f} s"
+            )
         for com in c.communities:
             top = ", ".join(m.name or m.id for m in com.top_members)
             lines.append(f"  {com.id:>14}  {com.size:6d}  {com.label}  [{top}]")
@@ -78,6 +87,9 @@ def query_command(text: str, as_json: bool) -> None:
     clauses: key= kind= prov= path=a->b neigh= explain= communities=1 limit=
              depth= hops= directed= rel= min_conf= resolution= seed= objective=
     keywords: ANDed; `OR` or `|` between two means either; "quoted phrase"
+
+    communities=1 reads a workspace's stored communities (`graphsvc index --communities`
+    computes them); for a turn it partitions the turn's subgraph without storing it.
     """
     result = context_query(text)
     click.echo(json.dumps(result.to_dict(), indent=2) if as_json else render(result))

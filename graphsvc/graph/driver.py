@@ -85,6 +85,21 @@ class Graph:
         )
         return [r.data() for r in records]
 
+    def write_transaction(self, work: Callable[[neo4j.ManagedTransaction], T], timeout_s: float | None = None) -> T:
+        """Run `work(tx)` as one write transaction: it commits whole or not at all (the driver
+        runs it again on a transient error such as a deadlock, so `work` reads what it needs)."""
+        timeout = self._timeout(timeout_s)
+
+        @neo4j.unit_of_work(timeout=timeout)
+        def unit(tx: neo4j.ManagedTransaction) -> T:
+            return work(tx)
+
+        def run() -> T:
+            with self.driver.session(database=self.database) as s:
+                return s.execute_write(unit)
+
+        return self._bounded("a write", timeout, run)
+
     def autocommit(self, cypher: str, timeout_s: float | None = None, **params: Any) -> None:
         """Run a statement in an implicit transaction (needed by ``CALL {…} IN TRANSACTIONS``)."""
         timeout = self._timeout(timeout_s)

@@ -1,4 +1,4 @@
-"""Every read of the query engine, and the communities fetch and write-back, as Cypher.
+"""Every read of the query engine and of communities, as Cypher (writes are in `writer`).
 
 Each function is one (or, for a level-by-level neighborhood, one per level inside a single
 read transaction) round trip and returns plain dicts. All values are parameters;
@@ -13,7 +13,7 @@ from typing import Any
 from neo4j import Query, Result, Session
 
 from graphsvc.graph.driver import Graph
-from graphsvc.model import Label, Prov, Reason, Rel
+from graphsvc.model import Label, Prov, Rel
 
 # The node fields every answer carries.
 _NODE = """{{
@@ -368,64 +368,20 @@ def community_graph(
     return [dict(zip(keys, values)) for values in rows[0]["nodes"]] if rows else []
 
 
-# The stored partition as it is now: each member's element id and community number.
-_STORED_MEMBERSHIP = f"""
-MATCH (c:{Label.COMMUNITY.value} {{workspace: $ws}})
-RETURN [(c)<-[:{Rel.MEMBER_OF.value}]-(n) | [elementId(n), c.community]] AS members
-"""
-
-_UPSERT_COMMUNITIES = f"""
-UNWIND $rows AS row
-MERGE (c:Entity {{workspace: $ws, id: row.id}})
-SET c:{Label.COMMUNITY.value}, c += {{
-  name: row.label, label: row.label, kind: 'community', community: row.n, size: row.size,
-  prov: '{Prov.INFERRED.value}', modularity: $modularity, objective: $objective,
-  algorithm: $algorithm, resolution: $resolution, seed: $seed
-}}
-"""
-
-_DROP_COMMUNITIES = f"""
-MATCH (c:{Label.COMMUNITY.value} {{workspace: $ws}}) WHERE NOT c.id IN $keep
-DETACH DELETE c
-"""
-
-# Members that changed community (or left every community: `cid` null) move in one pass.
-_MOVE_MEMBERS = f"""
-UNWIND $rows AS row
-MATCH (n) WHERE elementId(n) = row.eid
-CALL (n) {{
-  MATCH (n)-[old:{Rel.MEMBER_OF.value}]->(:{Label.COMMUNITY.value})
-  DELETE old
-}}
-SET n.community = row.n
-WITH n, row WHERE row.cid IS NOT NULL
-MATCH (c:Entity {{workspace: $ws, id: row.cid}}) USING INDEX SEEK c:Entity(workspace, id)
-CREATE (n)-[:{Rel.MEMBER_OF.value} {{prov: '{Prov.INFERRED.value}', confidence: 1.0,
-  reason: '{Reason.LEIDEN.value}'}}]->(c)
+# The stored partition: every community with what its run recorded, its members counted
+# and the names of its top members, in number order.
+_STORED_COMMUNITIES = f"""
+MATCH (c:{Label.COMMUNITY.value}:Entity {{workspace: $ws}})
+RETURN c.id AS id, c.community AS number, c.label AS label, c.size AS size,
+       COUNT {{ (c)<-[:{Rel.MEMBER_OF.value}]-() }} AS members,
+       coalesce(c.top_members, []) AS top_members, coalesce(c.top_degrees, []) AS top_degrees,
+       [(c)<-[:{Rel.MEMBER_OF.value}]-(m) WHERE m.id IN c.top_members | [m.id, m.name]] AS top_names,
+       c {{.run, .turn, .objective, .algorithm, .resolution, .seed, .modularity, .quality, .nodes,
+           .edges, .unassigned, .community_count}} AS run
+ORDER BY number
 """
 
 
-def write_communities(
-    graph: Graph,
-    workspace: str,
-    communities: list[dict],
-    members: list[dict],
-    info: dict[str, Any],
-    batch: int = 10_000,
-    timeout_s: float | None = None,
-) -> None:
-    """Make the stored partition the given one, touching only what changed.
-
-    `communities`: rows {id, n, label, size}; `members`: rows {eid, cid, n}. Community
-    nodes are keyed by number, so a member whose number is unchanged keeps its edge, and
-    a re-run with the same seed on the same graph rewrites only the community nodes.
-    """
-    stored = graph.read(_STORED_MEMBERSHIP, timeout_s=timeout_s, ws=workspace)
-    before = {eid: n for row in stored for eid, n in row["members"]}
-    moves = [m for m in members if before.pop(m["eid"], None) != m["n"]]
-    moves.extend({"eid": eid, "cid": None, "n": None} for eid in before)
-    for i in range(0, len(communities), batch):
-        graph.write(_UPSERT_COMMUNITIES, timeout_s=timeout_s, rows=communities[i : i + batch], ws=workspace, **info)
-    for i in range(0, len(moves), batch):
-        graph.write(_MOVE_MEMBERS, timeout_s=timeout_s, rows=moves[i : i + batch], ws=workspace)
-    graph.write(_DROP_COMMUNITIES, timeout_s=timeout_s, ws=workspace, keep=[c["id"] for c in communities])
+def stored_communities(graph: Graph, workspace: str) -> list[dict]:
+    """Rows {id, number, label, size, members, top_members, top_degrees, top_names, run}."""
+    return graph.read(_STORED_COMMUNITIES, ws=workspace)

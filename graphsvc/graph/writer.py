@@ -1,4 +1,4 @@
-"""Every write the indexers make, as parameterised, batched Cypher.
+"""Every write the indexers make, and the communities write-back, as parameterised, batched Cypher.
 
 Relationship types and labels in the statements come from `graphsvc.model` (never from
 input); everything else travels as parameters in ``UNWIND`` batches.
@@ -6,12 +6,14 @@ input); everything else travels as parameters in ``UNWIND`` batches.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
 from typing import Any
 
 from graphsvc import model
+from graphsvc.errors import Neo4jUnavailable
 from graphsvc.graph.driver import Graph
 from graphsvc.model import Rel
 
@@ -322,4 +324,105 @@ class GraphWriter:
         self.graph.write(_SET_WORKSPACE_TOKEN, ws=self.ws, id=model.WORKSPACE_ID, token=token)
 
 
-__all__ = ["GraphWriter", "batches"]
+# --- communities -------------------------------------------------------------------------
+
+# The stored partition as it is now: each member's element id, id and community number.
+_STORED_MEMBERSHIP = f"""
+MATCH (c:{model.Label.COMMUNITY.value}:{model.ENTITY} {{workspace: $ws}})
+RETURN [(c)<-[:{Rel.MEMBER_OF.value}]-(n) | [elementId(n), n.id, c.community]] AS members
+"""
+
+# Taken first: a second write-back of the workspace (from any process) waits for this one's
+# commit, then reads the partition it left. Setting and removing a property locks the node
+# without changing it.
+_LOCK_WORKSPACE = """
+MATCH (w:Entity {workspace: $ws, id: $id}) USING INDEX SEEK w:Entity(workspace, id)
+SET w.communities_lock = true
+REMOVE w.communities_lock
+"""
+
+_UPSERT_COMMUNITIES = f"""
+UNWIND $rows AS row
+MERGE (c:Entity {{workspace: $ws, id: row.id}})
+SET c:{model.Label.COMMUNITY.value}, c += {{
+  name: row.label, label: row.label, kind: 'community', community: row.n, size: row.size,
+  top_members: row.top_members, top_degrees: row.top_degrees,
+  prov: '{model.Prov.INFERRED.value}', run: $run, turn: $turn, modularity: $modularity,
+  quality: $quality, objective: $objective, algorithm: $algorithm, resolution: $resolution,
+  seed: $seed, nodes: $nodes, edges: $edges, unassigned: $unassigned, community_count: $community_count
+}}
+"""
+
+_DROP_COMMUNITIES = f"""
+MATCH (c:{model.Label.COMMUNITY.value}:{model.ENTITY} {{workspace: $ws}}) WHERE NOT c.id IN $keep
+DETACH DELETE c
+"""
+
+# Members that changed community (or left every community: `cid` null) move in one pass; a
+# node deleted (or replaced) since the graph was fetched no longer matches its row.
+_MOVE_MEMBERS = f"""
+UNWIND $rows AS row
+MATCH (n) WHERE elementId(n) = row.eid AND n.workspace = $ws AND n.id = row.id
+CALL (n) {{
+  MATCH (n)-[old:{Rel.MEMBER_OF.value}]->(:{model.Label.COMMUNITY.value})
+  DELETE old
+}}
+SET n.community = row.n
+WITH n, row WHERE row.cid IS NOT NULL
+MATCH (c:Entity {{workspace: $ws, id: row.cid}}) USING INDEX SEEK c:Entity(workspace, id)
+CREATE (n)-[:{Rel.MEMBER_OF.value} {{prov: '{model.Prov.INFERRED.value}', confidence: 1.0,
+  reason: '{model.Reason.LEIDEN.value}'}}]->(c)
+"""
+
+# One write-back per workspace at a time in this process, so they queue here rather than on
+# Neo4j's lock (which still orders write-backs from other processes).
+_COMMUNITY_LOCKS: dict[str, threading.Lock] = {}
+_COMMUNITY_LOCKS_GUARD = threading.Lock()
+
+
+def write_communities(
+    graph: Graph,
+    workspace: str,
+    communities: list[dict],
+    members: list[dict],
+    run: dict[str, Any],
+    timeout_s: float,
+    batch: int = 10_000,
+) -> None:
+    """Make the stored partition the given one, in one transaction, touching only what changed.
+
+    `communities`: rows {id, n, label, size, top_members, top_degrees}; `members`: rows
+    {eid, id, cid, n}; `run`: what every community records of the run (its `run` stamp,
+    `turn`, objective, scores, sizes of the graph). Readers see the previous partition or
+    this one, never a mix. Community nodes are keyed by number, so a member whose number is
+    unchanged keeps its edge.
+    """
+    with _COMMUNITY_LOCKS_GUARD:
+        lock = _COMMUNITY_LOCKS.setdefault(workspace, threading.Lock())
+    if not lock.acquire(timeout=timeout_s):
+        raise Neo4jUnavailable(
+            f"another community write-back of workspace {workspace!r} has not finished in "
+            f"{timeout_s:g} s: Neo4j is overloaded or stuck; retry later"
+        )
+    try:
+        graph.write_transaction(
+            lambda tx: _write_partition(tx, workspace, communities, members, run, batch), timeout_s=timeout_s
+        )
+    finally:
+        lock.release()
+
+
+def _write_partition(tx, workspace: str, communities: list[dict], members: list[dict], run: dict, batch: int) -> None:
+    tx.run(_LOCK_WORKSPACE, ws=workspace, id=model.WORKSPACE_ID).consume()
+    stored = tx.run(_STORED_MEMBERSHIP, ws=workspace).data()
+    before = {eid: (ident, n) for row in stored for eid, ident, n in row["members"]}
+    moves = [m for m in members if before.pop(m["eid"], (None, None))[1] != m["n"]]
+    moves.extend({"eid": eid, "id": ident, "cid": None, "n": None} for eid, (ident, _) in before.items())
+    for i in range(0, len(communities), batch):
+        tx.run(_UPSERT_COMMUNITIES, rows=communities[i : i + batch], ws=workspace, **run).consume()
+    for i in range(0, len(moves), batch):
+        tx.run(_MOVE_MEMBERS, rows=moves[i : i + batch], ws=workspace).consume()
+    tx.run(_DROP_COMMUNITIES, ws=workspace, keep=[c["id"] for c in communities]).consume()
+
+
+__all__ = ["GraphWriter", "batches", "write_communities"]

@@ -541,8 +541,8 @@ def context_query(query: str | ParsedQuery, *, graph: Graph | None = None) -> Co
             min_confidence=parsed.min_confidence,
             resolution=parsed.resolution,
             seed=parsed.seed,
-            objective=parsed.objective or "modularity",
-            algorithm=parsed.algorithm or "igraph",
+            objective=parsed.objective,
+            algorithm=parsed.algorithm,
             limit=parsed.limit,
             graph=graph,
         )

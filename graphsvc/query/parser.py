@@ -14,7 +14,8 @@ Clauses (each at most once):
     path=<from>-><to>                    shortest path(s)
     neigh=<id>                           neighborhood
     explain=<id>                         neighborhood summary, hubs, path to the nearest hub
-    communities=1                        Leiden communities of the scope
+    communities=1                        a workspace's stored Leiden communities (a turn's
+                                         subgraph: partitioned on the spot, not stored)
     limit=N                              at most N results
   extras:
     depth=1..4        neighborhood / explain depth (default 1; explain 2)
@@ -23,6 +24,7 @@ Clauses (each at most once):
     rel=CALLS,IMPORTS relationship types (neigh, path, explain, communities)
     min_conf=0..1     minimum edge confidence (default excludes candidate edges)
     resolution=F  seed=N  objective=modularity|cpm  algorithm=igraph|leidenalg   Leiden options
+                      (a turn's communities=1; a workspace's are computed by `index --communities`)
 
 Keywords are ANDed; `OR` or `|` between two terms (also `a|b`) means either. A quoted
 term is a phrase, and a quoted `OR` is a plain word. Every mistake raises

@@ -149,7 +149,11 @@ class Community:
 
 @dataclass(kw_only=True)
 class CommunitiesResult:
-    """A Leiden run: sizes, modularity and the seconds spent fetching, clustering and writing back."""
+    """A Leiden run: sizes, modularity and the seconds spent fetching, clustering and writing back.
+
+    `stored`: the workspace's stored partition (read back, or just written); false for a
+    turn's subgraph partitioned on a read and not stored.
+    """
 
     workspace: str
     turn_id: str | None
@@ -168,6 +172,8 @@ class CommunitiesResult:
     leiden_s: float
     write_s: float
     total_s: float
+    stored: bool
+    hint: str | None = None  # what to do when nothing is stored yet
 
 
 @dataclass(kw_only=True)

@@ -59,8 +59,13 @@ def test_typed_fields(serve, gql):
     assert e["data"]["entity"] == {"id": "src/app.py#App.run", "qualifiedName": "App.run", "startLine": 1}
     s = gql(url, f'{{ search(text: "lazy lookup", workspace: "{WS}", kinds: ["class"]) {{ hits {{ entity {{ id }} }} }} }}').json()
     assert [h["entity"]["id"] for h in s["data"]["search"]["hits"]] == ["src/models.py#QuerySet"]
-    c = gql(url, f'{{ communities(workspace: "{WS}", seed: 5) {{ communityCount modularity communities {{ id label size topMembers {{ id }} }} fetchS leidenS writeS }} }}').json()
-    assert c["data"]["communities"]["communityCount"] >= 2
+    c = gql(url, f'mutation {{ computeCommunities(workspace: "{WS}", seed: 5) {{ communityCount modularity communities {{ id label size topMembers {{ id }} }} fetchS leidenS writeS stored }} }}').json()
+    assert c["data"]["computeCommunities"]["communityCount"] >= 2 and c["data"]["computeCommunities"]["stored"]
+    read = gql(url, f'{{ communities(workspace: "{WS}") {{ communityCount communities {{ id label size topMembers {{ id }} }} stored hint }} }}').json()
+    computed = c["data"]["computeCommunities"]
+    assert read["data"]["communities"] == {
+        "communityCount": computed["communityCount"], "communities": computed["communities"], "stored": True, "hint": None
+    }
 
 
 def test_graphql_errors_are_structured(serve, gql):
@@ -88,8 +93,15 @@ def test_rest_routes_and_openapi(serve):
     url = serve()
     r = httpx.get(f"{url}/api/context/explain", params={"workspace": WS, "id": "helper"})
     assert r.status_code == 200 and r.json()["entity"]["id"] == "src/pkg/util.py#helper"
+    r = httpx.post(f"{url}/api/context/communities", json={"workspace": WS, "seed": 1}, timeout=60)
+    assert r.status_code == 200 and r.json()["community_count"] >= 2 and r.json()["stored"]
+    computed = r.json()["communities"]
+    r = httpx.get(f"{url}/api/context/communities", params={"workspace": WS}, timeout=60)
+    assert r.status_code == 200 and r.json()["communities"] == computed
     r = httpx.get(f"{url}/api/context/communities", params={"workspace": WS, "seed": 1}, timeout=60)
-    assert r.status_code == 200 and r.json()["community_count"] >= 2
+    assert r.status_code == 400 and "POST /api/context/communities" in r.json()["error"]
+    r = httpx.post(f"{url}/api/context/communities", json={"workspace": WS, "sead": 1}, timeout=60)
+    assert r.status_code in (400, 422) and "sead" in r.text
     r = httpx.get(f"{url}/api/context/query", params={"q": f"@{WS} path=main->join"})
     assert r.status_code == 200 and r.json()["paths"]["paths"][0]["length"] == 3
     r = httpx.get(f"{url}/api/context/query", params={"q": f"@{WS} neigh=x depth=9"})

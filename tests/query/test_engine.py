@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphsvc.communities import communities
+from graphsvc.communities import COMPUTE_HINT, compute_communities
 from graphsvc.errors import AmbiguousError, InputError, NotFoundError
 from graphsvc.query import engine
 from graphsvc.query.parser import QueryParseError
@@ -132,7 +132,9 @@ def test_overview_and_errors(graph):
 
 
 def test_communities_deterministic_and_replaced_on_rerun(graph):
-    first = engine.context_query(f"@{WS} communities=1 seed=3").communities
+    none = engine.context_query(f"@{OTHER_WS} communities=1").communities
+    assert (none.community_count, none.communities, none.hint) == (0, [], COMPUTE_HINT)
+    first = compute_communities(workspace=WS, seed=3)
     assert first.nodes == len(graph.read("MATCH (n:Entity {workspace: $ws}) WHERE NOT n:Community AND NOT n:Workspace RETURN n", ws=WS))
     assert first.community_count >= 2 and first.modularity > 0.3
     assert first.fetch_s >= 0 and first.leiden_s >= 0 and first.write_s >= 0
@@ -153,24 +155,31 @@ def test_communities_deterministic_and_replaced_on_rerun(graph):
     before = stored()
     assert len(before) == first.nodes - first.unassigned
     assert {v[2:] for v in before.values()} == {("INFERRED", "leiden")}
-    second = communities(workspace=WS, seed=3)
+    # Reading gives the stored partition back, as the run answered it.
+    read = engine.context_query(f"@{WS} communities=1").communities
+    assert read.stored and read.hint is None
+    assert read.communities == first.communities
+    assert (read.nodes, read.edges, read.modularity, read.seed) == (first.nodes, first.edges, first.modularity, 3)
+    with pytest.raises(InputError, match="seed is an argument of computing"):
+        engine.context_query(f"@{WS} communities=1 seed=3")
+    second = compute_communities(workspace=WS, seed=3)
     assert [(c.label, c.size) for c in second.communities] == [(c.label, c.size) for c in first.communities]
     assert stored() == before
     assert {c.label: {m.id for m in c.top_members} for c in second.communities} == members
     count = graph.read("MATCH (c:Community {workspace: $ws}) RETURN count(c) AS n", ws=WS)[0]["n"]
     assert count == second.community_count
     # A run with other settings replaces, not adds to, the previous one.
-    cpm = communities(workspace=WS, objective="cpm", resolution=0.5, min_size=2, seed=1)
+    cpm = compute_communities(workspace=WS, objective="cpm", resolution=0.5, min_size=2, seed=1)
     count = graph.read("MATCH (c:Community {workspace: $ws}) RETURN count(c) AS n", ws=WS)[0]["n"]
     assert count == cpm.community_count
     assert len(stored()) == cpm.nodes - cpm.unassigned
     assert_one_partition(graph)
     # The reference implementation answers the same question, and its run replaces the last.
-    ref = communities(workspace=WS, seed=3, algorithm="leidenalg")
+    ref = compute_communities(workspace=WS, seed=3, algorithm="leidenalg")
     assert ref.algorithm == "leidenalg" and ref.modularity > 0.3
     assert len(stored()) == ref.nodes - ref.unassigned
     assert_one_partition(graph)
-    assert communities(workspace=WS, seed=3, write=False).modularity == first.modularity
+    assert compute_communities(workspace=WS, seed=3, write=False).modularity == first.modularity
 
 
 def assert_one_partition(graph):
@@ -209,11 +218,17 @@ def test_turn_scopes_queries_and_reads_its_keys(graph, tmp_path, monkeypatch):
             ws=WS,
             tid=f"turn:{turn.id}",
         )
-        res = engine.context_query(f"{turn.id} communities=1 seed=2")
-        assert res.communities.turn_id == turn.id
-        members = graph.read("MATCH (n:Entity {workspace: $ws}) WHERE n.community IS NOT NULL RETURN n.id AS id", ws=WS)
-        ids = {m["id"] for m in members}
+        # Read: the turn's subgraph is partitioned on the spot and nothing is stored.
+        members = "MATCH (n:Entity {workspace: $ws}) WHERE n.community IS NOT NULL RETURN n.id AS id"
+        stored_before = graph.read(members, ws=WS)
+        res = engine.context_query(f"{turn.id} communities=1 seed=2 min_conf=0.5").communities
+        assert res.turn_id == turn.id and not res.stored
+        assert graph.read(members, ws=WS) == stored_before
+        # Computed: the turn's partition becomes the workspace's stored one.
+        compute_communities(workspace=WS, turn_id=turn.id, seed=2)
+        ids = {m["id"] for m in graph.read(members, ws=WS)}
         assert "src/pkg/util.py#helper" in ids and "src/app.py#App.run" not in ids
+        assert engine.context_query(f"@{WS} communities=1").communities.turn_id == turn.id
     finally:
         reset_store()
         monkeypatch.undo()
