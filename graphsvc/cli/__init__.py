@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
 
 import click
@@ -22,8 +23,24 @@ _SUBCOMMANDS = (
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="graphsvc")
-def main() -> None:
+@click.option("--verbose", "-v", is_flag=True, help="Also print the Neo4j driver's log (debug level) on stderr.")
+def main(verbose: bool) -> None:
     """graphsvc: a code knowledge graph in Neo4j for coding agents."""
+    _driver_log(verbose)
+
+
+def _driver_log(verbose: bool) -> None:
+    """The driver logs every failed connection attempt (WARNING/ERROR) to stderr; our one
+    `error:` line already says what happened and what to do, so its log is shown only when asked."""
+    driver = logging.getLogger("neo4j")
+    if verbose:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        driver.addHandler(handler)
+        driver.setLevel(logging.DEBUG)
+    else:
+        driver.addHandler(logging.NullHandler())
+        driver.propagate = False
 
 
 for _name in _SUBCOMMANDS:

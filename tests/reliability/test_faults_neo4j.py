@@ -76,9 +76,8 @@ def test_index_fails_cleanly_when_neo4j_dies_and_a_rerun_equals_a_clean_index(ow
             proc.wait()
     lines = [line for line in err.splitlines() if line.strip()]
     assert proc.returncode != 0, (out, err)
-    assert "Traceback" not in err, err
-    assert lines and lines[-1].startswith("error: ") and "Neo4j" in lines[-1], err
-    assert len([line for line in lines if line.startswith("error: ")]) == 1, err
+    # Exactly the one error line: no traceback, no log lines of the Neo4j driver before it.
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Neo4j" in lines[0], err
 
     own_neo4j.start()
     rerun = _index(env, repo, ws)
@@ -88,6 +87,23 @@ def test_index_fails_cleanly_when_neo4j_dies_and_a_rerun_equals_a_clean_index(ow
     with _driver(own_neo4j) as driver:
         resumed, fresh = graph_checksum(driver, ws), graph_checksum(driver, ws + "-clean")
     assert resumed[0] > 500 and resumed == fresh
+
+
+def test_the_driver_log_is_shown_only_with_verbose(tmp_path):
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "a.py").write_text("x = 1\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHSVC_", "NEO4J_"))}
+    env.update(GRAPHSVC_HOME=str(tmp_path / "home"), NEO4J_URI="bolt://127.0.0.1:9", NEO4J_PASSWORD="unused")
+    runs = {
+        flags: subprocess.run([sys.executable, "-m", "graphsvc", *flags, "index-tree", str(tmp_path / "repo")],
+                              env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+        for flags in ((), ("--verbose",))
+    }
+    quiet, verbose = runs[()], runs[("--verbose",)]
+    assert quiet.returncode == verbose.returncode == 3
+    assert quiet.stderr.splitlines() == [verbose.stderr.splitlines()[-1]], quiet.stderr
+    assert quiet.stderr.startswith("error: cannot reach Neo4j"), quiet.stderr
+    assert any(" neo4j" in line and "DEBUG" in line for line in verbose.stderr.splitlines()), verbose.stderr
 
 
 _SEARCH = 'query($q: String!) { contextQuery(query: $q) { operation search { hits { entity { id } } } } }'
