@@ -13,7 +13,7 @@ from typing import Any
 from neo4j import Query, Result, Session
 
 from graphsvc.graph.driver import Graph
-from graphsvc.model import Label, Prov, Rel
+from graphsvc.model import WORKSPACE_ID, Label, Prov, Rel
 
 # The node fields every answer carries.
 _NODE = """{{
@@ -87,24 +87,36 @@ def workspace_exists(graph: Graph, workspace: str) -> bool:
 
 # --- search ------------------------------------------------------------------------------
 
-_SEARCH_MATCHES = """
-CALL db.index.fulltext.queryNodes('entity_text', $lucene) YIELD node AS n
-WHERE ($ws IS NULL OR n.workspace = $ws)
-  AND (size($labels) = 0 OR any(l IN labels(n) WHERE l IN $labels))
-  AND (size($kinds) = 0 OR n.kind IN $kinds)
-  AND (size($provs) = 0 OR n.prov IN $provs)
-  AND NOT n:Community
+# One round trip: the workspace's symbols token, how many of its entities match each keyword
+# (`term_queries`), and the matches to rank with what ranking reads. The index yields
+# matches in the order of its own scores, computed with the statistics of every workspace:
+# so when there are more than `$limit`, the workspace's names alone choose which are ranked.
+_SEARCH = f"""
+OPTIONAL MATCH (w:Entity {{workspace: $ws, id: $root}})
+WITH w.symbols_token AS token
+CALL (token) {{
+  UNWIND $term_queries AS q
+  CALL (q) {{
+    CALL db.index.fulltext.queryNodes('entity_text', q) YIELD node AS n
+    WHERE $ws IS NULL OR n.workspace = $ws
+    RETURN count(n) AS df
+  }}
+  RETURN collect([q, df]) AS counts
+}}
+CALL (token) {{
+  CALL db.index.fulltext.queryNodes('entity_text', $lucene) YIELD node AS n
+  WHERE ($ws IS NULL OR n.workspace = $ws)
+    AND (size($labels) = 0 OR any(l IN labels(n) WHERE l IN $labels))
+    AND (size($kinds) = 0 OR n.kind IN $kinds)
+    AND (size($provs) = 0 OR n.prov IN $provs)
+    AND NOT n:Community
+  WITH n ORDER BY CASE WHEN n.name IN $names THEN 0 WHEN toLower(n.name) IN $lower_names THEN 1 ELSE 2 END,
+    size(n.name), n.id
+  LIMIT $limit
+  RETURN collect({{node: {_node('n')}, doc: left(n.doc, $doc_chars)}}) AS matches
+}}
+RETURN token, counts, matches
 """
-_SEARCH_RETURN = f"RETURN {_node('n')} AS node, n.doc AS doc"
-# The index yields matches in the order of its own scores, computed with the statistics of
-# every workspace: only a complete set of matches, or one chosen by the workspace's own
-# names, leaves the ranking (`graphsvc.query.ranking`) to this workspace alone.
-_SEARCH_ANY = _SEARCH_MATCHES + "WITH n LIMIT $limit\n" + _SEARCH_RETURN
-_SEARCH_BY_NAME = _SEARCH_MATCHES + """
-WITH n ORDER BY CASE WHEN n.name IN $names THEN 0 WHEN toLower(n.name) IN $lower_names THEN 1 ELSE 2 END,
-  size(n.name), n.id
-LIMIT $limit
-""" + _SEARCH_RETURN
 
 
 def search(
@@ -116,44 +128,39 @@ def search(
     provs: list[str],
     limit: int,
     names: list[str],
-) -> list[dict]:
-    """Every match, or when there are more than `limit`: those named like `names` first, then
-    the shortest names; rows {node, doc}."""
-    params = dict(
+    term_queries: list[str],
+    doc_chars: int,
+) -> tuple[str | None, dict[str, int], list[dict]]:
+    """Matches of `lucene` for ranking, at most `limit`: those named as one of `names` is
+    (case included) first, then so named in another case, then the shortest names. Returns the
+    workspace's symbols token (it changes with every symbol index run), per full-text query of
+    `term_queries` how many entities of the workspace (all, when None) match, and the matches
+    as rows {node, doc}."""
+    row = graph.read(
+        _SEARCH,
         lucene=lucene,
         ws=workspace,
+        root=WORKSPACE_ID,
         labels=[Label(lb).value for lb in labels],
         kinds=kinds,
         provs=check_provs(provs),
         limit=limit,
-    )
-    rows = graph.read(_SEARCH_ANY, **params)
-    if len(rows) < limit:
-        return rows
-    return graph.read(_SEARCH_BY_NAME, names=names, lower_names=[n.lower() for n in names], **params)
+        doc_chars=doc_chars,
+        names=names,
+        lower_names=[n.lower() for n in names],
+        term_queries=term_queries,
+    )[0]
+    return row["token"], dict(row["counts"]), row["matches"]
 
 
-_TERM_COUNTS = """
-UNWIND $queries AS q
-CALL (q) {
-  CALL db.index.fulltext.queryNodes('entity_text', q) YIELD node AS n
-  WHERE $ws IS NULL OR n.workspace = $ws
-  RETURN count(n) AS df
-}
-RETURN q, df
-"""
 _ENTITIES_IN = "MATCH (n:Entity {workspace: $ws}) RETURN count(n) AS total"
 _ENTITIES = "MATCH (n:Entity) RETURN count(n) AS total"
 
 
-def term_statistics(graph: Graph, workspace: str | None, queries: list[str]) -> tuple[int, dict[str, int]]:
-    """The entities of `workspace` (all, when None), and per full-text query how many match."""
+def entity_count(graph: Graph, workspace: str | None) -> int:
     if workspace is None:
-        total = graph.read(_ENTITIES)[0]["total"]
-    else:
-        total = graph.read(_ENTITIES_IN, ws=workspace)[0]["total"]
-    rows = graph.read(_TERM_COUNTS, ws=workspace, queries=queries) if queries else []
-    return total, {r["q"]: r["df"] for r in rows}
+        return graph.read(_ENTITIES)[0]["total"]
+    return graph.read(_ENTITIES_IN, ws=workspace)[0]["total"]
 
 
 # --- neighborhood ------------------------------------------------------------------------

@@ -42,8 +42,9 @@ DEFAULT_RELS = [r.value for r in Rel if r is not Rel.MEMBER_OF]
 SEARCH_FIELDS = ("name", "qualified_name", "path", "signature", "doc")
 # Matches a search ranks at most; beyond them, those named like a keyword and then the
 # shortest names are kept (`reads.search`).
-SEARCH_CANDIDATES = 500
-SEARCH_DOC_CHARS = 400
+SEARCH_CANDIDATES = 100
+SEARCH_RANK_DOC_CHARS = 1000  # of a doc, what ranking reads
+SEARCH_DOC_CHARS = 400  # of a doc, what a hit shows
 DEFAULT_LIMITS = {"search": 20, "neigh": 200, "path": 5, "explain": 300, "communities": 20}
 EXPLAIN_HUBS = 5
 # Ids are paths plus qualified names, workspace names and turn ids are shorter still: longer
@@ -237,11 +238,12 @@ MAX_KEYWORD_CHARS = 256
 
 
 def keyword_clauses(term: str) -> list[str]:
-    """The Lucene clauses of one keyword: a phrase, or a word and its prefix."""
+    """The Lucene clauses of one keyword: a phrase, or a word (and its prefix)."""
     if any(c.isspace() for c in term):
         return ['"' + term.replace("\\", "\\\\").replace('"', '\\"') + '"']
     e = lucene_escape(term)
-    return [e, f"{e.lower()}*"]
+    # A one-letter prefix matches a good part of any workspace, and ranking all that is slow.
+    return [e, f"{e.lower()}*"] if len(term) >= ranking.MIN_PREFIX_CHARS else [e]
 
 
 def lucene_query(terms: list[list[str]]) -> str:
@@ -293,27 +295,42 @@ def search(
     lucene = lucene_query(terms)
     graph = graph or get_graph()
     keywords = [t.strip() for group in terms for t in group if t.strip()]
-    rows = reads.search(
-        graph, lucene, scope_ws, labels, sym_kinds, _provs(provs), max(limit, SEARCH_CANDIDATES) + 1, keywords
-    )
-    idfs: dict[str, float] = {}
-    if rows:
-        exact = {k: keyword_clauses(k)[0] for k in keywords}
-        total, df = reads.term_statistics(graph, scope_ws, sorted(set(exact.values())))
-        idfs = {k: ranking.idf(total, df.get(q, 0)) for k, q in exact.items()}
+    exact = {k: keyword_clauses(k)[0] for k in keywords}
+    token, df, rows = reads.search(graph, lucene, scope_ws, labels, sym_kinds, _provs(provs),
+                                   max(limit, SEARCH_CANDIDATES) + 1, keywords, sorted(set(exact.values())),
+                                   SEARCH_RANK_DOC_CHARS)
+    total = _entity_count(graph, scope_ws, token) if rows else 0
+    idfs = {k: ranking.idf(total, df.get(q, 0)) for k, q in exact.items()}
     words = [k.lower() for k in keywords]
-    hits = []
+    ranked = []
     for row in rows:
         node = row["node"]
         values = {f: node.get(f) for f in SEARCH_FIELDS[:-1]} | {"doc": row["doc"]}
         matched = [f for f, v in values.items() if v and any(w in str(v).lower() for w in words)]
         doc = row["doc"][:SEARCH_DOC_CHARS] if row["doc"] else None
         hit = SearchHit(entity=to_entity(node), score=ranking.score(values, keywords, idfs), matched=matched, doc=doc)
-        hits.append((ranking.name_rank(node.get("name"), keywords), hit))
-    hits.sort(key=lambda h: (h[0], -h[1].score, h[1].entity.id))
-    return SearchResult(
-        workspace=scope_ws, terms=terms, hits=[h[1] for h in hits[:limit]], truncated=len(hits) > limit
-    )
+        ranked.append((ranking.name_rank(node.get("name"), keywords), -hit.score, hit.entity.id, hit))
+    ranked.sort(key=lambda r: r[:3])
+    hits = [r[3] for r in ranked[:limit]]
+    return SearchResult(workspace=scope_ws, terms=terms, hits=hits, truncated=len(ranked) > limit)
+
+
+# (graph uri, workspace) -> (symbols token, monotonic time, entities): counting a large
+# workspace's entities costs more than the rest of a search.
+_ENTITY_COUNTS: dict[tuple[str, str | None], tuple[str | None, float, int]] = {}
+ENTITY_COUNT_TTL_S = 60.0
+
+
+def _entity_count(graph: Graph, workspace: str | None, token: str | None) -> int:
+    """The workspace's entities, counted again after a symbol index run or a minute."""
+    key = (graph.uri, workspace)
+    cached = _ENTITY_COUNTS.get(key)
+    now = time.monotonic()
+    if cached is not None and cached[0] == token and now - cached[1] < ENTITY_COUNT_TTL_S:
+        return cached[2]
+    total = reads.entity_count(graph, workspace)
+    _ENTITY_COUNTS[key] = (token, now, total)
+    return total
 
 
 # --- neighborhood ------------------------------------------------------------------------

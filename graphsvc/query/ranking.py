@@ -10,7 +10,8 @@ scored here, by BM25 with what the workspace alone says:
   ``tf`` the field's tokens equal to ``w`` (a quoted phrase: its occurrences), ``len`` the
   field's tokens, ``typical`` a fixed length per field (`TYPICAL_TOKENS`: not an average over
   other documents, which would bring them back in);
-- plus 1 per field with a token that starts with ``w`` (as Lucene scores a prefix match);
+- plus 1 per field with a token that starts with ``w`` (as Lucene scores a prefix match),
+  for keywords of `MIN_PREFIX_CHARS` or more;
 - ``idf(w) = ln(1 + (N - df + 0.5) / (df + 0.5))``, ``N`` the workspace's entities and ``df``
   those holding ``w``, both counted by the index within the workspace.
 
@@ -30,6 +31,7 @@ K1 = 1.2
 B = 0.75
 EXACT_BOOST = 4.0
 PREFIX_SCORE = 1.0
+MIN_PREFIX_CHARS = 2  # shorter keywords match whole words only
 FIELDS = ("name", "qualified_name", "path", "signature", "doc")
 TYPICAL_TOKENS = {"name": 1.0, "qualified_name": 1.0, "path": 2.0, "signature": 4.0, "doc": 20.0}
 
@@ -59,7 +61,7 @@ def score(fields: Mapping[str, str | None], keywords: list[str], idfs: Mapping[s
     for keyword in keywords:
         word = keyword.lower()
         phrase = tokens(word)
-        single = len(phrase) == 1 and not any(c.isspace() for c in keyword)
+        prefix = len(phrase) == 1 and len(keyword) >= MIN_PREFIX_CHARS and not any(c.isspace() for c in keyword)
         weight = EXACT_BOOST * idfs.get(keyword, 0.0)
         for f in FIELDS:
             field = toks[f]
@@ -69,7 +71,7 @@ def score(fields: Mapping[str, str | None], keywords: list[str], idfs: Mapping[s
             if tf:
                 norm = K1 * (1.0 - B + B * len(field) / TYPICAL_TOKENS[f])
                 total += weight * tf * (K1 + 1.0) / (tf + norm)
-            if single and any(t.startswith(word) for t in field):
+            if prefix and any(t.startswith(word) for t in field):
                 total += PREFIX_SCORE
     return total
 
