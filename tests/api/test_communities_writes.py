@@ -8,6 +8,8 @@ one write-back per workspace at a time, each in one transaction.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -15,7 +17,10 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
+from graphsvc.communities import compute_communities
+from graphsvc.graph import writer
 from graphsvc.graph.driver import get_graph
+from graphsvc.model import WORKSPACE_ID
 
 from .conftest import WS
 
@@ -158,4 +163,49 @@ def test_a_reader_never_sees_a_write_back_half_done(serve, gql):
         t.join(60)
     assert not any(t.is_alive() for t in threads)
     assert reads > 10 and problems == [], problems[:5]
+    assert_one_partition()
+
+
+# Each process has its own in-process lock: only Neo4j's lock on the workspace orders them.
+_COMPUTE_IN_A_PROCESS = """
+import sys
+from graphsvc.communities import compute_communities
+for i in range(12):
+    # Processes out of step: each write-back moves members another just moved.
+    compute_communities(workspace=sys.argv[1], seed=i, resolution=0.2 if (i + int(sys.argv[2])) % 2 else 1.5)
+"""
+
+
+@pytest.mark.timeout(240)
+def test_write_backs_from_several_processes_queue_on_the_workspace(api_workspace):
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _COMPUTE_IN_A_PROCESS, WS, str(k)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for k in range(3)
+    ]
+    failed = []
+    for p in procs:
+        _, err = p.communicate(timeout=180)
+        if p.returncode:
+            failed.append(err[-2000:])
+    assert failed == []
+    assert_one_partition()
+
+
+@pytest.mark.timeout(120)
+def test_a_write_back_waits_while_another_transaction_holds_the_workspace(api_workspace):
+    graph = get_graph()
+    compute_communities(workspace=WS, seed=2)  # warm: the next one takes well under the wait
+    finished = threading.Event()
+    with graph.driver.session(database=graph.database) as session:
+        holder = session.begin_transaction()
+        holder.run(writer._LOCK_WORKSPACE, ws=WS, id=WORKSPACE_ID).consume()
+        thread = threading.Thread(target=lambda: (compute_communities(workspace=WS, seed=3), finished.set()))
+        thread.start()
+        waited = not finished.wait(5)
+        holder.rollback()
+    thread.join(60)
+    assert waited and finished.is_set()
     assert_one_partition()
