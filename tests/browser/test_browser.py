@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from graphsvc.communities import communities
+from graphsvc.communities import compute_communities
 from graphsvc.graph.driver import connect, get_graph, reset_graph
 from graphsvc.settings import REPO_ROOT, get_settings
 
@@ -62,7 +62,7 @@ def site(neo4j_server):
     g = connect()
     build_workspace(g, WS)
     g.write("CALL db.awaitIndexes(60)")
-    communities(workspace=WS, seed=1, graph=g)
+    compute_communities(workspace=WS, seed=1, graph=g)
     with running(get_settings()) as url:
         yield url
     g.write("MATCH (n:Entity {workspace: $ws}) DETACH DELETE n", ws=WS)
