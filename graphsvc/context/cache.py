@@ -101,31 +101,33 @@ def connection_lock(conn: sqlite3.Connection) -> threading.RLock:
 @contextmanager
 def transaction(conn: sqlite3.Connection, lock: threading.RLock, what: str) -> Iterator[sqlite3.Connection]:
     """One write transaction (BEGIN IMMEDIATE: the write lock is taken up front)."""
-    path = db.path_of(conn)
     with lock:
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
-            raise db.store_error(path, f"{what} is busy or read-only", exc) from exc
+            raise db.store_error(db.path_of(conn), f"{what} is busy or read-only", exc) from exc
         try:
             yield conn
+            conn.execute("COMMIT")
         except BaseException as exc:
             if conn.in_transaction:
-                conn.execute("ROLLBACK")
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass  # a damaged file may refuse even this; the error below says why
             if isinstance(exc, sqlite3.Error):
-                raise db.store_error(path, f"{what}: write failed", exc) from exc
+                raise db.store_error(db.path_of(conn), f"{what}: write failed", exc) from exc
             raise
-        try:
-            conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise db.store_error(path, f"{what}: commit failed", exc) from exc
 
 
 @contextmanager
 def reading(conn: sqlite3.Connection, lock: threading.RLock, what: str) -> Iterator[sqlite3.Connection]:
     """Reads under the connection's lock; SQLite's errors become `StoreError`s naming the file."""
-    with lock, db.reporting(db.path_of(conn), f"{what}: read failed"):
-        yield conn
+    with lock:
+        try:
+            yield conn
+        except sqlite3.Error as exc:
+            raise db.store_error(db.path_of(conn), f"{what}: read failed", exc) from exc
 
 
 def open_connection(
