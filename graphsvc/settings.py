@@ -99,6 +99,7 @@ class ServerSettings(BaseModel):
     allowed_hosts: list[str] = Field(default_factory=list)
     workspace_roots: list[Path] = Field(default_factory=list)
     max_body_bytes: int = 2_000_000
+    max_query_bytes: int = 100_000  # one GraphQL document
     max_query_depth: int = 10
     max_results: int = 1000
 

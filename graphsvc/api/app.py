@@ -18,7 +18,10 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import strawberry
+from cross_web import HTTPException
 from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from graphql import GraphQLError
@@ -32,9 +35,10 @@ from strawberry.extensions import (
     ValidationCache,
 )
 from strawberry.fastapi import GraphQLRouter
+from strawberry.types import ExecutionContext
 from strawberry.tools import merge_types
 
-from graphsvc.api.auth import WILDCARD_HOSTS, BearerAuth, BodyLimit, SameOrigin, allowed_hosts
+from graphsvc.api.auth import WILDCARD_HOSTS, BadJson, BearerAuth, BodyLimit, SameOrigin, allowed_hosts, read_json
 from graphsvc.context.db import health as store_health
 from graphsvc.context.db import store_path
 from graphsvc.errors import AmbiguousError, GraphsvcError, InputError, Neo4jUnavailable, NotFoundError, StoreCorrupt, StoreError
@@ -55,6 +59,11 @@ MAX_ALIASES = 20
 MAX_TOKENS = 20_000
 # Distinct query texts whose parse and validation are remembered (clients repeat theirs).
 DOCUMENT_CACHE = 256
+# Only short documents are remembered: an entry holds the text and its syntax tree, many
+# times the text's size, so long distinct documents would fill memory that is never returned.
+CACHED_DOCUMENT_CHARS = 4_000
+# Echoed input in error messages is cut to this many characters.
+ECHO_CHARS = 200
 STYLE_FILE = SCHEMA_DIR / "browser" / "graphsvc.grass"
 GRAPHIQL_ASSETS = Path(__file__).parent / "static" / "graphiql"
 # GraphiQL's page loads these from a CDN; we serve the same files (same integrity hashes).
@@ -75,7 +84,8 @@ OUTAGE_CODES = frozenset({"NEO4J_UNAVAILABLE", "STORE_BUSY", "STORE_CORRUPT"})
 
 
 class LocalGraphiQL(GraphQLRouter):
-    """GraphiQL from our own files, so it works on machines without internet access."""
+    """GraphiQL from our own files, so it works on machines without internet access; documents
+    up to `max_query_bytes`; JSON (a GET's `variables`) read by `read_json`."""
 
     @property
     def graphql_ide_html(self) -> str:
@@ -84,6 +94,29 @@ class LocalGraphiQL(GraphQLRouter):
             return f"/graphiql/{name}" if name else match.group(0)
 
         return _CDN_URL.sub(local, super().graphql_ide_html)
+
+    def __init__(self, schema: strawberry.Schema, *, max_query_bytes: int, **options):
+        super().__init__(schema, **options)
+        self.max_query_bytes = max_query_bytes
+
+    async def parse_http_body(self, request):
+        # Before parsing: a document is parsed and validated in full whatever it holds.
+        data = await super().parse_http_body(request)
+        for item in data if isinstance(data, list) else [data]:
+            size = len(item.query.encode("utf-8", "replace")) if item.query else 0
+            if size > self.max_query_bytes:
+                raise HTTPException(
+                    413, f"GraphQL document of {size} bytes is over the {self.max_query_bytes} byte limit "
+                    "(server.max_query_bytes); pass large values as variables"
+                )
+        return data
+
+    def decode_json(self, data: str | bytes) -> object:
+        # Bodies were checked by `BodyLimit`; this also covers `variables` in a GET's query string.
+        try:
+            return read_json(data, where="variables")
+        except BadJson as exc:
+            raise HTTPException(400, str(exc)) from None
 
 
 def _parts() -> Iterator[object]:
@@ -110,8 +143,34 @@ def store_busy(exc: BaseException) -> bool:
     return "database is locked" in message or "database table is locked" in message or "database is busy" in message
 
 
+def bounded(text: str, limit: int = ECHO_CHARS) -> str:
+    """`text` cut to `limit` characters, saying how much was left out (error messages echo input)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+def bounded_strings(value: object) -> object:
+    """`value` with every string in it `bounded` (FastAPI's validation errors echo whole inputs)."""
+    if isinstance(value, str):
+        return bounded(value)
+    if isinstance(value, dict):
+        return {k: bounded_strings(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [bounded_strings(v) for v in value]
+    if isinstance(value, (int, float, bool)) or value is None:
+        return value
+    return bounded(str(value))
+
+
 def error_body(exc: BaseException) -> tuple[int, dict]:
     """HTTP status and a JSON-ready description of an error; never a traceback."""
+    status, body = _error_body(exc)
+    body["error"] = bounded(body["error"])
+    return status, body
+
+
+def _error_body(exc: BaseException) -> tuple[int, dict]:
     if isinstance(exc, QueryParseError):
         return 400, {"code": "BAD_QUERY", "error": str(exc), "position": exc.position, "expected": exc.expected}
     if isinstance(exc, AmbiguousError):
@@ -150,6 +209,8 @@ class StructuredErrors(SchemaExtension):
     def _convert(error: GraphQLError) -> GraphQLError:
         original = error.original_error
         if original is None or isinstance(original, GraphQLError):
+            # graphql-core's own messages quote the offending value in full.
+            error.message = bounded(error.message)
             return error
         _, body = error_body(original)
         if body["code"] == "INTERNAL":
@@ -178,10 +239,34 @@ class _Schema(strawberry.Schema):
     def process_errors(self, errors, execution_context=None) -> None:
         # Bad input is the caller's business, not the server log's; an outage is one line.
         unexpected = [
-            e for e in errors if not isinstance(e.original_error, InputError) and not log_outage(e.original_error)
+            e for e in errors
+            if e.original_error is not None  # syntax and validation errors: the caller's
+            and not isinstance(e.original_error, InputError) and not log_outage(e.original_error)
         ]
         if unexpected:
             super().process_errors(unexpected, execution_context)
+
+
+def _short(execution_context: ExecutionContext) -> bool:
+    return len(execution_context.query or "") <= CACHED_DOCUMENT_CHARS
+
+
+class _ShortParserCache(ParserCache):
+    """Remembers short documents only; longer ones are parsed each time (`CACHED_DOCUMENT_CHARS`)."""
+
+    def on_parse(self):
+        if _short(self.execution_context):
+            yield from super().on_parse()
+        else:
+            yield
+
+
+class _ShortValidationCache(ValidationCache):
+    def on_validate(self):
+        if _short(self.execution_context):
+            yield from super().on_validate()
+        else:
+            yield
 
 
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
@@ -205,8 +290,8 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         extensions=[
             lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
             lambda: AddValidationRules(rules),
-            lambda: ParserCache(maxsize=DOCUMENT_CACHE),
-            lambda: ValidationCache(maxsize=DOCUMENT_CACHE),
+            lambda: _ShortParserCache(maxsize=DOCUMENT_CACHE),
+            lambda: _ShortValidationCache(maxsize=DOCUMENT_CACHE),
             StructuredErrors,
         ],
     )
@@ -248,7 +333,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.jobs = JobRegistry(settings)
-    app.include_router(LocalGraphiQL(build_schema(settings), graphql_ide="graphiql"), prefix="/graphql")
+    graphql = LocalGraphiQL(build_schema(settings), graphql_ide="graphiql",
+                            max_query_bytes=settings.server.max_query_bytes)
+    app.include_router(graphql, prefix="/graphql")
     app.mount("/graphiql", StaticFiles(directory=GRAPHIQL_ASSETS), name="graphiql-assets")
     for _, module in _parts():
         if hasattr(module, "router"):
@@ -258,6 +345,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def graphsvc_error(request: Request, exc: GraphsvcError) -> JSONResponse:
         log_outage(exc)
         return error_response(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": bounded_strings(jsonable_encoder(exc.errors()))}, status_code=422)
 
     @app.exception_handler(Exception)
     async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:

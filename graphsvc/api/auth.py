@@ -6,6 +6,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import re
 import socket
 from email.message import Message as _HeaderValue
 
@@ -26,6 +27,9 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 WILDCARD_HOSTS = ("", "0.0.0.0", "::")
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 JSON_TYPE = "application/json"
+# Deep enough for any real variables or payload; deeper nesting only exhausts recursion later.
+MAX_JSON_DEPTH = 64
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def is_loopback(host: str) -> bool:
@@ -179,8 +183,69 @@ class SameOrigin:
         return name in self.hosts or (self.accept_ip_literals and _is_ip(name))
 
 
+class BadJson(ValueError):
+    """A JSON text the routes cannot use; the message says where."""
+
+
+def _lone_surrogate(text: str) -> re.Match | None:
+    return _SURROGATE.search(text)
+
+
+def _where(path: tuple) -> str:
+    parts = []
+    while path:
+        path, key = path
+        parts.append(f"[{key}]" if isinstance(key, int) else f".{key[:60]}")
+    text = "".join(reversed(parts)).lstrip(".")
+    return text if len(text) <= 120 else text[:120] + "…"
+
+
+def read_json(data: str | bytes, where: str = "body") -> object:
+    """JSON the routes can use: UTF-8, no NaN/Infinity, nested at most `MAX_JSON_DEPTH`, and
+    no lone surrogate (`"\\ud800"`) in any string or key: those cannot be stored or encoded
+    anywhere later. Raises `BadJson` naming the byte position or the field."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BadJson(f"{where} is not UTF-8: byte {exc.start} is {data[exc.start:exc.start + 1]!r}") from None
+    try:
+        value = json.loads(data, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise BadJson(f"{where} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise BadJson(f"{where} is nested deeper than {MAX_JSON_DEPTH} levels") from None
+    except ValueError as exc:  # NaN/Infinity, an integer of thousands of digits
+        raise BadJson(f"{where} is not usable JSON: {str(exc)[:200]}") from None
+    stack: list[tuple[object, tuple, int]] = [(value, ((), where), 0)]
+    while stack:
+        item, path, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise BadJson(f"{_where(path)} is nested deeper than {MAX_JSON_DEPTH} levels")
+        if isinstance(item, str):
+            if found := _lone_surrogate(item):
+                raise BadJson(
+                    f"{_where(path)} holds a lone surrogate (\\u{ord(found.group()):04x}) at character "
+                    f"{found.start()}: not Unicode text (send bytes as base64)"
+                )
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if found := _lone_surrogate(key):
+                    raise BadJson(f"a key in {_where(path)} holds a lone surrogate (\\u{ord(found.group()):04x})")
+                stack.append((child, (path, key), depth + 1))
+        elif isinstance(item, list):
+            stack.extend((child, (path, i), depth + 1) for i, child in enumerate(item))
+    return value
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 class BodyLimit:
-    """Answers 413 to bodies over `max_bytes`, declared or streamed."""
+    """Reads each request body whole before the route does: 413 over `max_bytes` (declared or
+    streamed), 400 for a JSON body `read_json` refuses. Bodies are small (the limit is a few
+    MB), and a route that fails half-way through a stream of bad input helps nobody."""
 
     def __init__(self, app: ASGIApp, max_bytes: int):
         self.app = app
@@ -190,35 +255,38 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope["headers"]).get(b"content-length")
+        headers = dict(scope["headers"])
+        declared = headers.get(b"content-length")
         too_big = {"error": f"request body over the {self.max_bytes} byte limit", "code": "PAYLOAD_TOO_LARGE"}
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
             await _reply(send, 413, too_big)
             return
-        seen = 0
-        started = False
-
-        async def counted() -> Message:
-            nonlocal seen
+        chunks, seen = [], 0
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise _TooLarge
-            return message
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, counted, tracking_send)
-        except _TooLarge:
-            if not started:
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunks.append(message.get("body", b""))
+            seen += len(chunks[-1])
+            if seen > self.max_bytes:
                 await _reply(send, 413, too_big)
+                return
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if body and media_type(headers.get(b"content-type", b"").decode("latin-1")) == JSON_TYPE:
+            try:
+                read_json(body)
+            except BadJson as exc:
+                await _reply(send, 400, {"error": str(exc), "code": "BAD_INPUT"})
+                return
+        replayed = False
 
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
 
-class _TooLarge(Exception):
-    pass
+        await self.app(scope, replay, send)

@@ -264,3 +264,128 @@ def test_no_query_field_records_anything(guarded):
     assert "record" not in query_args["resolveTurn"]
     assert not [name for name, args in query_args.items() if args & {"record", "write", "store", "save"}]
     assert "recordRoute" in {f["name"] for f in schema["mutationType"]["fields"]}
+
+
+# -- malformed bodies: a 400 naming the place, never a 500 or a traceback ---------------------
+
+SURROGATE = b'"\\ud800"'
+MALFORMED = {
+    "lone surrogate": (b'{"content": "ok", "text": "a\\udc00b", "x": ' + SURROGATE + b'}', "surrogate"),
+    "lone surrogate in a key": (b'{"\\ud800": 1}', "surrogate"),
+    "invalid UTF-8": (b'{"query": "{ jobs { id } }", "content": "\xff\xfe"}', "UTF-8"),
+    "5000 deep": (b'{"a": ' + b"[" * 5000 + b"]" * 5000 + b"}", "nested"),
+    "100 deep": (b'{"a": ' + b'{"b": ' * 100 + b"1" + b"}" * 100 + b"}", "nested"),
+    "5000-digit integer": (b'{"content": "x", "limit": ' + b"7" * 5000 + b"}", "digits"),
+    "NaN": (b'{"content": "x", "limit": NaN}', "NaN"),
+    "truncated": (b'{"content": "x', "line 1"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_json_on_every_route_is_a_400(guarded, case, caplog):
+    body, says = MALFORMED[case]
+    changing = [(m, p) for m, p in app_routes() if m not in ("GET", "HEAD", "OPTIONS")]
+    with caplog.at_level("ERROR"), httpx.Client(timeout=60) as client:
+        for method, path in changing:
+            answer = client.request(method, f"{guarded}{path}", headers={**AUTH, **JSON}, content=body)
+            assert answer.status_code == 400, (case, method, path, answer.status_code, answer.text[:300])
+            assert says in answer.json()["error"], answer.text
+    assert not [r for r in caplog.records if r.levelname == "ERROR"], caplog.text[:2000]
+
+
+@pytest.mark.parametrize("path, body, field", [
+    ("/api/cache/store", b'{"content": "\\ud800"}', "body.content"),
+    ("/api/continuity/entries", b'{"workspace": "/w", "session": "s", "text": "ok \\udfff"}', "body.text"),
+    ("/api/context/index-tree", b'{"path": "\\ud800", "workspace": "w"}', "body.path"),
+    ("/graphql", b'{"query": "mutation($c: String!) { cacheStore(content: $c) { ref } }", "variables": {"c": "\\ud800"}}',
+     "body.variables.c"),
+    ("/graphql", b'{"query": "mutation($p: JSON) { recordEvent(type: \\"X\\", payload: $p) { id } }",'
+                 b' "variables": {"p": {"deep": ["\\ud800"]}}}', "body.variables.p.deep[0]"),
+])
+def test_a_lone_surrogate_is_refused_naming_the_field(guarded, path, body, field, caplog):
+    with caplog.at_level("ERROR"):
+        answer = httpx.post(f"{guarded}{path}", headers={**AUTH, **JSON}, content=body, timeout=30)
+    assert answer.status_code == 400 and field in answer.json()["error"], answer.text
+    assert not [r for r in caplog.records if r.levelname == "ERROR"], caplog.text[:2000]
+
+
+def test_graphql_get_variables_and_inline_strings_are_checked_too(guarded, caplog):
+    query = _quote("query($q: String!) { recall(query: $q) { ref } }")
+    with caplog.at_level("ERROR"):
+        lone = _quote('{"q": "\\ud800"}')
+        answer = httpx.get(f"{guarded}/graphql?query={query}&variables={lone}", headers=AUTH, timeout=30)
+        assert answer.status_code == 400 and "variables.q" in answer.text, answer.text
+        deep = _quote('{"q": ' + "[" * 3000 + "]" * 3000 + "}")
+        answer = httpx.get(f"{guarded}/graphql?query={query}&variables={deep}", headers=AUTH, timeout=30)
+        assert answer.status_code == 400 and "nested" in answer.text, answer.text
+        inline = httpx.post(f"{guarded}/graphql", headers=AUTH, timeout=30,
+                            json={"query": 'mutation { cacheStore(content: "\\ud800") { ref } }'}).json()
+        assert inline["data"] is None and "Unicode" in inline["errors"][0]["message"], inline
+    assert not [r for r in caplog.records if r.levelname == "ERROR"], caplog.text[:2000]
+
+
+# -- bounds: document size, the parse caches, streamed bodies, echoed input -------------------
+
+
+def test_a_graphql_document_over_max_query_bytes_is_refused(guarded):
+    limit = get_settings().server.max_query_bytes
+    filler = "x" * (limit + 10)
+    answer = httpx.post(f"{guarded}/graphql", headers=AUTH, timeout=30,
+                        json={"query": f'{{ jobs(id: "{filler}") {{ id }} }}'})
+    assert answer.status_code == 413 and "max_query_bytes" in answer.text, answer.text[:300]
+    fits = httpx.post(f"{guarded}/graphql", headers=AUTH, timeout=30,
+                      json={"query": f'{{ jobs(id: "{filler[:limit - 100]}") {{ id }} }}'})
+    assert fits.status_code == 200, fits.text[:300]
+
+
+def test_the_parse_and_validation_caches_keep_short_documents_only(guarded):
+    """600 distinct documents of 1.9 MB took the server from 116 MB to 1.6 GB, for good: the
+    caches kept each text and its syntax tree. The server runs in this process, so the
+    module-level caches are visible here."""
+    from strawberry.extensions.parser_cache import _get_parse_cache
+    from strawberry.extensions.validation_cache import _get_validate_cache
+
+    from graphsvc.api.app import CACHED_DOCUMENT_CHARS, DOCUMENT_CACHE
+
+    parse_cache, validate_cache = _get_parse_cache(DOCUMENT_CACHE), _get_validate_cache(DOCUMENT_CACHE)
+    with httpx.Client(timeout=30) as client:
+        short = client.post(f"{guarded}/graphql", headers=AUTH, json={"query": "{ jobs(id: \"cache-probe\") { id } }"})
+        assert short.status_code == 200
+        sizes = (parse_cache.cache_info().currsize, validate_cache.cache_info().currsize)
+        for i in range(20):
+            filler = f"{i}-" + "y" * (CACHED_DOCUMENT_CHARS + 1000)
+            answer = client.post(f"{guarded}/graphql", headers=AUTH, json={"query": f'{{ jobs(id: "{filler}") {{ id }} }}'})
+            assert answer.status_code == 200 and "no job" in answer.text, answer.text[:300]  # it ran
+    assert (parse_cache.cache_info().currsize, validate_cache.cache_info().currsize) == sizes
+
+
+def test_a_streamed_body_over_the_limit_is_413(guarded):
+    limit = get_settings().server.max_body_bytes
+
+    def chunks():
+        yield b'{"content": "'
+        for _ in range(limit // 65536 + 2):
+            yield b"z" * 65536
+        yield b'"}'
+
+    for path in ("/api/cache/store", "/graphql"):
+        answer = httpx.post(f"{guarded}{path}", headers={**AUTH, **JSON}, content=chunks(), timeout=60)
+        assert answer.status_code == 413 and answer.json()["code"] == "PAYLOAD_TOO_LARGE", (path, answer.text[:300])
+
+
+MEGABYTE = "!" * 1_000_000
+
+
+@pytest.mark.parametrize("method, path, payload", [
+    ("POST", "/api/cache/store", {"content": "x", "pin": MEGABYTE}),  # a validation error quotes the input
+    ("POST", "/api/continuity/entries", {"workspace": "/w", "session": "s", "text": "t", "kind": MEGABYTE}),
+    ("POST", "/graphql", {"query": "query($q: String!) { recall(query: $q) { ref } }", "variables": {"q": MEGABYTE}}),
+    ("POST", "/graphql", {"query": "query($q: String!) { recall(query: $q) { ref } }", "variables": {"q": [MEGABYTE]}}),
+    ("POST", "/graphql", {"query": "mutation($s: CacheResetScope!) { cacheReset(scope: $s) { scope } }",
+                          "variables": {"s": MEGABYTE}}),
+])
+def test_errors_quote_at_most_a_few_hundred_characters_of_input(guarded, method, path, payload):
+    answer = httpx.request(method, f"{guarded}{path}", headers=AUTH, json=payload, timeout=60)
+    assert answer.status_code < 500, answer.text[:300]
+    assert len(answer.content) < 4000, (len(answer.content), answer.text[:300])
+    assert "more characters" in answer.text, answer.text[:600]
