@@ -6,11 +6,11 @@ workspace would reorder another's results. So the index only finds the matches; 
 scored here, by BM25 with what the workspace alone says:
 
 - for each keyword ``w`` (lower-cased) and each field (name, qualified name, path, signature,
-  doc) of an entity: ``4 * idf(w) * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len / typical))``,
+  doc) of an entity: ``EXACT_BOOST * idf(w) * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len / typical))``,
   ``tf`` the field's tokens equal to ``w`` (a quoted phrase: its occurrences), ``len`` the
-  field's tokens, ``typical`` a fixed length per field (`TYPICAL_TOKENS`: not an average over
-  other documents, which would bring them back in);
-- plus 1 per field with a token that starts with ``w`` (as Lucene scores a prefix match),
+  field's tokens, ``typical`` a fixed length per field (`TYPICAL_TOKENS`: the workspace's
+  average would mean reading all of it on every search);
+- plus `PREFIX_SCORE` per field with a token that starts with ``w`` (as Lucene scores a prefix match),
   for keywords of `MIN_PREFIX_CHARS` or more;
 - ``idf(w) = ln(1 + (N - df + 0.5) / (df + 0.5))``, ``N`` the workspace's entities and ``df``
   those holding ``w``, both counted by the index within the workspace.
