@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from graphsvc.errors import GraphsvcError, InputError
+from graphsvc.graph.driver import get_graph
+from graphsvc.graph.reads import workspace_root
 from graphsvc.settings import Settings, get_settings
 
 KINDS = ("index-tree", "index-symbols")
@@ -91,13 +93,15 @@ class JobRegistry:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphsvc-job")
 
     def submit(self, kind: str, path: str, workspace: str | None = None, replace: bool = False) -> Job:
-        from indexers.jobs import workspace_name
+        from indexers.jobs import check_workspace_root, workspace_name
 
         if kind not in KINDS:
             raise InputError(f"unknown job kind {kind!r}: use {' or '.join(KINDS)}")
         real = check_index_path(path, list(self.settings.server.workspace_roots))
-        job = Job(id=uuid.uuid4().hex[:12], kind=kind, path=str(real), workspace=workspace_name(real, workspace),
-                  replace=replace)
+        ws = workspace_name(real, workspace)
+        # Checked again when the job runs, against what is stored then.
+        check_workspace_root(ws, workspace_root(get_graph(), ws), real, replace)
+        job = Job(id=uuid.uuid4().hex[:12], kind=kind, path=str(real), workspace=ws, replace=replace)
         with self._lock:
             self._jobs[job.id] = job
             self._forget_old()

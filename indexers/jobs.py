@@ -43,6 +43,15 @@ def workspace_name(path: str | Path, workspace: str | None) -> str:
     return name
 
 
+def check_workspace_root(workspace: str, stored_root: str | None, root: Path, replace: bool) -> None:
+    """Refuse to index `root` into a workspace that holds another directory, unless `replace`."""
+    if stored_root and stored_root != str(root) and not replace:
+        raise InputError(
+            f"workspace {workspace!r} holds another directory; pass replace (--replace, or replace: true "
+            f"through the API) to index {root} into it instead of {stored_root}, or choose another name"
+        )
+
+
 @dataclass(slots=True)
 class TreeSummary:
     workspace: str
@@ -112,11 +121,7 @@ def _sync_tree(
     writer = GraphWriter(graph, ws, settings.index.batch_size)
     state = writer.tree_state()
     stored = state.get(model.WORKSPACE_ID)
-    if stored is not None and stored["root"] and stored["root"] != str(root.resolve()) and not replace:
-        raise InputError(
-            f"workspace {ws!r} holds {stored['root']}, not {root.resolve()}: choose another workspace name, "
-            "or replace its content with this directory (--replace, or replace: true through the API)"
-        )
+    check_workspace_root(ws, stored and stored["root"], root.resolve(), replace)
     known = {
         fid: (row["size"], row["mtime_ns"], row["hash"], row["skip_reason"])
         for fid, row in state.items()

@@ -278,13 +278,14 @@ class GraphQuery:
 class GraphMutation:
     @strawberry.mutation(description="Start `index-tree` on a directory under the server's workspace roots. "
                          "`replace`: index it into a workspace that holds another directory.")
-    def index_tree(self, info: Info, path: str, workspace: str | None = None, replace: bool = False) -> GqlJob:
-        return _jobs(info).submit("index-tree", path, workspace, replace)
+    async def index_tree(self, info: Info, path: str, workspace: str | None = None, replace: bool = False) -> GqlJob:
+        return await _run(_jobs(info).submit, "index-tree", path, workspace, replace)
 
     @strawberry.mutation(description="Start `index-symbols` on a directory under the server's workspace roots. "
                          "`replace`: index it into a workspace that holds another directory.")
-    def index_symbols(self, info: Info, path: str, workspace: str | None = None, replace: bool = False) -> GqlJob:
-        return _jobs(info).submit("index-symbols", path, workspace, replace)
+    async def index_symbols(self, info: Info, path: str, workspace: str | None = None,
+                            replace: bool = False) -> GqlJob:
+        return await _run(_jobs(info).submit, "index-symbols", path, workspace, replace)
 
     @strawberry.mutation(
         description="Compute Leiden communities of a workspace or a turn's subgraph and store them on the "
@@ -323,13 +324,14 @@ class IndexRequest(BaseModel):
     replace: bool = False  # index into a workspace that holds another directory
 
 
+# Plain functions: submitting reads the workspace's stored root from Neo4j (in the threadpool).
 @router.post("/index-tree", status_code=202, response_model=Job, summary="Start an index-tree job")
-async def index_tree(body: IndexRequest, request: Request) -> Job:
+def index_tree(body: IndexRequest, request: Request) -> Job:
     return _jobs(request).submit("index-tree", body.path, body.workspace, body.replace)
 
 
 @router.post("/index-symbols", status_code=202, response_model=Job, summary="Start an index-symbols job")
-async def index_symbols(body: IndexRequest, request: Request) -> Job:
+def index_symbols(body: IndexRequest, request: Request) -> Job:
     return _jobs(request).submit("index-symbols", body.path, body.workspace, body.replace)
 
 

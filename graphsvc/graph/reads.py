@@ -85,6 +85,15 @@ def workspace_exists(graph: Graph, workspace: str) -> bool:
     return bool(graph.read(_WORKSPACE_EXISTS, ws=workspace))
 
 
+_WORKSPACE_ROOT = "MATCH (w:Entity {workspace: $ws, id: $id}) RETURN w.root AS root"
+
+
+def workspace_root(graph: Graph, workspace: str) -> str | None:
+    """The directory the workspace was indexed from, or None if it was never indexed."""
+    rows = graph.read(_WORKSPACE_ROOT, ws=workspace, id=WORKSPACE_ID)
+    return rows[0]["root"] if rows else None
+
+
 # --- search ------------------------------------------------------------------------------
 
 # One round trip: the workspace's symbols token, how many of its entities match each keyword

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from api.conftest import running
+from graphsvc.errors import InputError
 from graphsvc.graph.driver import get_graph, reset_graph
 from graphsvc.jobs import JobRegistry
 from graphsvc.settings import get_settings, reload_settings
@@ -144,14 +145,34 @@ def test_an_existing_workspace_keeps_its_root_unless_replace_is_asked(graph, lay
         assert first.state == "done", first
         assert _files(graph, ws) == {"repo.py"}
 
-        other = registry.wait(registry.submit("index-symbols", "other", ws).id, 120)
-        assert other.state == "failed" and "holds" in other.error and "replace" in other.error, other
-        assert _files(graph, ws) == {"repo.py"}  # untouched
-
-        tree = registry.wait(registry.submit("index-tree", "other", ws).id, 120)
-        assert tree.state == "failed" and "replace" in tree.error, tree
+        for kind in ("index-symbols", "index-tree"):
+            with pytest.raises(InputError, match="holds another directory.*replace"):
+                registry.submit(kind, "other", ws)
+        # Submitted while the workspace was new, run after it got its root: refused when it runs.
+        gate = threading.Event()
+        registry._pool.submit(gate.wait, 60)
+        try:
+            late = registry.submit("index-tree", "other", ws + "-late")
+            first_late = registry.submit("index-tree", "repo", ws + "-late")
+        finally:
+            gate.set()
+        assert registry.wait(late.id, 120).state == "done"
+        first_late = registry.wait(first_late.id, 120)
+        assert first_late.state == "failed" and "replace" in first_late.error, first_late
+        assert _files(graph, ws) == {"repo.py"} and _files(graph, ws + "-late") == {"other.py"}
     finally:
         registry.shutdown()
+
+    settings = get_settings().model_copy(deep=True)
+    settings.server.workspace_roots = [roots]
+    with running(settings) as url:
+        r = httpx.post(f"{url}/api/context/index-symbols", json={"path": "other", "workspace": ws}, timeout=60)
+        assert r.status_code == 400 and "replace" in r.json()["error"], r.text
+        r = httpx.post(f"{url}/graphql", timeout=60, json={
+            "query": "mutation($ws: String) { indexTree(path: \"other\", workspace: $ws) { id } }",
+            "variables": {"ws": ws}})
+        assert r.json()["errors"][0]["extensions"]["code"] == "BAD_INPUT", r.text
+    assert _files(graph, ws) == {"repo.py"}  # untouched
 
     # The CLI refuses the same way, and re-roots only with --replace.
     refused = run_cli("index-symbols", str(roots / "other"), "-w", ws)
