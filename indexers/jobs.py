@@ -423,7 +423,9 @@ def _index_symbols(
     replace: bool = False,
 ) -> SymbolSummary:
     from indexers.languages import language_for_path
-    from indexers.resolve import ResolveStats, SymbolTable, affected_files, external_nodes, resolve_file
+    from indexers.resolve import (
+        ResolveStats, SymbolTable, affected_files, external_nodes, resolve_file, with_shared_sources,
+    )
 
     started = time.perf_counter()
     settings = get_settings()
@@ -513,7 +515,9 @@ def _index_symbols(
         if full or config_changed:
             affected = set(all_exts)
         else:
-            affected = set(affected_files(set(changed) | set(deleted), old_exts, new_exts, table)) & set(all_exts)
+            affected = affected_files(set(changed) | set(deleted), old_exts, new_exts, table)
+            # Their edges are replaced whole: files whose edges leave the same nodes come too.
+            affected = with_shared_sources(affected | set(deleted), table, old_exts) & set(all_exts)
         edges = []
         stats = ResolveStats()
         total = len(affected)
@@ -534,9 +538,11 @@ def _index_symbols(
     stale = symbols_written.result()
     writer.delete_outgoing_code_edges(sorted(affected | set(deleted)))
     by_type = _merge_edges(edges)
+    # Only externals an edge points at: an unreferenced one is never kept (nor in a clean index).
+    targets = {e.dst for e in edges}
     writer.upsert_externals([
         {"id": x.id, "name": x.name, "qualified_name": x.qualified_name, "kind": str(x.kind)}
-        for x in external_nodes(edges)
+        for x in external_nodes(edges) if x.id in targets
     ])
     reasons: Counter[str] = Counter()
     for rel in Rel:
@@ -550,9 +556,12 @@ def _index_symbols(
         {"id": fid, "hash": current[fid][0], "has_errors": ext.has_errors, "error_count": ext.error_count,
          "note": ext.skip_reason or (", ".join(ext.problems) or None)}
         for fid, ext in new_exts.items()
+    ] + [
+        # A file still in the tree but no longer parsed (emptied, skipped) loses its marks.
+        {"id": fid, "hash": None, "has_errors": None, "error_count": None, "note": None}
+        for fid in deleted
     ])
-    if deleted or full:
-        writer.delete_orphan_externals()
+    writer.delete_orphan_externals(everywhere=full)
     # The symbol writes ran beside resolution: what is left of them counts as writing.
     summary.write_seconds = time.perf_counter() - t1
     summary.symbols_written = sum(len(ext.symbols) for ext in new_exts.values())

@@ -1375,6 +1375,54 @@ def _import_keys(ext: FileExtraction) -> set[tuple]:
     return {(i.module, i.name, i.alias, i.level) for i in ext.imports}
 
 
+def with_shared_sources(
+    files: Iterable[str], table: SymbolTable, old_exts: dict[str, FileExtraction]
+) -> set[str]:
+    """``files`` and every file that must be re-resolved with them because their edges share
+    sources.
+
+    An edge normally leaves the file it was resolved in; a relation written outside its type
+    (Rust's ``impl Trait for Type``) leaves the type, in another file. Since a file's edges
+    are replaced as a whole (every edge leaving its nodes), the type's file and each file
+    writing such relations about its types are resolved together. ``files`` may include
+    deleted files (with their extractions in ``old_exts``). Types are matched by name: a few
+    files too many are resolved, never one too few. Returns the files still in the table.
+    """
+    seeds = set(files)
+    # type name -> files relating a type of that name from outside, before or after the change
+    relating: dict[str, set[str]] = defaultdict(set)
+    exts = [*table.files.values(), *old_exts.values()]
+    for ext in exts:
+        for ref in ext.inherits:
+            if ref.type_id is None:
+                relating[_tail(ref.subject)].add(ext.path)
+    if not relating:
+        return {p for p in seeds if p in table.files}
+    defining: dict[str, set[str]] = defaultdict(set)  # such a name -> files defining it
+    subjects: dict[str, set[str]] = defaultdict(set)  # file -> names it relates from outside
+    defined: dict[str, set[str]] = defaultdict(set)  # file -> such names it defines
+    for ext in exts:
+        for sym in ext.symbols:
+            if sym.name in relating:
+                defining[sym.name].add(ext.path)
+                defined[ext.path].add(sym.name)
+        for ref in ext.inherits:
+            if ref.type_id is None:
+                subjects[ext.path].add(_tail(ref.subject))
+    out, frontier = set(seeds), list(seeds)
+    while frontier:
+        path = frontier.pop()
+        linked = set()
+        for name in subjects.get(path, ()):
+            linked |= defining.get(name, set())
+        for name in defined.get(path, ()):
+            linked |= relating[name]
+        for other in linked - out:
+            out.add(other)
+            frontier.append(other)
+    return {p for p in out if p in table.files}
+
+
 def affected_files(
     changed_paths: Iterable[str],
     old_exts: dict[str, FileExtraction],

@@ -60,16 +60,24 @@ MERGE (p)-[r:CONTAINS]->(f)
 ON CREATE SET r.prov = 'EXTRACTED', r.confidence = 1.0, r.reason = 'syntax'
 """
 
+# Deletes return the external nodes they stopped referring to: the candidates for
+# `_DELETE_ORPHAN_EXTERNALS` (checking those is cheaper than a sweep of every external).
 _DELETE_BY_FILE = """
 UNWIND $files AS file
 MATCH (n:Entity {workspace: $ws, file: file}) USING INDEX SEEK n:Entity(workspace, file)
+WITH n, [(n)-->(x:External) | x.id] AS released
 DETACH DELETE n
+WITH released UNWIND released AS x
+RETURN collect(DISTINCT x) AS released
 """
 
 _DELETE_BY_ID = """
 UNWIND $ids AS id
 MATCH (n:Entity {workspace: $ws, id: id}) USING INDEX SEEK n:Entity(workspace, id)
+WITH n, [(n)-->(x:External) | x.id] AS released
 DETACH DELETE n
+WITH released UNWIND released AS x
+RETURN collect(DISTINCT x) AS released
 """
 
 _SYMBOL_IDS = """
@@ -123,7 +131,16 @@ SET f.symbols_hash = row.hash, f.has_errors = row.has_errors, f.error_count = ro
     f.parse_note = row.note
 """
 
+# An external node exists while something refers to it, as after a clean index.
 _DELETE_ORPHAN_EXTERNALS = """
+UNWIND $ids AS id
+MATCH (x:Entity {workspace: $ws, id: id}) USING INDEX SEEK x:Entity(workspace, id)
+WITH x WHERE x:External AND NOT (x)<--()
+DETACH DELETE x
+"""
+
+# A full run also removes orphans that no run released (left by an older indexer).
+_DELETE_ALL_ORPHAN_EXTERNALS = """
 MATCH (x:External {workspace: $ws})
 WHERE NOT (x)<--()
 DETACH DELETE x
@@ -141,18 +158,24 @@ RETURN w.symbols_token AS token
 
 
 def _delete_outgoing(rel_types: Sequence[Rel]) -> str:
+    # Every edge of these types leaving the file or its symbols: resolving the file writes
+    # them all again (IMPORTS to other files included; the tree's CONTAINS edges leave
+    # directories, never files).
     types = "|".join(r.value for r in rel_types)
     return f"""
 UNWIND $files AS file
 CALL (file) {{
-  MATCH (n:Entity {{workspace: $ws, file: file}})-[r:{types}]->() USING INDEX SEEK n:Entity(workspace, file)
+  MATCH (n:Entity {{workspace: $ws, file: file}})-[r:{types}]->(x) USING INDEX SEEK n:Entity(workspace, file)
   DELETE r
+  RETURN collect(CASE WHEN x:External THEN x.id END) AS from_symbols
 }}
 CALL (file) {{
   MATCH (f:Entity {{workspace: $ws, id: file}})-[r:{types}]->(x) USING INDEX SEEK f:Entity(workspace, id)
-  WHERE NOT x:File AND NOT x:Directory
   DELETE r
+  RETURN collect(CASE WHEN x:External THEN x.id END) AS from_file
 }}
+WITH from_symbols + from_file AS released UNWIND released AS x
+RETURN collect(DISTINCT x) AS released
 """
 
 
@@ -205,10 +228,18 @@ class GraphWriter:
         self.progress = progress
         # Element ids of nodes this writer created, merged or looked up: edge endpoints.
         self._eids: dict[str, str] = {}
+        # External nodes that lost a reference to a delete: orphans unless still referred to.
+        self._released: set[str] = set()
 
     def _run_batched(self, cypher: str, key: str, rows: Sequence[Any]) -> None:
         for chunk in batches(rows, self.batch_size):
             self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, **{key: chunk})
+
+    def _delete_batched(self, cypher: str, key: str, rows: Sequence[Any]) -> None:
+        """Run a delete that returns the external nodes it `released`, and remember them."""
+        for chunk in batches(rows, self.batch_size):
+            for record in self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, **{key: chunk}):
+                self._released.update(record["released"])
 
     def _run_concurrently(
         self,
@@ -268,9 +299,11 @@ class GraphWriter:
         self._run_batched(_UPSERT_FILES, "rows", rows)
 
     def delete_entries(self, ids: Sequence[str]) -> None:
-        """Delete files/directories and everything defined in those files."""
-        self._run_batched(_DELETE_BY_FILE, "files", ids)
-        self._run_batched(_DELETE_BY_ID, "ids", ids)
+        """Delete files/directories, everything defined in those files, and the external
+        nodes nothing refers to any more."""
+        self._delete_batched(_DELETE_BY_FILE, "files", ids)
+        self._delete_batched(_DELETE_BY_ID, "ids", ids)
+        self.delete_orphan_externals()
 
     # -- symbols ----------------------------------------------------------------------------
     def symbol_ids(self) -> set[str]:
@@ -287,14 +320,14 @@ class GraphWriter:
         self._write_nodes(_UPSERT_EXTERNALS, rows, "external symbols")
 
     def delete_symbols(self, ids: Sequence[str]) -> None:
-        self._run_batched(_DELETE_BY_ID, "ids", ids)
+        self._delete_batched(_DELETE_BY_ID, "ids", ids)
 
     def delete_file_symbols(self, files: Sequence[str]) -> None:
-        self._run_batched(_DELETE_BY_FILE, "files", files)
+        self._delete_batched(_DELETE_BY_FILE, "files", files)
 
     def delete_outgoing_code_edges(self, files: Sequence[str]) -> None:
-        """Remove the code edges owned by these files (from the file and its symbols)."""
-        self._run_batched(_DELETE_CODE_EDGES, "files", files)
+        """Remove every code edge leaving these files and their symbols."""
+        self._delete_batched(_DELETE_CODE_EDGES, "files", files)
 
     def create_edges(self, rel: Rel, rows: Sequence[dict]) -> None:
         """Create edges given by entity ids; an edge whose endpoint does not exist is skipped."""
@@ -313,8 +346,13 @@ class GraphWriter:
     def mark_files(self, rows: Sequence[dict]) -> None:
         self._run_batched(_MARK_FILES, "rows", rows)
 
-    def delete_orphan_externals(self) -> None:
-        self.graph.write(_DELETE_ORPHAN_EXTERNALS, ws=self.ws)
+    def delete_orphan_externals(self, everywhere: bool = False) -> None:
+        """Delete the external nodes the deletes so far released that nothing refers to now
+        (`everywhere`: every such node of the workspace)."""
+        released, self._released = sorted(self._released), set()
+        self._run_batched(_DELETE_ORPHAN_EXTERNALS, "ids", released)
+        if everywhere:
+            self.graph.write(_DELETE_ALL_ORPHAN_EXTERNALS, timeout_s=WRITE_TIMEOUT_S, ws=self.ws)
 
     def symbols_token(self) -> str | None:
         rows = self.graph.read(_GET_WORKSPACE_TOKEN, ws=self.ws, id=model.WORKSPACE_ID)

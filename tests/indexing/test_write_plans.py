@@ -25,6 +25,7 @@ KEYED = {
     "workspace token": writer._GET_WORKSPACE_TOKEN,
     "set workspace token": writer._SET_WORKSPACE_TOKEN,
     "delete outgoing edges": writer._DELETE_CODE_EDGES,
+    "delete orphan externals": writer._DELETE_ORPHAN_EXTERNALS,
     "entity lookup": reads._ENTITY_EXACT,
     "community members": writer._MOVE_MEMBERS,
     "community lock": writer._LOCK_WORKSPACE,
