@@ -27,6 +27,7 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 WILDCARD_HOSTS = ("", "0.0.0.0", "::")
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 JSON_TYPE = "application/json"
+ONLY_OWN_PAGES = "only this server's own pages may call it"
 # Deep enough for any real variables or payload; deeper nesting only exhausts recursion later.
 MAX_JSON_DEPTH = 64
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -160,11 +161,12 @@ class SameOrigin:
             ), "MISDIRECTED"
         path, method = scope["path"], scope["method"]
         if path not in CROSS_ORIGIN_PATHS:
+            own = (f"http://{host_header}".lower(), f"https://{host_header}".lower())
             origin = headers.get("origin")
-            if origin is not None and origin.lower() not in (f"http://{host_header}".lower(), f"https://{host_header}".lower()):
-                return 403, f"requests from the page {origin[:100]!r} are refused: only this server's own pages may call it", "FOREIGN_ORIGIN"
+            if origin is not None and origin.lower() not in own:
+                return 403, f"requests from the page {origin[:100]!r} are refused: {ONLY_OWN_PAGES}", "FOREIGN_ORIGIN"
             if headers.get("sec-fetch-site") in ("cross-site", "same-site"):
-                return 403, "requests from another site's page are refused: only this server's own pages may call it", "FOREIGN_ORIGIN"
+                return 403, f"requests from another site's page are refused: {ONLY_OWN_PAGES}", "FOREIGN_ORIGIN"
         if method not in SAFE_METHODS and media_type(headers.get("content-type", "")) != JSON_TYPE:
             return 415, (
                 f"{method} {path} needs 'Content-Type: {JSON_TYPE}' (send {{}} when there is nothing "
