@@ -3,7 +3,6 @@ the resolver produced it, and incremental runs keep inbound edges right."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import signal
@@ -18,6 +17,7 @@ from indexers.extract import extract_file
 from indexers.jobs import _merge_edges, index_all, index_symbols
 from indexers.languages import language_for_path
 from indexers.resolve import SymbolTable, resolve_all
+from tests.graph_compare import assert_same_graph
 from tests.indexing.conftest import edges, entities
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "symbols"
@@ -156,20 +156,6 @@ def test_lost_state_falls_back_to_a_full_run(graph, workspace, tmp_path):
     assert edges(graph, workspace) == before
 
 
-def _checksum(graph, ws: str) -> tuple[int, int, str]:
-    nodes = sorted(r["id"] for r in graph.read("MATCH (n:Entity {workspace: $ws}) RETURN n.id AS id", ws=ws))
-    rels = sorted(
-        f"{r['a']}|{r['t']}|{r['b']}|{r['c']}"
-        for r in graph.read(
-            "MATCH (a:Entity {workspace: $ws})-[r]->(b:Entity {workspace: $ws}) "
-            "RETURN a.id AS a, type(r) AS t, b.id AS b, r.confidence AS c",
-            ws=ws,
-        )
-    )
-    digest = hashlib.sha256("\n".join(nodes + rels).encode()).hexdigest()
-    return len(nodes), len(rels), digest
-
-
 def test_sigkill_midway_then_rerun_completes(graph, workspace, tmp_path):
     import sysconfig
 
@@ -198,7 +184,7 @@ def test_sigkill_midway_then_rerun_completes(graph, workspace, tmp_path):
     assert done.returncode == 0, done.stderr
     clean_ws = workspace + "-clean"
     index_all(repo, workspace=clean_ws)
-    assert _checksum(graph, workspace) == _checksum(graph, clean_ws)
+    assert_same_graph(graph.read, workspace, clean_ws, "a run killed midway, then run again")
 
 
 def test_index_with_communities_stores_them_for_the_browser(graph, workspace, tmp_path):
