@@ -44,11 +44,11 @@ LABEL_SHARE = 0.6
 TIMEOUT_FACTOR = 10
 # igraph draws from one process-wide random generator; a run seeds it under this lock.
 _IGRAPH_RNG = threading.Lock()
-# How a workspace's communities come to be stored, for an answer that has none.
-COMPUTE_HINT = (
-    "no communities stored for this workspace yet: compute them with the computeCommunities "
-    "mutation, POST /api/context/communities or `graphsvc index --communities`"
+# How a workspace's communities come to be stored, for answers that cannot give them.
+_HOW_TO_COMPUTE = (
+    "the computeCommunities mutation, POST /api/context/communities or `graphsvc index --communities`"
 )
+COMPUTE_HINT = f"no communities stored for this workspace yet: compute them with {_HOW_TO_COMPUTE}"
 # A read that raced a write-back (parts of two runs) is read again, this many times at most.
 READ_ATTEMPTS = 5
 READ_PAUSE_S = 0.01
@@ -90,8 +90,7 @@ def communities(
     if given:
         raise InputError(
             f"{given[0]} is an argument of computing communities; reading a workspace's returns "
-            "its stored partition: compute with the computeCommunities mutation, "
-            "POST /api/context/communities or `graphsvc index --communities`"
+            f"its stored partition: compute with {_HOW_TO_COMPUTE}"
         )
     return stored_communities(scope.workspace, limit=limit, graph=graph)
 
