@@ -122,11 +122,15 @@ def _sync_tree(
     state = writer.tree_state()
     stored = state.get(model.WORKSPACE_ID)
     check_workspace_root(ws, stored and stored["root"], root.resolve(), replace)
+    # Another indexer may classify the same bytes differently (binary, empty): it reads every
+    # file again instead of trusting the classification of an unchanged one.
+    indexer = indexer_fingerprint()
+    same_indexer = stored is not None and stored["indexer"] == indexer
     known = {
         fid: (row["size"], row["mtime_ns"], row["hash"], row["skip_reason"])
         for fid, row in state.items()
         if "File" in row["labels"] and row["hash"] is not None and row["mtime_ns"] is not None
-    }
+    } if same_indexer else {}
 
     def scan_progress(done: int, message: str) -> None:
         if progress:
@@ -141,9 +145,9 @@ def _sync_tree(
     summary.indexed = summary.files - sum(summary.skipped.values())
 
     root_record = scan.dirs[0]
-    ws_row = state.get(model.WORKSPACE_ID)
-    if ws_row is None or ws_row["root"] != str(scan.root) or ws_row["skip_reason"] != root_record.skip_reason:
-        writer.upsert_workspace(str(scan.root), root_record.skip_reason)
+    if (not same_indexer or stored["root"] != str(scan.root)
+            or stored["skip_reason"] != root_record.skip_reason):
+        writer.upsert_workspace(str(scan.root), root_record.skip_reason, indexer)
 
     new_dirs, new_files = [], []
     for d in scan.dirs[1:]:

@@ -27,13 +27,14 @@ _TREE_STATE = """
 MATCH (n:Entity {workspace: $ws})
 WHERE n:File OR n:Directory OR n:Workspace
 RETURN n.id AS id, labels(n) AS labels, n.size AS size, n.mtime_ns AS mtime_ns, n.hash AS hash,
-       n.skip_reason AS skip_reason, n.lang AS lang, n.name AS name, n.root AS root
+       n.skip_reason AS skip_reason, n.lang AS lang, n.name AS name, n.root AS root,
+       n.indexer AS indexer
 """
 
 _UPSERT_WORKSPACE = """
 MERGE (w:Entity {workspace: $ws, id: $id})
 ON CREATE SET w:Workspace, w.prov = 'EXTRACTED', w.kind = 'workspace'
-SET w.name = $ws, w.root = $root, w.path = '', w.skip_reason = $skip_reason
+SET w.name = $ws, w.root = $root, w.path = '', w.skip_reason = $skip_reason, w.indexer = $indexer
 """
 
 # Rows with a `parent` are new: the node and its CONTAINS edge are created together.
@@ -288,9 +289,10 @@ class GraphWriter:
     def tree_state(self) -> dict[str, dict]:
         return {row["id"]: row for row in self.graph.read(_TREE_STATE, ws=self.ws)}
 
-    def upsert_workspace(self, root: str, skip_reason: str | None = None) -> None:
+    def upsert_workspace(self, root: str, skip_reason: str | None, indexer: str) -> None:
+        """`indexer`: the fingerprint of the indexer that classified the tree's files."""
         self.graph.write(_UPSERT_WORKSPACE, ws=self.ws, id=model.WORKSPACE_ID, root=root,
-                         skip_reason=skip_reason)
+                         skip_reason=skip_reason, indexer=indexer)
 
     def upsert_dirs(self, rows: Sequence[dict]) -> None:
         self._run_batched(_UPSERT_DIRS, "rows", rows)

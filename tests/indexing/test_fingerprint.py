@@ -151,3 +151,34 @@ def test_cli_reports_a_changed_extraction_setting_as_a_full_run(graph, workspace
     assert "(incremental)" in again.stdout
     back = run_cli("index", str(repo), "-w", workspace)
     assert "symbols  " + workspace + " (full: indexer changed)" in back.stdout
+
+
+def test_a_new_indexer_classifies_unchanged_files_again(graph, workspace, tmp_path, monkeypatch):
+    """The tree step keeps the hash and skip reason of a file whose size and mtime did not
+    change; a release that classifies files differently must not inherit the old verdicts."""
+    from indexers import jobs, tree
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "app.py").write_text(SOURCE)
+    (repo / "notes.dat").write_bytes(b"plain text with \x01 control bytes\n")
+    index_all(repo, workspace=workspace)
+    assert entities(graph, workspace)["notes.dat"]["props"].get("skip_reason") is None
+
+    # The new release calls any file with a control byte binary.
+    def stricter(path: str, size: int) -> tuple[str, bool]:
+        digest, binary = original(path, size)
+        return digest, binary or b"\x01" in Path(path).read_bytes()
+
+    original = tree._hash_file
+    monkeypatch.setattr(tree, "_hash_file", stricter)
+    index_all(repo, workspace=workspace)  # the same indexer: the unchanged file is not read again
+    assert entities(graph, workspace)["notes.dat"]["props"].get("skip_reason") is None
+
+    monkeypatch.setattr(jobs, "indexer_fingerprint", lambda: "the next release")
+    summary = index_all(repo, workspace=workspace)
+    assert summary.full_reason == "indexer changed"
+    nodes = entities(graph, workspace)
+    assert nodes["notes.dat"]["props"]["skip_reason"] == "binary"
+    assert nodes["app.py"]["props"].get("skip_reason") is None and "app.py#helper" in nodes
+    assert nodes["/"]["props"]["indexer"] == "the next release"
