@@ -16,6 +16,7 @@ from pathlib import Path
 import neo4j
 import pytest
 
+from graphsvc.graph.driver import get_graph, reset_graph
 from graphsvc.neo4j import ConnectionInfo, ManagedNeo4j, free_port
 from graphsvc.settings import get_settings, reload_settings
 
@@ -96,3 +97,16 @@ def neo4j_clean(neo4j_server: ConnectionInfo) -> ConnectionInfo:
         with driver.session(database=get_settings().neo4j.database) as session:
             session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
     return neo4j_server
+
+
+@pytest.fixture
+def private_graph(neo4j_server: ConnectionInfo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The session's Neo4j as `get_graph()` gives it, with a private GRAPHSVC_HOME so index
+    state and the context store never leak between tests."""
+    monkeypatch.setenv("GRAPHSVC_HOME", str(tmp_path / "home"))
+    reload_settings()
+    reset_graph()
+    yield get_graph()
+    reset_graph()
+    monkeypatch.undo()
+    reload_settings()

@@ -9,22 +9,14 @@ import sys
 
 import pytest
 
-from graphsvc.graph.driver import get_graph, reset_graph
-from graphsvc.settings import reload_settings
 
 _counter = itertools.count()
 
 
 @pytest.fixture
-def graph(neo4j_server, tmp_path, monkeypatch):
+def graph(private_graph):
     """The session's Neo4j, with a private GRAPHSVC_HOME so index state never leaks between tests."""
-    monkeypatch.setenv("GRAPHSVC_HOME", str(tmp_path / "home"))
-    reload_settings()
-    reset_graph()
-    yield get_graph()
-    reset_graph()
-    monkeypatch.undo()
-    reload_settings()
+    return private_graph
 
 
 @pytest.fixture

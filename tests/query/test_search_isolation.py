@@ -10,9 +10,7 @@ import uuid
 
 import pytest
 
-from graphsvc.graph.driver import get_graph, reset_graph
 from graphsvc.query import engine
-from graphsvc.settings import reload_settings
 from indexers.jobs import index_all
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.timeout(240)]
@@ -91,14 +89,8 @@ def _top_of_few(ws: str, monkeypatch) -> dict[str, list[tuple[str, float]]]:
 
 
 @pytest.fixture
-def home(neo4j_server, tmp_path, monkeypatch):
-    monkeypatch.setenv("GRAPHSVC_HOME", str(tmp_path / "home"))
-    reload_settings()
-    reset_graph()
-    yield get_graph()
-    reset_graph()
-    monkeypatch.undo()
-    reload_settings()
+def home(private_graph):
+    return private_graph
 
 
 def test_another_workspace_changes_neither_order_nor_scores(home, tmp_path, monkeypatch):

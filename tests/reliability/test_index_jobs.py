@@ -16,9 +16,8 @@ import pytest
 
 from api.conftest import running
 from graphsvc.errors import InputError
-from graphsvc.graph.driver import get_graph, reset_graph
 from graphsvc.jobs import JobRegistry
-from graphsvc.settings import get_settings, reload_settings
+from graphsvc.settings import get_settings
 from indexers.jobs import parse_files
 from indexers.tree import scan_tree
 from tests.indexing.conftest import entities, run_cli
@@ -29,14 +28,8 @@ SECRET = "def secret_outside_the_roots():\n    return 'do not index'\n"
 
 
 @pytest.fixture
-def graph(neo4j_server, tmp_path, monkeypatch):
-    monkeypatch.setenv("GRAPHSVC_HOME", str(tmp_path / "home"))
-    reload_settings()
-    reset_graph()
-    yield get_graph()
-    reset_graph()
-    monkeypatch.undo()
-    reload_settings()
+def graph(private_graph):
+    return private_graph
 
 
 @pytest.fixture
