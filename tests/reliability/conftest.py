@@ -104,6 +104,16 @@ def graph_checksum(driver: neo4j.Driver, workspace: str | None = None) -> tuple[
     return len(node_keys), len(rel_keys), digest
 
 
+def store_env(home: Path) -> dict[str, str]:
+    """The environment of a server or CLI process that uses only the context store under
+    `home`: events without a turn and cache writes never need Neo4j, so it points nowhere
+    and nothing starts one."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHSVC_", "NEO4J_"))}
+    env.update(GRAPHSVC_HOME=str(home), NEO4J_URI="bolt://127.0.0.1:9", NEO4J_PASSWORD="unused",
+               PYTHONUNBUFFERED="1")
+    return env
+
+
 def port_free() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

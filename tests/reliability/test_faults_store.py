@@ -7,7 +7,6 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import httpx
 import pytest
@@ -18,26 +17,16 @@ from graphsvc.context.store import ContextStore
 from graphsvc.errors import StoreError
 from graphsvc.settings import get_settings
 
-from .conftest import ServeProcess
+from .conftest import ServeProcess, store_env
 
 pytestmark = pytest.mark.timeout(300)
 
 _RECORD = 'mutation($p: JSON) { recordEvent(type: "FulfilledLocal", payload: $p, workspace: "burst") { id seq } }'
 
 
-def _store_env(home: Path) -> dict[str, str]:
-    import os
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHSVC_", "NEO4J_"))}
-    # Events without a turn and cache writes never need Neo4j; point it nowhere so nothing starts one.
-    env.update(GRAPHSVC_HOME=str(home), NEO4J_URI="bolt://127.0.0.1:9", NEO4J_PASSWORD="unused",
-               PYTHONUNBUFFERED="1")
-    return env
-
-
 def test_acknowledged_writes_survive_sigkill_of_serve(tmp_path):
     home = tmp_path / "home"
-    server = ServeProcess(_store_env(home), tmp_path / "serve.log")
+    server = ServeProcess(store_env(home), tmp_path / "serve.log")
     events: list[str] = []
     hashes: list[str] = []
     errors: list[str] = []
@@ -160,7 +149,7 @@ def test_a_locked_store_is_a_503_through_the_api_and_one_log_line(tmp_path):
     """REST answers 503 STORE_BUSY with Retry-After, GraphQL an error coded STORE_BUSY, each
     after the bounded wait for the lock; the server logs one line per failure, no traceback."""
     home = tmp_path / "home"
-    server = ServeProcess(_store_env(home), tmp_path / "serve.log")
+    server = ServeProcess(store_env(home), tmp_path / "serve.log")
     holder = None
     try:
         server.wait_ready()

@@ -13,29 +13,18 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
-from pathlib import Path
 
 import httpx
 import pytest
 
 from graphsvc.context import db
 
-from .conftest import REPO_ROOT, ServeProcess
+from .conftest import REPO_ROOT, ServeProcess, store_env
 
 pytestmark = pytest.mark.timeout(240)
 
 GRAPHSVC = str(REPO_ROOT / ".venv" / "bin" / "graphsvc")
 _RECORD = 'mutation($p: JSON) { recordEvent(type: "FulfilledLocal", payload: $p, workspace: "locks") { id } }'
-
-
-def _store_env(home: Path) -> dict[str, str]:
-    import os
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHSVC_", "NEO4J_"))}
-    # Events without a turn and cache writes never need Neo4j; point it nowhere.
-    env.update(GRAPHSVC_HOME=str(home), NEO4J_URI="bolt://127.0.0.1:9", NEO4J_PASSWORD="unused",
-               PYTHONUNBUFFERED="1")
-    return env
 
 
 def _cli(env: dict[str, str], *args: str, stdin: str | None = None) -> str:
@@ -46,7 +35,7 @@ def _cli(env: dict[str, str], *args: str, stdin: str | None = None) -> str:
 
 def test_server_writes_survive_cli_jobs_beside_it(tmp_path):
     home = tmp_path / "home"
-    env = _store_env(home)
+    env = store_env(home)
     server = ServeProcess(env, tmp_path / "serve.log")
     events: list[str] = []
     hashes: list[str] = []
@@ -95,7 +84,7 @@ def test_server_writes_survive_cli_jobs_beside_it(tmp_path):
 def test_cli_refuses_the_store_file_as_its_input_or_output(tmp_path):
     """`events export -o <store>` truncated the database; reading it as input dropped our locks."""
     home = tmp_path / "home"
-    env = _store_env(home)
+    env = store_env(home)
     _cli(env, "events", "append", "FulfilledLocal", "-w", "locks", "-p", "{}")
     path = home / "context" / db.DB_NAME
     size = path.stat().st_size
