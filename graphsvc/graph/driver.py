@@ -30,6 +30,8 @@ from neo4j.exceptions import (
 )
 
 from graphsvc.errors import InputError, Neo4jUnavailable
+from graphsvc.graph.schema import apply_schema
+from graphsvc.neo4j import ensure_running
 from graphsvc.settings import Settings, get_settings
 
 _OUTAGE = (ServiceUnavailable, SessionExpired, DatabaseUnavailable, ConnectionError, OSError)
@@ -194,8 +196,6 @@ def connect(settings: Settings | None = None) -> Graph:
     if cfg.uri:
         uri, user, password = cfg.uri, cfg.user, cfg.password or ""
     else:
-        from graphsvc.neo4j import ensure_running
-
         info = ensure_running(settings)
         uri, user, password = info.uri, info.user, info.password
     driver = GraphDatabase.driver(
@@ -226,8 +226,6 @@ def get_graph() -> Graph:
     with _lock:
         if _shared is None:
             graph = connect()
-            from graphsvc.graph.schema import apply_schema
-
             apply_schema(graph)
             _shared = graph
         return _shared

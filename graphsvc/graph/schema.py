@@ -18,11 +18,11 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 from neo4j.exceptions import Neo4jError
 
 from graphsvc.errors import ConfigError, Neo4jSchemaError
-from graphsvc.graph.driver import Graph
 from graphsvc.settings import SCHEMA_DIR
 
 MIGRATIONS_DIR = SCHEMA_DIR / "neo4j"
@@ -36,6 +36,15 @@ AWAIT_INDEXES_S = 60.0
 ORPHAN_SETTLE_S = 5.0
 
 log = logging.getLogger("graphsvc.graph")
+
+
+class Graph(Protocol):
+    """What migrations need of a connection: `graphsvc.graph.driver.Graph`, which applies
+    them when it first opens (so this module cannot import it)."""
+
+    def read(self, cypher: str, timeout_s: float | None = None, **params: Any) -> list[dict]: ...
+
+    def write(self, cypher: str, timeout_s: float | None = None, **params: Any) -> list[dict]: ...
 
 _READ_VERSION = "MATCH (m:GraphsvcMeta {key: 'schema'}) RETURN m.version AS version"
 _WRITE_VERSION = """
