@@ -28,9 +28,10 @@ import unicodedata
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Literal
 
 from graphsvc.context import db
+from graphsvc.context.db import Micros
 from graphsvc.errors import AmbiguousError, InputError, NotFoundError
 from graphsvc.settings import Settings, get_settings
 
@@ -143,7 +144,7 @@ def open_connection(
 class StoreResult:
     hash: str
     ref: str
-    sent: str  # "full": `payload` is the content; "ref": `payload` is the reference
+    sent: Literal["full", "ref"]  # "full": `payload` is the content; "ref": `payload` is the reference
     payload: str | bytes
     kind: str
     original_bytes: int
@@ -160,8 +161,8 @@ class Expanded:
     ref: str
     kind: str
     label: str | None
-    content: bytes
     form: str  # "original" or "derived"
+    content: bytes
     first_line: int
     last_line: int
     total_lines: int
@@ -202,8 +203,8 @@ class EntryInfo:
     searchable: bool
     index_note: str | None
     pinned: bool
-    created_at: int
-    accessed_at: int
+    created_at: Micros
+    accessed_at: Micros
 
 
 @dataclass

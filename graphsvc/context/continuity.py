@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from graphsvc.context.cache import connection_lock, now_us, open_connection, reading, transaction
+from graphsvc.context.db import Micros
 from graphsvc.context.summary import SUMMARY_MARK, summarise
 from graphsvc.context.tokens import get_counter, truncate_middle
 from graphsvc.errors import InputError
@@ -88,7 +89,7 @@ class Entry:
     delegate: str | None
     flagged: bool
     text: str
-    created_at: int
+    created_at: Micros
 
     @property
     def is_summary(self) -> bool:

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Annotated
 
 from graphsvc.errors import InputError, StoreCorrupt, StoreError
 from graphsvc.settings import SCHEMA_DIR, Settings, get_settings
@@ -24,6 +25,8 @@ BUSY_TIMEOUT_MS = 5000
 PAGE_SIZE = 1024
 WAL_CHECKPOINT_PAGES = 4000
 _NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
+# A time as the store keeps it.
+Micros = Annotated[int, "microseconds since the epoch, UTC"]
 
 
 def store_path(settings: Settings | None = None) -> Path:

@@ -1,0 +1,279 @@
+"""API types generated from the library's dataclasses, so each shape is stated once.
+
+`gql_type(cls)` is the strawberry type of a dataclass, `rest_model(cls)` the pydantic model
+of the same fields (for FastAPI's `response_model` and the OpenAPI document), `to_gql(value)`
+and `to_rest(value)` a library value as each surface sends it. Nested dataclasses become
+nested types. `shape(cls, ...)` says, once per class, where the API differs from the class:
+its names, description, field docs, which fields or properties it shows, and GraphQL pairs.
+
+What a library value holds and what goes over the wire differ only by these rules:
+- bytes (`bytes`, `str | bytes`) go as text followed by an `encoding` field, "utf-8" or
+  "base64" (JSON has no bytes);
+- a `datetime` goes as ISO 8601 ending in `Z`, an int typed `Micros` as ISO 8601 ending in `+00:00`;
+- a dict is a JSON object; GraphQL has no maps, so there it is the JSON scalar, or a list of
+  two-field objects where `shape(..., pairs=...)` names them;
+- `Literal[...]` is a string in GraphQL and an enumeration in OpenAPI.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import types
+import typing
+from datetime import datetime, timezone
+from typing import Annotated, Any, Literal
+
+import strawberry
+from pydantic import BaseModel, Field, create_model
+from strawberry.scalars import JSON
+
+from graphsvc.context.db import Micros
+from graphsvc.context.events import iso, to_us
+from graphsvc.errors import InputError
+
+ENCODINGS = ("utf-8", "base64")
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    name: str  # GraphQL's type name
+    rest_name: str  # the OpenAPI schema's name
+    description: str | None
+    hints: dict[str, Any]  # shown field -> type hint, in order
+    docs: dict[str, str]
+    pairs: dict[str, tuple[str, str, str]]  # dict field -> (GraphQL type, key field, value field)
+    resolvers: dict[str, Any]  # GraphQL fields computed by a resolver
+
+
+_SHAPES: dict[type, Shape] = {}
+_GQL: dict[type, type] = {}
+_REST: dict[type, type[BaseModel]] = {}
+_PAIRS: dict[str, type] = {}
+
+
+def shape(
+    cls: type,
+    name: str | None = None,
+    *,
+    rest_name: str | None = None,
+    description: str | None = None,
+    fields: tuple[str, ...] | None = None,
+    omit: tuple[str, ...] = (),
+    docs: dict[str, str] | None = None,
+    pairs: dict[str, tuple[str, str, str]] | None = None,
+    resolvers: dict[str, Any] | None = None,
+) -> type:
+    """Declare how `cls` appears on the API; returns its GraphQL type.
+
+    `fields` (dataclass fields or properties, in order) replaces the dataclass's own fields;
+    `omit` leaves some of them out."""
+    if cls in _SHAPES:
+        raise ValueError(f"{cls.__name__} has a shape already")
+    hints = typing.get_type_hints(cls, include_extras=True)
+    names = fields or tuple(f.name for f in dataclasses.fields(cls))
+    shown = {}
+    for field_name in names:
+        if field_name in omit:
+            continue
+        attr = getattr(cls, field_name, None)
+        if isinstance(attr, property):
+            shown[field_name] = typing.get_type_hints(attr.fget, include_extras=True)["return"]
+        else:
+            shown[field_name] = hints[field_name]
+    _SHAPES[cls] = Shape(
+        name=name or cls.__name__,
+        rest_name=rest_name or name or cls.__name__,
+        description=description if description is not None else _docstring(cls),
+        hints=shown,
+        docs=docs or {},
+        pairs=pairs or {},
+        resolvers=resolvers or {},
+    )
+    return gql_type(cls)
+
+
+def _docstring(cls: type) -> str | None:
+    doc = (cls.__doc__ or "").strip()
+    # The signature dataclasses writes when a class has no docstring is no description.
+    return None if not doc or doc.startswith(cls.__name__ + "(") else doc
+
+
+def _shape(cls: type) -> Shape:
+    if cls not in _SHAPES:
+        shape(cls)
+    return _SHAPES[cls]
+
+
+def _binary(hint: Any) -> bool:
+    return hint is bytes or (_union(hint) and bytes in typing.get_args(hint))
+
+
+def _union(hint: Any) -> bool:
+    return typing.get_origin(hint) in (types.UnionType, typing.Union)
+
+
+def _optional(hint: Any) -> tuple[Any, bool]:
+    """`hint` without `None`, and whether it allowed None."""
+    if not _union(hint):
+        return hint, False
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    return (args[0] if len(args) == 1 else typing.Union[tuple(args)]), len(args) < len(typing.get_args(hint))
+
+
+def _text_hint(hint: Any) -> Any:
+    """The wire type of a value that is not a dataclass, list or dict."""
+    if hint == Micros or hint is datetime or _binary(hint):
+        return str
+    if typing.get_origin(hint) is Annotated:
+        return typing.get_args(hint)[0]
+    return hint
+
+
+# --- GraphQL -------------------------------------------------------------------------------
+
+
+def gql_type(cls: type) -> type:
+    """The strawberry object type of dataclass `cls` (made once)."""
+    if cls in _GQL:
+        return _GQL[cls]
+    s = _shape(cls)
+    annotations: dict[str, Any] = {}
+    namespace: dict[str, Any] = {}
+    for field_name, hint in s.hints.items():
+        if field_name in s.pairs:
+            annotations[field_name] = list[_pair_type(*s.pairs[field_name], _value_hint(hint))]
+        else:
+            annotations[field_name] = _gql_hint(hint)
+        if field_name in s.docs:
+            namespace[field_name] = strawberry.field(description=s.docs[field_name])
+        if _binary(hint):
+            annotations["encoding"] = str
+    namespace.update(s.resolvers)
+    new = type(s.name, (), {"__annotations__": annotations, "__doc__": s.description, **namespace})
+    _GQL[cls] = strawberry.type(new, description=s.description)
+    return _GQL[cls]
+
+
+def _value_hint(hint: Any) -> Any:
+    return typing.get_args(_optional(hint)[0])[1]
+
+
+def _pair_type(name: str, key: str, value: str, value_hint: Any) -> type:
+    if name not in _PAIRS:
+        new = type(name, (), {"__annotations__": {key: str, value: _gql_hint(value_hint)}})
+        _PAIRS[name] = strawberry.type(new)
+    return _PAIRS[name]
+
+
+def _gql_hint(hint: Any) -> Any:
+    inner, nullable = _optional(hint)
+    if nullable:
+        return _gql_hint(inner) | None
+    if dataclasses.is_dataclass(hint):
+        return gql_type(hint)
+    origin = typing.get_origin(hint)
+    if origin is list:
+        return list[_gql_hint(typing.get_args(hint)[0])]
+    if origin is dict:
+        return JSON
+    if origin is Literal:
+        return str
+    return _text_hint(hint)
+
+
+def to_gql(value: Any) -> Any:
+    """A library dataclass as an instance of its GraphQL type."""
+    return _wire(value, gql=True)
+
+
+# --- REST ----------------------------------------------------------------------------------
+
+
+def rest_model(cls: type) -> type[BaseModel]:
+    """The pydantic model of dataclass `cls` (made once): every field present in a response."""
+    if cls in _REST:
+        return _REST[cls]
+    s = _shape(cls)
+    fields: dict[str, Any] = {}
+    for field_name, hint in s.hints.items():
+        fields[field_name] = (_rest_hint(hint), Field(..., description=s.docs.get(field_name)))
+        if _binary(hint):
+            fields["encoding"] = (str, Field(..., description=f"how the text above is encoded: {' or '.join(ENCODINGS)}"))
+    _REST[cls] = create_model(s.rest_name, __doc__=s.description, **fields)
+    return _REST[cls]
+
+
+def _rest_hint(hint: Any) -> Any:
+    inner, nullable = _optional(hint)
+    if nullable:
+        return _rest_hint(inner) | None
+    if dataclasses.is_dataclass(hint):
+        return rest_model(hint)
+    origin = typing.get_origin(hint)
+    if origin is list:
+        return list[_rest_hint(typing.get_args(hint)[0])]
+    if origin in (dict, Literal):
+        return hint
+    return _text_hint(hint)
+
+
+def to_rest(value: Any) -> Any:
+    """A library dataclass (or a list of them) as its REST body: plain JSON values."""
+    return _wire(value, gql=False)
+
+
+# --- values --------------------------------------------------------------------------------
+
+
+def _wire(value: Any, gql: bool) -> Any:
+    if isinstance(value, list):
+        return [_wire(v, gql) for v in value]
+    if not dataclasses.is_dataclass(value):
+        return value
+    s = _shape(type(value))
+    out: dict[str, Any] = {}
+    for field_name, hint in s.hints.items():
+        item = getattr(value, field_name)
+        if _binary(hint):
+            out[field_name], out["encoding"] = encode(item)
+        elif gql and field_name in s.pairs and item is not None:
+            pair, key, val = s.pairs[field_name]
+            out[field_name] = [_PAIRS[pair](**{key: k, val: v}) for k, v in sorted(item.items())]
+        else:
+            out[field_name] = _value(item, _optional(hint)[0], gql)
+    return gql_type(type(value))(**out) if gql else out
+
+
+def _value(item: Any, hint: Any, gql: bool) -> Any:
+    if item is None:
+        return None
+    if hint == Micros:
+        return datetime.fromtimestamp(item / 1_000_000, tz=timezone.utc).isoformat()
+    if hint is datetime:
+        return iso(to_us(item))
+    if isinstance(item, list) or dataclasses.is_dataclass(item):
+        return _wire(item, gql)
+    return item
+
+
+def encode(data: str | bytes) -> tuple[str, str]:
+    """Content as JSON text: UTF-8 as it is, other bytes as base64."""
+    if isinstance(data, str):
+        return data, "utf-8"
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return base64.b64encode(data).decode("ascii"), "base64"
+
+
+def decode(content: str, encoding: str) -> str | bytes:
+    """The content a client sent as text in `encoding` (see `encode`)."""
+    if encoding == "utf-8":
+        return content
+    if encoding == "base64":
+        try:
+            return base64.b64decode(content, validate=True)
+        except ValueError as exc:
+            raise InputError(f"content is not valid base64: {exc}") from exc
+    raise InputError(f"encoding {encoding!r}: use utf-8 or base64")
