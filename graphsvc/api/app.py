@@ -42,6 +42,7 @@ from graphsvc.api.auth import WILDCARD_HOSTS, BadJson, BearerAuth, BodyLimit, Sa
 from graphsvc.context.db import health as store_health
 from graphsvc.context.db import store_path
 from graphsvc.errors import AmbiguousError, GraphsvcError, InputError, Neo4jUnavailable, NotFoundError, StoreCorrupt, StoreError
+from graphsvc.graph.runtime import TurnMirror
 from graphsvc.jobs import JobRegistry
 from graphsvc.query.parser import QueryParseError
 from graphsvc.settings import SCHEMA_DIR, Settings, get_settings
@@ -308,10 +309,10 @@ def _mirror_turns() -> None:
         from graphsvc.context.store import get_store
         from graphsvc.graph.driver import get_graph
 
-        graph = get_graph()
+        mirror = TurnMirror(get_graph())
         turns = get_store().turns
-        turns.attach_graph(graph)
-        turns.mirror(graph)
+        turns.attach_mirror(mirror)
+        turns.mirror(mirror)
     except GraphsvcError as exc:
         log.warning("turns are not mirrored into Neo4j for now: %s", exc)
 

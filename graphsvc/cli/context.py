@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from graphsvc.errors import InputError
+from graphsvc.graph.runtime import TurnMirror
 
 _json = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
@@ -244,7 +245,7 @@ def register(main: click.Group) -> None:
     @_json
     def turns_mirror(as_json: bool) -> None:
         """Push turns and what they touched into Neo4j (catch-up after an outage)."""
-        report = _store().turns.mirror()
+        report = _store().turns.mirror(TurnMirror())
         if report.error:
             raise _mirror_failed(report)
         _emit(vars(report), as_json,

@@ -23,7 +23,7 @@ import sqlite3
 import threading
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from graphsvc.context.events import (
     Event,
@@ -42,7 +42,6 @@ from graphsvc.errors import GraphsvcError, InputError, NotFoundError
 
 if TYPE_CHECKING:
     from graphsvc.context.store import ContextStore
-    from graphsvc.graph.driver import Graph
 
 log = logging.getLogger(__name__)
 
@@ -153,6 +152,17 @@ class Resolution:
         return d
 
 
+class TurnSink(Protocol):
+    """Where turns are mirrored: `graphsvc.graph.runtime.TurnMirror` writes them into Neo4j
+    (the store sits beside the graph and does not import it)."""
+
+    def turns(self, turns: list[Turn]) -> None: ...
+
+    def touched(self, turn: Turn, entity_ids: list[str]) -> list[str]:
+        """Record what the turn touched; returns the ids that exist there (the rest wait)."""
+        ...
+
+
 @dataclass
 class MirrorReport:
     turns: int = 0
@@ -243,7 +253,7 @@ class TurnIndex:
         self._families: dict[str, _Family] = {}
         self._sessions: dict[str, str] = {}  # session id -> family of its latest turn
         self._terms: dict[str, dict[str, float]] = {}  # term -> family id -> weight
-        self._graph: Graph | None = None
+        self._sink: TurnSink | None = None
         self._mirror_lock = threading.Lock()
         self.mirror_error: str | None = None
 
@@ -761,32 +771,26 @@ class TurnIndex:
 
     # -- the Neo4j mirror --------------------------------------------------------------------
 
-    def attach_graph(self, graph: Graph | None) -> None:
-        """Mirror turns into this graph as they are opened and touched (None: stop)."""
-        self._graph = graph
+    def attach_mirror(self, sink: TurnSink | None) -> None:
+        """Mirror turns into this sink as they are opened and touched (None: stop)."""
+        self._sink = sink
 
     def after_commit(self, events: list[Event]) -> None:
-        graph = self._graph
-        if graph is None or not any(
+        sink = self._sink
+        if sink is None or not any(
             e.type in (EventType.TURN_OPENED, EventType.TURN_KEYS_SET, EventType.TURN_TOUCHED) for e in events
         ):
             return
-        report = self.mirror(graph)
+        report = self.mirror(sink)
         if report.error:
             # The events are committed; the rows stay pending for `graphsvc turns mirror`.
             log.warning("turn mirror deferred: %s", report.error)
 
-    def mirror(self, graph: Graph | None = None) -> MirrorReport:
-        """Push turns and touched entities not yet in Neo4j; safe to repeat (MERGE)."""
-        from graphsvc.graph import runtime
-
+    def mirror(self, sink: TurnSink) -> MirrorReport:
+        """Push turns and touched entities not yet mirrored; safe to repeat (MERGE)."""
         report = MirrorReport()
         with self._mirror_lock:
             try:
-                if graph is None:
-                    from graphsvc.graph.driver import get_graph
-
-                    graph = get_graph()
                 pending = [
                     r[0] for r in self._store.query("SELECT id FROM turns WHERE mirrored = 0 ORDER BY opened_at")
                 ]
@@ -794,7 +798,7 @@ class TurnIndex:
                     turns = [self._turns[t] for t in pending if t in self._turns]
                 for i in range(0, len(turns), 500):
                     chunk = turns[i : i + 500]
-                    runtime.mirror_turns(graph, chunk)
+                    sink.turns(chunk)
                     self._store.write(
                         [("UPDATE turns SET mirrored = 1 WHERE id = ?", (t.id,)) for t in chunk]
                     )
@@ -809,7 +813,7 @@ class TurnIndex:
                     turn = self.get(turn_id)
                     if turn is None:
                         continue
-                    linked = runtime.mirror_touched(graph, turn, ids)
+                    linked = sink.touched(turn, ids)
                     self._store.write(
                         [
                             ("UPDATE touched SET mirrored = 1 WHERE turn_id = ? AND entity_id = ?", (turn_id, e))

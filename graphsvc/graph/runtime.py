@@ -16,13 +16,12 @@ entities not (yet) in the graph are left out and reported, never created.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Protocol
 
+from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.model import Label, Prov, Reason, Rel, turn_id
-
-if TYPE_CHECKING:
-    from graphsvc.context.turns import Turn
-    from graphsvc.graph.driver import Graph
 
 _KEY_CHARS = re.compile(r"[^A-Za-z0-9_]")
 
@@ -53,6 +52,49 @@ OPTIONAL MATCH (t)-[:{Rel.IN_TURN}]->(up)
 OPTIONAL MATCH (t)-[:{Rel.TOUCHED}]->(e)
 RETURN properties(t) AS turn, up.id AS up, collect(e.id) AS touched
 """
+
+
+class Turn(Protocol):
+    """What the mirror reads of a turn (`graphsvc.context.turns.Turn` has it; the store sits
+    beside the graph, so neither package imports the other)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def family_id(self) -> str: ...
+    @property
+    def parent_id(self) -> str | None: ...
+    @property
+    def workspace(self) -> str: ...
+    @property
+    def session_id(self) -> str | None: ...
+    @property
+    def opened_at(self) -> datetime: ...
+    @property
+    def keys(self) -> Mapping[str, str]: ...
+
+
+class TurnMirror:
+    """The turn index's mirror into Neo4j (see `graphsvc.context.turns.TurnIndex.mirror`).
+
+    Without a graph it opens the process-wide one on first use, so an outage surfaces
+    inside the mirror run, which reports it and leaves the rows pending.
+    """
+
+    def __init__(self, graph: Graph | None = None):
+        self._graph = graph
+
+    @property
+    def graph(self) -> Graph:
+        if self._graph is None:
+            self._graph = get_graph()
+        return self._graph
+
+    def turns(self, turns: list[Turn]) -> None:
+        mirror_turns(self.graph, turns)
+
+    def touched(self, turn: Turn, entity_ids: list[str]) -> list[str]:
+        return mirror_touched(self.graph, turn, entity_ids)
 
 
 def key_property(name: str) -> str:

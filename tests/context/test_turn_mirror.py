@@ -24,12 +24,12 @@ def dead_graph() -> Graph:
 def test_the_log_commits_when_neo4j_is_down_and_the_rows_stay_pending(store):
     graph = dead_graph()
     try:
-        store.turns.attach_graph(graph)
+        store.turns.attach_mirror(runtime.TurnMirror(graph))
         store.turns.open_turn(WS, "t1")
         store.turns.touched("t1", ["src/app.py"])
         assert store.turns.get("t1") is not None  # committed despite the outage
         assert "cannot reach Neo4j" in store.turns.mirror_error
-        report = store.turns.mirror(graph)
+        report = store.turns.mirror(runtime.TurnMirror(graph))
         assert report.error and (report.pending_turns, report.pending_touched) == (1, 1)
     finally:
         graph.close()
@@ -54,7 +54,7 @@ def graph(neo4j_server):
 
 
 def test_turns_become_turn_nodes_with_keys_in_turn_and_touched_edges(store, graph):
-    store.turns.attach_graph(graph)
+    store.turns.attach_mirror(runtime.TurnMirror(graph))
     root = store.turns.open_turn(WS, "t1", session_id="s1", keys={"goal": "fix run", "file-tree": "src/"})
     child = store.turns.open_turn(WS, "t2", parent_id="t1")
     store.turns.touched("t2", ["src/app.py", SYMBOL, "src/missing.py"])
@@ -82,7 +82,7 @@ def test_turns_become_turn_nodes_with_keys_in_turn_and_touched_edges(store, grap
 
     # Keys changed later reach the node; mirroring again adds nothing twice.
     store.turns.set_keys("t1", {"plan": "1. read"})
-    report = store.turns.mirror(graph)
+    report = store.turns.mirror(runtime.TurnMirror(graph))
     assert report.error is None and report.pending_turns == 0 and report.pending_touched == 1
     assert runtime.turn_node(graph, root)["turn"]["key_plan"] == "1. read"
     count = graph.read("MATCH (:Turn:Entity {workspace: $ws})-[r]->() RETURN count(r) AS n", ws=WS)
@@ -92,14 +92,14 @@ def test_turns_become_turn_nodes_with_keys_in_turn_and_touched_edges(store, grap
 def test_catch_up_mirrors_what_was_recorded_while_neo4j_was_down(store, graph):
     down = dead_graph()
     try:
-        store.turns.attach_graph(down)
+        store.turns.attach_mirror(runtime.TurnMirror(down))
         store.turns.open_turn(WS, "a1")
         store.turns.open_turn(WS, "a2", family_id="a1")  # no parent: IN_TURN goes to the family's root
         store.turns.touched("a2", ["src/util.py"])
     finally:
         down.close()
-    report = store.turns.mirror(graph)
+    report = store.turns.mirror(runtime.TurnMirror(graph))
     assert (report.turns, report.touched, report.not_in_graph, report.error) == (2, 1, 0, None)
     node = runtime.turn_node(graph, store.turns.get("a2"))
     assert node["up"] == "turn:a1" and node["touched"] == ["src/util.py"]
-    assert store.turns.mirror(graph).turns == 0  # nothing left to do
+    assert store.turns.mirror(runtime.TurnMirror(graph)).turns == 0  # nothing left to do
