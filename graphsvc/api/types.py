@@ -42,7 +42,8 @@ class Shape:
     description: str | None
     hints: dict[str, Any]  # shown field -> type hint, in order
     docs: dict[str, str]
-    pairs: dict[str, tuple[str, str, str]]  # dict field -> (GraphQL type, key field, value field)
+    # dict field -> (GraphQL type, key field, value field[, the type's description])
+    pairs: dict[str, tuple[str, ...]]
     resolvers: dict[str, Any]  # GraphQL fields computed by a resolver
 
 
@@ -61,7 +62,7 @@ def shape(
     fields: tuple[str, ...] | None = None,
     omit: tuple[str, ...] = (),
     docs: dict[str, str] | None = None,
-    pairs: dict[str, tuple[str, str, str]] | None = None,
+    pairs: dict[str, tuple[str, ...]] | None = None,
     resolvers: dict[str, Any] | None = None,
 ) -> type:
     """Declare how `cls` appears on the API; returns its GraphQL type.
@@ -142,7 +143,7 @@ def gql_type(cls: type) -> type:
     namespace: dict[str, Any] = {}
     for field_name, hint in s.hints.items():
         if field_name in s.pairs:
-            annotations[field_name] = list[_pair_type(*s.pairs[field_name], _value_hint(hint))]
+            annotations[field_name] = list[_pair_type(_value_hint(hint), *s.pairs[field_name])]
         else:
             annotations[field_name] = _gql_hint(hint)
         if field_name in s.docs:
@@ -159,10 +160,10 @@ def _value_hint(hint: Any) -> Any:
     return typing.get_args(_optional(hint)[0])[1]
 
 
-def _pair_type(name: str, key: str, value: str, value_hint: Any) -> type:
+def _pair_type(value_hint: Any, name: str, key: str, value: str, description: str | None = None) -> type:
     if name not in _PAIRS:
         new = type(name, (), {"__annotations__": {key: str, value: _gql_hint(value_hint)}})
-        _PAIRS[name] = strawberry.type(new)
+        _PAIRS[name] = strawberry.type(new, description=description)
     return _PAIRS[name]
 
 
@@ -238,7 +239,7 @@ def _wire(value: Any, gql: bool) -> Any:
         if _binary(hint):
             out[field_name], out["encoding"] = encode(item)
         elif gql and field_name in s.pairs and item is not None:
-            pair, key, val = s.pairs[field_name]
+            pair, key, val = s.pairs[field_name][:3]
             out[field_name] = [_PAIRS[pair](**{key: k, val: v}) for k, v in sorted(item.items())]
         else:
             out[field_name] = _value(item, _optional(hint)[0], gql)
