@@ -145,13 +145,12 @@ class SymbolTable:
         # (system, last segment of an owner's qualified name) -> {(scope key, owner)}: where
         # members of a type of that name are defined, for languages with members_anywhere.
         self._owners: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
-        self._members_anywhere_cache: dict[str, dict[str, list[str]]] = {}
         self.js_paths = JsPaths()  # import aliases of tsconfig/jsconfig files (set by the job)
         self._types: dict[tuple[str, str], list[str]] = defaultdict(list)  # (system, qual) -> type ids
         self._module_index: dict[str, _ModuleSystem] = {}
         self._dirty = True
         self._ctx_cache: dict[str, _ImportContext] = {}
-        self._bases_cache: dict[str, list[tuple[str, str]]] = {}
+        self._recursive = _RecursiveCache()  # base types and members found anywhere
         with _paused_gc():
             for ext in exts:
                 self.add_file(ext)
@@ -233,8 +232,7 @@ class SymbolTable:
     def _touch(self) -> None:
         self._dirty = True
         self._ctx_cache.clear()
-        self._bases_cache.clear()
-        self._members_anywhere_cache.clear()
+        self._recursive = _RecursiveCache()
 
     @staticmethod
     def _scope_key(path: str, spec: LanguageSpec | None) -> str:
@@ -301,6 +299,47 @@ class SymbolTable:
 
     def files_in_dir(self, directory: str) -> set[str]:
         return self._dirs.get(directory, set())
+
+
+class _RecursiveCache:
+    """Answers of lookups that may recurse into themselves (a type's bases, its members
+    defined elsewhere), cached so that no answer depends on which lookup came first.
+
+    A lookup met again while it is still being answered gets a provisional answer. What was
+    computed from the provisional answer of an *enclosing* lookup is not cached: asked first,
+    it would have seen the full answer. Files resolve alike whichever were resolved before.
+    """
+
+    __slots__ = ("values", "active", "lowest")
+
+    def __init__(self):
+        self.values: dict[tuple, object] = {}
+        self.active: dict[tuple, tuple[int, object]] = {}  # key -> (depth, provisional answer)
+        self.lowest: list[int] = []  # per open lookup: the lowest depth whose provisional answer it used
+
+    def get(self, key: tuple, provisional, compute):
+        value = self.values.get(key)
+        if value is not None:
+            return value
+        active = self.active.get(key)
+        if active is not None:
+            depth, value = active
+            if self.lowest:
+                self.lowest[-1] = min(self.lowest[-1], depth)
+            return value
+        depth = len(self.lowest)
+        self.active[key] = (depth, provisional)
+        self.lowest.append(depth)
+        try:
+            value = compute()
+        finally:
+            lowest = self.lowest.pop()
+            del self.active[key]
+        if lowest >= depth:
+            self.values[key] = value
+        elif self.lowest:
+            self.lowest[-1] = min(self.lowest[-1], lowest)
+        return value
 
 
 def _groups_of(kind: str) -> tuple[str, ...]:
@@ -371,7 +410,9 @@ class _ModuleSystem:
 
     def __init__(self, table: SymbolTable):
         self.table = table
-        self.paths = [p for p, e in table.files.items() if e.lang and LANGUAGES[e.lang].module_system == self.system]
+        # Sorted: which of several same-named files comes first must not depend on the order
+        # in which files entered the table (a clean run and an incremental one differ there).
+        self.paths = sorted(p for p, e in table.files.items() if e.lang and LANGUAGES[e.lang].module_system == self.system)
         self.path_set = set(self.paths)
 
     def bind(self, ext: FileExtraction, imp: ImportRef, ctx: _ImportContext) -> None:
@@ -383,6 +424,10 @@ class _ModuleSystem:
     def implicit(self, importer: str, name: str) -> Entity | None:
         """A name visible in every file without an import (Rust ``crate``, ``super``, and
         modules declared with ``mod``)."""
+        return None
+
+    def place(self, importer: str) -> object:
+        """Where the importer sits for ``implicit`` (Rust: its crate and module path)."""
         return None
 
     # helpers shared by the systems
@@ -693,6 +738,9 @@ class _RustModules(_ModuleSystem):
         p = self.index.get((root, "::".join(target)))
         return ("mod", (p,)) if p is not None else None
 
+    def place(self, importer: str) -> object:
+        return self.crate_of.get(importer, ""), tuple(self.module_path(importer))
+
     def submodule(self, files: tuple[str, ...], name: str) -> tuple[str, ...] | None:
         for f in files:
             root = self.crate_of.get(f, "")
@@ -823,7 +871,7 @@ class _Resolver:
     def records(self) -> list[EdgeRecord]:
         # Plain strings (not enum members) for the writer and for pickling across processes.
         return [
-            EdgeRecord(src, dst, str(rel), str(prov), conf if conf == 1.0 else round(conf, 4), str(reason), line, {"count": n})
+            EdgeRecord(src, dst, str(rel), str(prov), conf if conf == 1.0 else round(conf, 4), str(reason), line, n)
             for (src, dst, rel), (prov, conf, reason, line, n) in self.edges.items()
         ]
 
@@ -898,10 +946,9 @@ class _Resolver:
 
     def bases(self, type_id: str) -> list[tuple[str, str]]:
         """Resolved base types of a type: (base id, reason)."""
-        cached = self.table._bases_cache.get(type_id)
-        if cached is not None:
-            return cached
-        self.table._bases_cache[type_id] = []  # cycle guard
+        return self.table._recursive.get(("bases", type_id), [], lambda: self._bases(type_id))
+
+    def _bases(self, type_id: str) -> list[tuple[str, str]]:
         sym = self.table.symbols.get(type_id)
         out: list[tuple[str, str]] = []
         ext = self.table.files.get(sym.file) if sym else None
@@ -912,7 +959,6 @@ class _Resolver:
                     found = resolver.resolve_type(ref.base, sym.qualified_name)
                     if found is not None and found[0][0] == "sym":
                         out.extend((b, found[1]) for b in found[0][1] if b != type_id)
-        self.table._bases_cache[type_id] = out
         return out
 
     def find_in_hierarchy(self, type_id: str, name: str, include_self: bool) -> list[str]:
@@ -942,11 +988,10 @@ class _Resolver:
         C++ out-of-line definitions), also those of other files whose owner resolves to this
         type for certain (through scope or imports, not a guess by name)."""
         own = self.table.members_of(type_id)
-        cache = self.table._members_anywhere_cache
-        found = cache.get(type_id)
-        if found is not None:
-            return found
-        cache[type_id] = own  # while resolving the owners below (a cycle sees the type's own)
+        # While the owners below are resolved, a lookup of this type sees its own members.
+        return self.table._recursive.get(("members", type_id), own, lambda: self._members_anywhere(type_id, own))
+
+    def _members_anywhere(self, type_id: str, own: dict[str, list[str]]) -> dict[str, list[str]]:
         merged = own
         for ext, owner, members in self.table.members_elsewhere(type_id):
             resolver = self if ext is self.ext else _Resolver(ext, self.table, ResolveStats())
@@ -958,7 +1003,6 @@ class _Resolver:
             for name, ids in members.items():
                 have = merged.setdefault(name, [])
                 have.extend(i for i in ids if i not in have)
-        cache[type_id] = merged
         return merged
 
     def enclosing_type(self, qual: str) -> str | None:
@@ -970,7 +1014,7 @@ class _Resolver:
                 if self.table.symbols[tid].kind in _TYPE_KINDS:
                     return tid
             if self.spec.directory_scope:
-                for f in self.table.files_in_dir(posixpath.dirname(self.ext.path)):
+                for f in sorted(self.table.files_in_dir(posixpath.dirname(self.ext.path))):
                     for tid in self.table.defs_in(f, _base(owner)):
                         if self.table.symbols[tid].kind in _TYPE_KINDS:
                             return tid
@@ -1463,4 +1507,57 @@ def affected_files(
             affected |= table.importers_of(path)
     for name in names:
         affected |= table.referencing_files(name)
+    affected |= _rebound_files(changed, old_exts, new_exts, table)
     return {p for p in affected if p in table.files}
+
+
+def _module_facts(ext: FileExtraction | None) -> tuple:
+    """What module systems read of a file besides its path."""
+    return (ext.lang, ext.package, tuple(ext.declared)) if ext is not None else ()
+
+
+def _rebound_files(
+    changed: set[str], old_exts: dict[str, FileExtraction], new_exts: dict[str, FileExtraction], table: SymbolTable
+) -> set[str]:
+    """Unchanged files whose imports bind differently now that files came, went, or changed
+    what module systems read of them (a package's ``__init__.py`` renames every module below
+    it; a Rust crate root moves every module path)."""
+    systems: set[str] = set()
+    for path in changed:
+        old, new = old_exts.get(path), new_exts.get(path)
+        if _module_facts(old) != _module_facts(new):
+            systems.update(LANGUAGES[e.lang].module_system for e in (old, new) if e is not None and e.lang in LANGUAGES)
+    if not systems:
+        return set()
+    before = dict(table.files)
+    for path in changed:
+        if path in old_exts:
+            before[path] = old_exts[path]
+        else:
+            before.pop(path, None)
+    before_view = _Files(before, table.js_paths)
+    out = set()
+    for system in sorted(systems):
+        now, then = table.modules(system), _MODULE_SYSTEMS[system](before_view)
+        for path in now.paths:
+            if path in changed:
+                continue
+            ext = table.files[path]
+            if now.place(path) != then.place(path) or _bindings(now, ext) != _bindings(then, ext):
+                out.add(path)
+    return out
+
+
+@dataclass(slots=True)
+class _Files:
+    """The files a module system reads: a table's, or what it held before a change."""
+
+    files: dict[str, FileExtraction]
+    js_paths: JsPaths
+
+
+def _bindings(modules: _ModuleSystem, ext: FileExtraction) -> tuple:
+    ctx = _ImportContext()
+    for imp in ext.imports:
+        modules.bind(ext, imp, ctx)
+    return ctx.names, ctx.stars, ctx.edges, ctx.unresolved

@@ -118,3 +118,60 @@ def test_fresh_table_from_saved_extractions_finds_importers_of_a_re_export_chang
     full = _edges_by_file(table)
     assert full["app.py"] != before["app.py"]
     assert ("app.py#main", "pkg/util.py#fmt", "CALLS", "import", 1.0) in full["app.py"]
+
+
+def _clean_edges(exts) -> dict[str, set[tuple]]:
+    """A clean run: a new table, filled in another order than the edited one."""
+    return _edges_by_file(SymbolTable(sorted(exts, key=lambda e: e.path, reverse=True)))
+
+
+def _incremental_equals_clean(files: dict[str, bytes], lang: str, path: str, data: bytes | None) -> set[str]:
+    """Index ``files``, then create, replace or (``data`` None) delete ``path``; the edges of
+    the unaffected files kept plus those re-resolved must be what a clean run gives."""
+    exts = {p: extract_file(p, d, lang) for p, d in files.items()}
+    table = SymbolTable(exts.values())
+    before = _edges_by_file(table)
+    old = table.remove_file(path)
+    new = extract_file(path, data, lang) if data is not None else None
+    if new is not None:
+        table.add_file(new)
+        exts[path] = new
+    else:
+        exts.pop(path)
+    affected = affected_files([path], {path: old} if old else {}, {path: new} if new else {}, table)
+    incremental = {p: e for p, e in before.items() if p not in affected and p in table.files}
+    incremental.update({p: {(e.src, e.dst, e.type, e.reason, e.confidence) for e in resolve_file(table.files[p], table)}
+                        for p in affected})
+    assert incremental == _clean_edges(exts.values())
+    return affected
+
+
+def test_a_package_appearing_re_resolves_unchanged_importers_of_the_modules_below_it():
+    """``app/inner/lib.py`` is the top-level module ``lib`` while ``app/inner`` has no indexed
+    ``__init__.py`` (an empty one is not indexed); ``user.py`` does not change (flask 3.0.3)."""
+    files = {
+        "app/__init__.py": b"VERSION = 1\n",
+        "app/inner/lib.py": b"def helper():\n    return 2\n",
+        "lib.py": b"def helper():\n    return 1\n",
+        "user.py": b"import lib\n\n\ndef run():\n    return lib.helper()\n",
+        "app/inner/near.py": b"from . import lib\n",
+    }
+    init = "app/inner/__init__.py"
+    affected = _incremental_equals_clean(files, "python", init, b"def added():\n    return 1\n")
+    assert {"user.py", "app/inner/near.py"} <= affected
+    files[init] = b"def added():\n    return 1\n"
+    assert "user.py" in _incremental_equals_clean(files, "python", init, None)
+
+
+def test_a_crate_root_appearing_re_resolves_paths_from_unchanged_files():
+    files = {
+        "src/util.rs": b"pub fn helper() -> i32 { 1 }\n",
+        "src/app.rs": b"pub fn run() -> i32 { crate::src::util::helper() }\n",
+    }
+    assert "src/app.rs" in _incremental_equals_clean(files, "rust", "lib.rs", b"pub mod src;\n")
+
+
+def test_resolution_does_not_depend_on_the_order_files_entered_the_table():
+    exts = extract_tree(FIXTURES / "python")
+    forward = _edges_by_file(SymbolTable(exts.values()))
+    assert forward == _clean_edges(exts.values())
