@@ -29,7 +29,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.load import start_server  # noqa: E402
-from graphsvc.communities import compute_communities  # noqa: E402
+from graphsvc.query.communities import compute_communities  # noqa: E402
 from graphsvc.graph.driver import get_graph  # noqa: E402
 from graphsvc.query import engine  # noqa: E402
 from graphsvc.settings import get_settings  # noqa: E402

@@ -78,7 +78,7 @@ def register(main: click.Group) -> None:
                                 replace=replace)
         _emit(summary, as_json)
         if communities:
-            from graphsvc.communities import compute_communities
+            from graphsvc.query.communities import compute_communities
 
             found = compute_communities(workspace=summary.workspace, limit=0)
             message = (f"communities {found.workspace}: {found.community_count} of at least 3 members over "

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass
 
 import igraph
 
 from graphsvc.errors import AmbiguousError, InputError, NotFoundError
 from graphsvc.graph import reads
 from graphsvc.graph.driver import Graph, get_graph
-from graphsvc.model import DEFAULT_MIN_CONFIDENCE, ENTITY, Label, Rel
+from graphsvc.model import ENTITY, ENTITY_PROPERTIES, Label
 from graphsvc.query import ranking
+from graphsvc.query.arguments import check_length, confidence_floor, rel_types, resolve_scope
+from graphsvc.query.communities import communities
 from graphsvc.query.parser import KNOWN_TURN_KEYS, MAX_DEPTH, MAX_HOPS, ParsedQuery, parse, parse_keywords
 from graphsvc.query.results import (
     ContextResult,
@@ -36,9 +37,6 @@ from graphsvc.query.results import (
 )
 from graphsvc.settings import get_settings
 
-# Edges followed unless the caller names others: code structure and runtime facts, but not
-# community membership (every member would be two hops from every other).
-DEFAULT_RELS = [r.value for r in Rel if r is not Rel.MEMBER_OF]
 SEARCH_FIELDS = ("name", "qualified_name", "path", "signature", "doc")
 # Matches a search ranks at most; beyond them, those named like a keyword and then the
 # shortest names are kept (`reads.search`).
@@ -47,9 +45,6 @@ SEARCH_RANK_DOC_CHARS = 1000  # of a doc, what ranking reads
 SEARCH_DOC_CHARS = 400  # of a doc, what a hit shows
 DEFAULT_LIMITS = {"search": 20, "neigh": 200, "path": 5, "explain": 300, "communities": 20}
 EXPLAIN_HUBS = 5
-# Ids are paths plus qualified names, workspace names and turn ids are shorter still: longer
-# input is refused before it reaches Neo4j (a megabyte id made suffix matching take seconds).
-MAX_ID_CHARS = 4096
 
 # kind= values that are labels; the rest are symbol kinds.
 _KIND_LABELS = {
@@ -65,13 +60,6 @@ _KIND_LABELS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Scope:
-    workspace: str
-    turn_id: str | None = None
-    turn: object | None = None
-
-
 def _max_results() -> int:
     return get_settings().server.max_results
 
@@ -84,20 +72,6 @@ def _limit(limit: int | None, default: int) -> int:
     return min(limit, _max_results())
 
 
-def _rels(rels: list[str] | None) -> list[str]:
-    if not rels:
-        return list(DEFAULT_RELS)
-    out = []
-    for r in rels:
-        try:
-            out.append(Rel(r.upper()).value)
-        except ValueError:
-            raise InputError(
-                f"unknown relationship type {r!r}: use one of {', '.join(x.value for x in Rel)}"
-            ) from None
-    return out
-
-
 def _provs(provs: list[str] | None) -> list[str]:
     try:
         return reads.check_provs([p.upper() for p in provs or []])
@@ -105,35 +79,13 @@ def _provs(provs: list[str] | None) -> list[str]:
         raise InputError(f"{exc}: use EXTRACTED, INFERRED or RUNTIME") from None
 
 
-def _min_conf(value: float | None) -> float:
-    if value is None:
-        return DEFAULT_MIN_CONFIDENCE
-    if not 0.0 <= value <= 1.0:
-        raise InputError(f"minConfidence must be between 0 and 1, got {value}")
-    return value
-
-
 def to_entity(row: dict, degree: int | None = None) -> Entity:
+    """The entity a read's node map (`reads._node`) stands for."""
     labels = [lb for lb in row.get("labels") or [] if lb != ENTITY]
     primary = next((lb for lb in labels if lb != Label.EXTERNAL), labels[0] if labels else ENTITY)
     return Entity(
-        id=row["id"],
-        workspace=row["workspace"],
-        label=primary,
-        labels=labels,
-        name=row.get("name"),
-        kind=row.get("kind"),
-        prov=row.get("prov"),
-        path=row.get("path"),
-        file=row.get("file"),
-        qualified_name=row.get("qualified_name"),
-        signature=row.get("signature"),
-        lang=row.get("lang"),
-        start_line=row.get("start_line"),
-        end_line=row.get("end_line"),
-        community=row.get("community"),
-        degree=degree,
-        level=row.get("level"),
+        label=primary, labels=labels, degree=degree, level=row.get("level"),
+        **{name: row.get(name) for name in ENTITY_PROPERTIES},
     )
 
 
@@ -146,37 +98,6 @@ def _edge(row: dict, ids: dict[str, str]) -> Edge:
         confidence=float(row["confidence"]),
         reason=row.get("reason"),
     )
-
-
-def check_length(value: str | None, what: str) -> None:
-    """Refuse an id, workspace name or turn id over `MAX_ID_CHARS` (without echoing it)."""
-    if value is not None and len(value) > MAX_ID_CHARS:
-        raise InputError(f"{what} of {len(value)} characters: give at most {MAX_ID_CHARS}")
-
-
-# --- scope -------------------------------------------------------------------------------
-
-
-def resolve_scope(workspace: str | None = None, turn_id: str | None = None) -> Scope:
-    """A workspace named directly, or the workspace of a turn in the context store."""
-    check_length(workspace, "a workspace name")
-    check_length(turn_id, "a turn id")
-    if turn_id:
-        try:
-            from graphsvc.context.store import get_store
-        except ModuleNotFoundError as exc:
-            raise InputError(
-                "turn ids need the context store, which is not installed here; use @workspace"
-            ) from exc
-        turn = get_store().turns.get(turn_id)
-        if turn is None:
-            raise NotFoundError(f"no turn {turn_id!r}: list turns with `graphsvc turns list`")
-        if workspace and workspace != turn.workspace:
-            raise InputError(f"turn {turn_id!r} belongs to workspace {turn.workspace!r}, not {workspace!r}")
-        return Scope(turn.workspace, turn_id, turn)
-    if not workspace:
-        raise InputError("name a workspace (@name) or a turn id")
-    return Scope(workspace)
 
 
 # --- entity ------------------------------------------------------------------------------
@@ -371,7 +292,7 @@ def neighborhood(
     limit = _limit(limit, DEFAULT_LIMITS["neigh"])
     center = _resolve_row(graph, scope.workspace, ref)
     c, nodes, edges, truncated = _fetch_neighborhood(
-        graph, scope.workspace, center, depth, _rels(rels), _provs(provs), _min_conf(min_confidence), limit
+        graph, scope.workspace, center, depth, rel_types(rels), _provs(provs), confidence_floor(min_confidence), limit
     )
     return Neighborhood(center=c, depth=depth, nodes=nodes, edges=edges, truncated=truncated, limit=limit)
 
@@ -406,7 +327,7 @@ def paths(
     found: list[Path] = []
     if a["eid"] != b["eid"]:
         rows = reads.shortest_paths(
-            graph, a["eid"], b["eid"], max_hops, directed, _rels(rels), _provs(provs), _min_conf(min_confidence), limit
+            graph, a["eid"], b["eid"], max_hops, directed, rel_types(rels), _provs(provs), confidence_floor(min_confidence), limit
         )
         for row in rows:
             ids = {n["eid"]: n["id"] for n in row["nodes"]}
@@ -448,7 +369,7 @@ def explain(
     limit = _limit(limit, DEFAULT_LIMITS["explain"])
     center_row = _resolve_row(graph, scope.workspace, ref)
     center, nodes, edges, truncated = _fetch_neighborhood(
-        graph, scope.workspace, center_row, depth, _rels(rels), _provs(provs), _min_conf(min_confidence), limit
+        graph, scope.workspace, center_row, depth, rel_types(rels), _provs(provs), confidence_floor(min_confidence), limit
     )
     everyone = [center, *nodes]
     index = {e.id: i for i, e in enumerate(everyone)}
@@ -549,8 +470,6 @@ def context_query(query: str | ParsedQuery, *, graph: Graph | None = None) -> Co
     elif op == "explain":
         result.explain = explain(parsed.target, depth=parsed.depth or 2, limit=parsed.limit, **filters, **common)
     elif op == "communities":
-        from graphsvc.communities import communities
-
         result.communities = communities(
             workspace=ws,
             turn_id=tid,

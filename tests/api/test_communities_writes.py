@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from graphsvc.communities import compute_communities
+from graphsvc.query.communities import compute_communities
 from graphsvc.graph import writer
 from graphsvc.graph.driver import get_graph
 from graphsvc.model import WORKSPACE_ID
@@ -169,7 +169,7 @@ def test_a_reader_never_sees_a_write_back_half_done(serve, gql):
 # Each process has its own in-process lock: only Neo4j's lock on the workspace orders them.
 _COMPUTE_IN_A_PROCESS = """
 import sys
-from graphsvc.communities import compute_communities
+from graphsvc.query.communities import compute_communities
 for i in range(12):
     # Processes out of step: each write-back moves members another just moved.
     compute_communities(workspace=sys.argv[1], seed=i, resolution=0.2 if (i + int(sys.argv[2])) % 2 else 1.5)

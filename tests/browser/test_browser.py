@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from graphsvc.communities import compute_communities
+from graphsvc.query.communities import compute_communities
 from graphsvc.graph.driver import connect, get_graph, reset_graph
 from graphsvc.settings import REPO_ROOT, get_settings
 

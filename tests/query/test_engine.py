@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from graphsvc.cli.query import render
-from graphsvc.communities import COMPUTE_HINT, compute_communities
 from graphsvc.errors import AmbiguousError, InputError, NotFoundError
 from graphsvc.query import engine
+from graphsvc.query.arguments import MAX_ID_CHARS
+from graphsvc.query.communities import COMPUTE_HINT, compute_communities
 from graphsvc.query.parser import QueryParseError
 
 from .conftest import OTHER_WS, WS
@@ -240,7 +241,7 @@ def test_turn_scopes_queries_and_reads_its_keys(graph, tmp_path, monkeypatch):
 
 
 def test_overlong_ids_workspaces_and_turn_ids_are_refused_before_any_lookup(graph):
-    over = "s" * (engine.MAX_ID_CHARS + 1)
+    over = "s" * (MAX_ID_CHARS + 1)
     calls = {
         "entity id": lambda: engine.entity(over, workspace=WS),
         "neighborhood id": lambda: engine.neighborhood(over, workspace=WS),
@@ -253,10 +254,10 @@ def test_overlong_ids_workspaces_and_turn_ids_are_refused_before_any_lookup(grap
         "query neigh id": lambda: engine.context_query(f'@{WS} neigh="{over}"'),
     }
     for what, call in calls.items():
-        with pytest.raises(InputError, match=f"at most {engine.MAX_ID_CHARS}") as info:
+        with pytest.raises(InputError, match=f"at most {MAX_ID_CHARS}") as info:
             call()
         assert not isinstance(info.value, NotFoundError), what
         assert over not in str(info.value), what
     # At the bound an id is still looked up (and simply not found).
     with pytest.raises(NotFoundError):
-        engine.entity("s" * engine.MAX_ID_CHARS, workspace=WS)
+        engine.entity("s" * MAX_ID_CHARS, workspace=WS)

@@ -23,11 +23,12 @@ from collections import Counter
 import igraph
 import leidenalg
 
+from graphsvc import model
 from graphsvc.errors import InputError
 from graphsvc.graph import reads, writer
 from graphsvc.graph.driver import Graph, get_graph
-from graphsvc.model import CODE_RELS, DEFAULT_MIN_CONFIDENCE, EXTERNAL_PREFIX, TURN_PREFIX, Rel, community_id
-from graphsvc.query.engine import resolve_scope
+from graphsvc.model import CODE_RELS, EXTERNAL_PREFIX, TURN_PREFIX, Rel, community_id
+from graphsvc.query.arguments import confidence_floor, rel_types, resolve_scope
 from graphsvc.query.results import CommunitiesResult, Community, CommunityMember
 
 OBJECTIVES = {
@@ -200,20 +201,17 @@ def compute_communities(
     if resolution < 0:
         raise InputError(f"resolution must be ≥ 0, got {resolution}")
     seed = DEFAULT_SEED if seed is None else seed
-    min_conf = DEFAULT_MIN_CONFIDENCE if min_confidence is None else min_confidence
-    try:
-        rel_types = [Rel(r.upper()).value for r in rels] if rels else [r.value for r in CODE_RELS]
-    except ValueError as exc:
-        raise InputError(f"{exc}: use one of {', '.join(r.value for r in Rel)}") from None
-    if Rel.MEMBER_OF.value in rel_types:
+    min_conf = confidence_floor(min_confidence)
+    followed = rel_types(rels, default=[r.value for r in CODE_RELS])
+    if Rel.MEMBER_OF.value in followed:
         raise InputError("communities cannot be computed over MEMBER_OF edges")
     graph = graph or get_graph()
     scope = resolve_scope(workspace, turn_id)
 
     started = time.perf_counter()
-    turn_node = f"turn:{scope.turn_id}" if scope.turn_id else None
+    turn_node = model.turn_id(scope.turn_id) if scope.turn_id else None
     timeout_s = graph.timeout_s * TIMEOUT_FACTOR
-    rows = reads.community_graph(graph, scope.workspace, rel_types, min_conf, turn_node, timeout_s)
+    rows = reads.community_graph(graph, scope.workspace, followed, min_conf, turn_node, timeout_s)
     fetched = time.perf_counter()
     if not rows:
         raise InputError(

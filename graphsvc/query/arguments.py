@@ -1,0 +1,72 @@
+"""The arguments operations share, checked in one place: the scope (a workspace, or a turn
+of the context store and its workspace), the length of ids, the relationship types an
+operation follows and the confidence an edge must reach.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphsvc.context.store import get_store
+from graphsvc.errors import InputError, NotFoundError
+from graphsvc.model import DEFAULT_MIN_CONFIDENCE, Rel
+
+# Edges followed unless the caller names others: code structure and runtime facts, but not
+# community membership (every member would be two hops from every other).
+DEFAULT_RELS = [r.value for r in Rel if r is not Rel.MEMBER_OF]
+# Ids are paths plus qualified names, workspace names and turn ids are shorter still: longer
+# input is refused before it reaches Neo4j (a megabyte id made suffix matching take seconds).
+MAX_ID_CHARS = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    workspace: str
+    turn_id: str | None = None
+    turn: object | None = None
+
+
+def check_length(value: str | None, what: str) -> None:
+    """Refuse an id, workspace name or turn id over `MAX_ID_CHARS` (without echoing it)."""
+    if value is not None and len(value) > MAX_ID_CHARS:
+        raise InputError(f"{what} of {len(value)} characters: give at most {MAX_ID_CHARS}")
+
+
+def resolve_scope(workspace: str | None = None, turn_id: str | None = None) -> Scope:
+    """A workspace named directly, or the workspace of a turn in the context store."""
+    check_length(workspace, "a workspace name")
+    check_length(turn_id, "a turn id")
+    if turn_id:
+        turn = get_store().turns.get(turn_id)
+        if turn is None:
+            raise NotFoundError(f"no turn {turn_id!r}: list turns with `graphsvc turns list`")
+        if workspace and workspace != turn.workspace:
+            raise InputError(f"turn {turn_id!r} belongs to workspace {turn.workspace!r}, not {workspace!r}")
+        return Scope(turn.workspace, turn_id, turn)
+    if not workspace:
+        raise InputError("name a workspace (@name) or a turn id")
+    return Scope(workspace)
+
+
+def rel_types(rels: list[str] | None, default: list[str] = DEFAULT_RELS) -> list[str]:
+    """The relationship types named (any case), or `default`; an unknown one is refused."""
+    if not rels:
+        return list(default)
+    out = []
+    for r in rels:
+        try:
+            out.append(Rel(r.upper()).value)
+        except ValueError:
+            raise InputError(
+                f"unknown relationship type {r!r}: use one of {', '.join(x.value for x in Rel)}"
+            ) from None
+    return out
+
+
+def confidence_floor(value: float | None) -> float:
+    """The confidence an edge must reach to be followed: `value` in [0, 1], or the default."""
+    if value is None:
+        return DEFAULT_MIN_CONFIDENCE
+    if not 0.0 <= value <= 1.0:
+        raise InputError(f"minConfidence must be between 0 and 1, got {value}")
+    return value
