@@ -35,6 +35,7 @@ from graphsvc.context.events import (
 )
 from graphsvc.context.turns import TurnIndex
 from graphsvc.errors import GraphsvcError, InputError, StoreError
+from graphsvc.lazy import Lazy
 from graphsvc.settings import Settings, get_settings
 
 PRUNE_CHUNK = 5000
@@ -522,23 +523,14 @@ class ContextStore:
         }
 
 
-_store: ContextStore | None = None
-_store_lock = threading.Lock()
+_store: Lazy[ContextStore] = Lazy(ContextStore, ContextStore.close)
 
 
 def get_store() -> ContextStore:
     """The process-wide store, opened on first use from the settings."""
-    global _store
-    with _store_lock:
-        if _store is None:
-            _store = ContextStore()
-        return _store
+    return _store.get()
 
 
 def reset_store() -> None:
     """Close the process-wide store (tests point the settings elsewhere)."""
-    global _store
-    with _store_lock:
-        if _store is not None:
-            _store.close()
-            _store = None
+    _store.reset()

@@ -31,6 +31,7 @@ from neo4j.exceptions import (
 
 from graphsvc.errors import InputError, Neo4jUnavailable
 from graphsvc.graph.schema import apply_schema
+from graphsvc.lazy import Lazy
 from graphsvc.neo4j import ensure_running
 from graphsvc.settings import Settings, get_settings
 
@@ -216,25 +217,20 @@ def connect(settings: Settings | None = None) -> Graph:
     return graph
 
 
-_shared: Graph | None = None
-_lock = threading.Lock()
+def _open_shared() -> Graph:
+    graph = connect()
+    apply_schema(graph)
+    return graph
+
+
+_shared: Lazy[Graph] = Lazy(_open_shared, Graph.close)
 
 
 def get_graph() -> Graph:
     """The process-wide connection, opened on first use (and its schema applied)."""
-    global _shared
-    with _lock:
-        if _shared is None:
-            graph = connect()
-            apply_schema(graph)
-            _shared = graph
-        return _shared
+    return _shared.get()
 
 
 def reset_graph() -> None:
     """Close the process-wide connection (tests switch servers)."""
-    global _shared
-    with _lock:
-        if _shared is not None:
-            _shared.close()
-            _shared = None
+    _shared.reset()
