@@ -22,18 +22,15 @@ import hashlib
 import logging
 import re
 import sqlite3
-import threading
-import time
 import unicodedata
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Literal
+from typing import Callable, Literal
 
 from graphsvc.context import db
 from graphsvc.context.db import Micros
 from graphsvc.errors import AmbiguousError, InputError, NotFoundError
-from graphsvc.settings import Settings, get_settings
+from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -75,69 +72,12 @@ COUNTERS = (
 )
 
 
-def now_us() -> int:
-    return time.time_ns() // 1000
-
-
 def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
 def make_ref(hash_: str) -> str:
     return f"§ref:{hash_[:REF_CHARS]}§"
-
-
-# Keyed by id(): connections cannot be weakly referenced. Should an id be reused by a later
-# connection, the two merely share a lock, which is harmless.
-_conn_locks: dict[int, threading.RLock] = {}
-_conn_locks_guard = threading.Lock()
-
-
-def connection_lock(conn: sqlite3.Connection) -> threading.RLock:
-    """One lock per connection: objects sharing a connection must not interleave transactions."""
-    with _conn_locks_guard:
-        return _conn_locks.setdefault(id(conn), threading.RLock())
-
-
-@contextmanager
-def transaction(conn: sqlite3.Connection, lock: threading.RLock, what: str) -> Iterator[sqlite3.Connection]:
-    """One write transaction (BEGIN IMMEDIATE: the write lock is taken up front)."""
-    with lock:
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            raise db.store_error(db.path_of(conn), f"{what} is busy or read-only", exc) from exc
-        try:
-            yield conn
-            conn.execute("COMMIT")
-        except BaseException as exc:
-            if conn.in_transaction:
-                try:
-                    conn.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass  # a damaged file may refuse even this; the error below says why
-            if isinstance(exc, sqlite3.Error):
-                raise db.store_error(db.path_of(conn), f"{what}: write failed", exc) from exc
-            raise
-
-
-@contextmanager
-def reading(conn: sqlite3.Connection, lock: threading.RLock, what: str) -> Iterator[sqlite3.Connection]:
-    """Reads under the connection's lock; SQLite's errors become `StoreError`s naming the file."""
-    with lock:
-        try:
-            yield conn
-        except sqlite3.Error as exc:
-            raise db.store_error(db.path_of(conn), f"{what}: read failed", exc) from exc
-
-
-def open_connection(
-    conn_or_path: sqlite3.Connection | str | Path | None, settings: Settings
-) -> sqlite3.Connection:
-    """Use the given connection, or open the store at a path (default: `context.dir`)."""
-    if isinstance(conn_or_path, sqlite3.Connection):
-        return conn_or_path
-    return db.connect(Path(conn_or_path) if conn_or_path is not None else db.store_path(settings))
 
 
 @dataclass
@@ -308,29 +248,22 @@ def _index_tokens(word: str) -> list[str]:
     return _TOKEN.findall(_fold(word.replace('""', '"')))
 
 
-class ContentCache:
+class ContentCache(db.Connected):
     """The content cache over one SQLite connection (thread-safe)."""
+
+    what = "the content cache"
 
     def __init__(
         self,
         conn_or_path: sqlite3.Connection | str | Path | None = None,
         settings: Settings | None = None,
         *,
-        clock: Callable[[], int] = now_us,
+        clock: Callable[[], Micros] = db.now_us,
     ):
-        self.settings = settings or get_settings()
-        self.conn = open_connection(conn_or_path, self.settings)
-        self._lock = connection_lock(self.conn)
-        self._clock = clock
+        super().__init__(conn_or_path, settings, clock=clock)
         self._vocab_ready = False
 
     # -- plumbing -------------------------------------------------------------------------
-
-    def _write(self):
-        return transaction(self.conn, self._lock, "the content cache")
-
-    def _read(self):
-        return reading(self.conn, self._lock, "the content cache")
 
     def _bump(self, conn: sqlite3.Connection, name: str, by: int = 1) -> None:
         conn.execute(

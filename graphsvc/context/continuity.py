@@ -46,12 +46,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from graphsvc.context.cache import connection_lock, now_us, open_connection, reading, transaction
+from graphsvc.context import db
 from graphsvc.context.db import Micros
 from graphsvc.context.summary import SUMMARY_MARK, summarise
 from graphsvc.context.tokens import get_counter, truncate_middle
 from graphsvc.errors import InputError
-from graphsvc.settings import Settings, get_settings
+from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -172,20 +172,19 @@ def terms(text: str) -> list[str]:
     return out
 
 
-class Continuity:
+class Continuity(db.Connected):
     """Per-workspace continuity records over one SQLite connection (thread-safe)."""
+
+    what = "the continuity record"
 
     def __init__(
         self,
         conn_or_path: sqlite3.Connection | str | Path | None = None,
         settings: Settings | None = None,
         *,
-        clock: Callable[[], int] = now_us,
+        clock: Callable[[], Micros] = db.now_us,
     ):
-        self.settings = settings or get_settings()
-        self.conn = open_connection(conn_or_path, self.settings)
-        self._lock = connection_lock(self.conn)
-        self._clock = clock
+        super().__init__(conn_or_path, settings, clock=clock)
         self._executor: ThreadPoolExecutor | None = None
         self._pending: dict[str, Future] = {}
         self._pending_lock = threading.Lock()
@@ -257,14 +256,14 @@ class Continuity:
     # -- reading --------------------------------------------------------------------------
 
     def entries(self, workspace: str) -> list[Entry]:
-        with reading(self.conn, self._lock, "the continuity record"):
+        with self._read():
             rows = self.conn.execute(
                 "SELECT * FROM continuity_entries WHERE workspace = ? ORDER BY seq", (workspace,)
             ).fetchall()
         return [_entry(row) for row in rows]
 
     def log(self, workspace: str) -> list[dict]:
-        with reading(self.conn, self._lock, "the continuity record"):
+        with self._read():
             rows = self.conn.execute(
                 "SELECT at, action, entries, source, note FROM continuity_log "
                 "WHERE workspace = ? ORDER BY at, id",
@@ -273,7 +272,7 @@ class Continuity:
         return [dict(row) for row in rows]
 
     def workspaces(self) -> list[str]:
-        with reading(self.conn, self._lock, "the continuity record"):
+        with self._read():
             rows = self.conn.execute(
                 "SELECT DISTINCT workspace FROM continuity_entries ORDER BY workspace"
             ).fetchall()
@@ -500,11 +499,6 @@ class Continuity:
             yield DelegateRun(directory=directory, path=path, block=block)
         finally:
             shutil.rmtree(directory, ignore_errors=True)
-
-    # -- plumbing -------------------------------------------------------------------------
-
-    def _write(self):
-        return transaction(self.conn, self._lock, "the continuity record")
 
 
 def continuity(workspace: str, task: str, *, record: Continuity | None = None) -> ContinuityBlock:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
@@ -27,6 +28,10 @@ WAL_CHECKPOINT_PAGES = 4000
 _NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 # A time as the store keeps it.
 Micros = Annotated[int, "microseconds since the epoch, UTC"]
+
+
+def now_us() -> Micros:
+    return time.time_ns() // 1000
 
 
 def store_path(settings: Settings | None = None) -> Path:
@@ -205,3 +210,83 @@ def _statements(script: str) -> list[str]:
 
 def integrity_check(conn: sqlite3.Connection) -> str:
     return conn.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+# -- the parts of the store that share one connection --------------------------------------
+
+# Keyed by id(): connections cannot be weakly referenced. Should an id be reused by a later
+# connection, the two merely share a lock, which is harmless.
+_conn_locks: dict[int, threading.RLock] = {}
+_conn_locks_guard = threading.Lock()
+
+
+def connection_lock(conn: sqlite3.Connection) -> threading.RLock:
+    """One lock per connection: objects sharing a connection must not interleave transactions."""
+    with _conn_locks_guard:
+        return _conn_locks.setdefault(id(conn), threading.RLock())
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection, lock: threading.RLock, what: str) -> Iterator[sqlite3.Connection]:
+    """One write transaction (BEGIN IMMEDIATE: the write lock is taken up front)."""
+    with lock:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise store_error(path_of(conn), f"{what} is busy or read-only", exc) from exc
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            if conn.in_transaction:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass  # a damaged file may refuse even this; the error below says why
+            if isinstance(exc, sqlite3.Error):
+                raise store_error(path_of(conn), f"{what}: write failed", exc) from exc
+            raise
+
+
+@contextmanager
+def reading(conn: sqlite3.Connection, lock: threading.RLock, what: str) -> Iterator[sqlite3.Connection]:
+    """Reads under the connection's lock; SQLite's errors become `StoreError`s naming the file."""
+    with lock:
+        try:
+            yield conn
+        except sqlite3.Error as exc:
+            raise store_error(path_of(conn), f"{what}: read failed", exc) from exc
+
+
+def open_connection(
+    conn_or_path: sqlite3.Connection | str | Path | None, settings: Settings
+) -> sqlite3.Connection:
+    """Use the given connection, or open the store at a path (default: `context.dir`)."""
+    if isinstance(conn_or_path, sqlite3.Connection):
+        return conn_or_path
+    return connect(Path(conn_or_path) if conn_or_path is not None else store_path(settings))
+
+
+class Connected:
+    """A part of the store over one SQLite connection (thread-safe): the parts sharing a
+    connection share its lock, so their transactions never interleave."""
+
+    what = "the context store"  # how errors name the part
+
+    def __init__(
+        self,
+        conn_or_path: sqlite3.Connection | str | Path | None = None,
+        settings: Settings | None = None,
+        *,
+        clock: Callable[[], Micros] = now_us,
+    ):
+        self.settings = settings or get_settings()
+        self.conn = open_connection(conn_or_path, self.settings)
+        self._lock = connection_lock(self.conn)
+        self._clock = clock
+
+    def _write(self):
+        return transaction(self.conn, self._lock, self.what)
+
+    def _read(self):
+        return reading(self.conn, self._lock, self.what)

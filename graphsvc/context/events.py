@@ -25,6 +25,7 @@ from datetime import UTC, datetime, timedelta
 from typing import IO, TYPE_CHECKING, Any
 
 from graphsvc.context import db
+from graphsvc.context.db import now_us
 from graphsvc.errors import InputError
 from graphsvc.model import Prov
 
@@ -56,10 +57,6 @@ TURN_EVENT_TYPES = frozenset(
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
-
-
-def now_us() -> int:
-    return time.time_ns() // 1000
 
 
 def to_us(value: datetime | int | float | str) -> int:
