@@ -24,13 +24,11 @@ import re
 import sqlite3
 import unicodedata
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import Callable, Literal
+from typing import Literal
 
 from graphsvc.context import db
 from graphsvc.context.db import Micros
 from graphsvc.errors import AmbiguousError, InputError, NotFoundError
-from graphsvc.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -252,16 +250,7 @@ class ContentCache(db.Connected):
     """The content cache over one SQLite connection (thread-safe)."""
 
     what = "the content cache"
-
-    def __init__(
-        self,
-        conn_or_path: sqlite3.Connection | str | Path | None = None,
-        settings: Settings | None = None,
-        *,
-        clock: Callable[[], Micros] = db.now_us,
-    ):
-        super().__init__(conn_or_path, settings, clock=clock)
-        self._vocab_ready = False
+    _vocab_ready = False  # set once the FTS vocabulary table exists
 
     # -- plumbing -------------------------------------------------------------------------
 

@@ -22,21 +22,34 @@ import json
 import shlex
 import subprocess
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import Protocol, Sequence
 
 import httpx
 
 from graphsvc.context.tokens import truncate_middle
-
-if TYPE_CHECKING:
-    from graphsvc.context.continuity import Entry
-    from graphsvc.settings import ContextBackgroundSettings
+from graphsvc.settings import ContextBackgroundSettings
 
 SUMMARY_MARK = "[session summary]"
 SOURCES = ("command", "http", "none")
 DIGEST_TURN_CHARS = 600
 DIGEST_OUTCOME_CHARS = 1200
 _FAILURE_CHARS = 300
+
+
+class Entry(Protocol):
+    """What a summariser reads of an entry of the continuity record (`continuity.Entry`,
+    whose module calls this one)."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def session(self) -> str: ...
+    @property
+    def delegate(self) -> str | None: ...
+    @property
+    def text(self) -> str: ...
 
 
 @dataclass

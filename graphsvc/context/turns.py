@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import re
 import sqlite3
 import threading
@@ -38,6 +37,7 @@ from graphsvc.context.events import (
     to_datetime,
     to_us,
 )
+from graphsvc.context.routing import EVIDENCE_THRESHOLD, Evidence, Message, Resolution, entity_terms, weigh_evidence
 from graphsvc.errors import GraphsvcError, InputError, NotFoundError
 
 if TYPE_CHECKING:
@@ -49,22 +49,6 @@ KEY_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 WELL_KNOWN_KEYS = ("clone_path", "goal", "plan", "file-tree")
 MAX_ROUTE_CHARS = 200
 MAX_TOUCHED_PER_CALL = 10_000
-# Evidence from a family's working set must reach this confidence to continue the family.
-EVIDENCE_THRESHOLD = 0.5
-_SCAN_CHARS = 20_000
-
-SUMMARY_KINDS = frozenset({"summary", "compaction", "compact", "session-summary"})
-SUBAGENT_KINDS = frozenset({"subagent", "sub-agent", "delegate", "task"})
-_SUMMARY_TEXT = re.compile(
-    r"^\s*\[session summary\]"
-    r"|^\s*<summary>"
-    r"|^\s*(?:conversation |session |context )?summary\s*:"
-    r"|this (?:session|conversation) is being continued from a previous (?:session|conversation)"
-    r"|summary of (?:the|our) (?:previous |earlier )?(?:conversation|session)"
-    r"|\bcontext (?:was |has been )?compacted\b",
-    re.IGNORECASE,
-)
-_TOKEN = re.compile(r"[\w./#:-]+")
 
 
 @dataclass(frozen=True)
@@ -97,59 +81,6 @@ class StickyBinding:
             "bound_at": iso(to_us(self.bound_at)),
             "event_id": self.event_id,
         }
-
-
-@dataclass
-class Message:
-    """What the router knows about an incoming message."""
-
-    text: str = ""
-    session_id: str | None = None
-    turn_id: str | None = None
-    parent_id: str | None = None
-    family_id: str | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-    def kind(self) -> str:
-        meta = self.metadata or {}
-        declared = str(meta.get("kind") or meta.get("type") or meta.get("role") or "").lower()
-        if declared in SUMMARY_KINDS or meta.get("summary") is True or meta.get("compaction") is True:
-            return "summary"
-        if declared in SUBAGENT_KINDS or meta.get("subagent") is True:
-            return "subagent"
-        if self.text and _SUMMARY_TEXT.search(self.text[:600]):
-            return "summary"
-        return "prompt"
-
-
-@dataclass(frozen=True)
-class Evidence:
-    term: str
-    family_id: str
-    weight: float
-
-
-@dataclass
-class Resolution:
-    """Which family a message belongs to, the sticky route if any, and why."""
-
-    family_id: str | None
-    turn_id: str | None  # the known turn the message continues (explicit, parent, or the family's latest)
-    new_family: bool
-    sticky: bool
-    route: str | None
-    confidence: float
-    reason: str
-    detail: str
-    kind: str
-    evidence: list[Evidence] = field(default_factory=list)
-    conflicts: list[str] = field(default_factory=list)
-    event_id: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["evidence"] = [asdict(e) for e in self.evidence]
-        return d
 
 
 class TurnSink(Protocol):
@@ -207,41 +138,6 @@ def _check_entity_ids(entity_ids: Any) -> list[str]:
         if not isinstance(eid, str) or not eid or len(eid) > 4096 or "\x00" in eid:
             raise InputError(f"entity_ids: {eid!r} is not an entity id")
     return ids
-
-
-def _terms(entity_id: str) -> dict[str, float]:
-    """What a message might say to refer to an entity, with how specific each form is."""
-    terms = {entity_id: 1.0}
-    path, _, qualified = entity_id.partition("#")
-    path = path.rstrip("/")
-    base = path.rsplit("/", 1)[-1]
-    if qualified:
-        terms[path] = max(terms.get(path, 0), 0.8)
-        terms[qualified] = 0.8
-        last = qualified.rsplit(".", 1)[-1]
-        if last != qualified and len(last) >= 4:
-            terms.setdefault(last, 0.4)
-    if base and base != path and "." in base:
-        terms.setdefault(base, 0.7)
-    return terms
-
-
-def _mentions(text: str) -> set[str]:
-    found = set()
-    for token in _TOKEN.findall(text[:_SCAN_CHARS]):
-        token = token.strip(".:,;-/")
-        if not token:
-            continue
-        found.add(token)
-        bare = re.sub(r"(:\d+)+$", "", token)  # src/app.py:12
-        found.add(bare)
-        if "#" in bare:
-            found.update(bare.split("#", 1))
-        if "/" in bare:
-            found.add(bare.rsplit("/", 1)[-1])
-        if "." in bare and "/" not in bare and "#" not in bare and not bare[-3:].startswith("."):
-            found.add(bare.rsplit(".", 1)[-1])  # App.run -> run
-    return found
 
 
 class TurnIndex:
@@ -479,7 +375,7 @@ class TurnIndex:
             if eid in family.working_set:
                 continue
             family.working_set.add(eid)
-            for term, weight in _terms(eid).items():
+            for term, weight in entity_terms(eid).items():
                 holders = self._terms.setdefault(term, {})
                 holders[family.id] = max(holders.get(family.id, 0.0), weight)
 
@@ -686,7 +582,7 @@ class TurnIndex:
                 turn_id=chosen[1] if chosen[0] != "family_id" else None,
             )
 
-        evidence, scores = self._evidence(m.text)
+        evidence, scores = weigh_evidence(m.text, self._terms)
         session_family = self._sessions.get(m.session_id) if m.session_id else None
         best = max(scores, key=scores.get) if scores else None
         best_conf = scores.get(best, 0.0) if best else 0.0
@@ -750,24 +646,6 @@ class TurnIndex:
             evidence=(evidence or [])[:10],
             conflicts=conflicts or [],
         )
-
-    def _evidence(self, text: str) -> tuple[list[Evidence], dict[str, float]]:
-        if not text or not self._terms:
-            return [], {}
-        evidence: list[Evidence] = []
-        scores: dict[str, float] = {}
-        for term in _mentions(text):
-            holders = self._terms.get(term)
-            if not holders:
-                continue
-            share = 1.0 / len(holders)  # a name many families touched says little
-            for family_id, weight in holders.items():
-                w = weight * share
-                evidence.append(Evidence(term, family_id, round(w, 3)))
-                scores[family_id] = scores.get(family_id, 0.0) + w
-        evidence.sort(key=lambda e: (-e.weight, e.term))
-        confidence = {f: min(0.95, 1.0 - math.exp(-1.2 * s)) for f, s in scores.items()}
-        return evidence, confidence
 
     # -- the Neo4j mirror --------------------------------------------------------------------
 
