@@ -40,16 +40,11 @@ class Entry(Protocol):
     """What a summariser reads of an entry of the continuity record (`continuity.Entry`,
     whose module calls this one)."""
 
-    @property
-    def seq(self) -> int: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def session(self) -> str: ...
-    @property
-    def delegate(self) -> str | None: ...
-    @property
-    def text(self) -> str: ...
+    seq: int
+    kind: str
+    session: str
+    delegate: str | None
+    text: str
 
 
 @dataclass

@@ -191,15 +191,7 @@ def compute_communities(
     resolution and seed. `iterations` is Leiden's number of iterations (negative: until
     stable). `limit` bounds how many communities the answer lists (all are written back).
     """
-    objective = objective.lower()
-    if objective not in OBJECTIVES:
-        raise InputError(f"unknown objective {objective!r}: use modularity or cpm")
-    algorithm = algorithm.lower()
-    if algorithm not in ALGORITHMS:
-        raise InputError(f"unknown algorithm {algorithm!r}: use {' or '.join(ALGORITHMS)}")
-    resolution = DEFAULT_RESOLUTION[objective] if resolution is None else resolution
-    if resolution < 0:
-        raise InputError(f"resolution must be ≥ 0, got {resolution}")
+    objective, algorithm, resolution = _leiden_arguments(objective, algorithm, resolution)
     seed = DEFAULT_SEED if seed is None else seed
     min_conf = confidence_floor(min_confidence)
     followed = rel_types(rels, default=[r.value for r in CODE_RELS])
@@ -219,6 +211,67 @@ def compute_communities(
         )
 
     rows.sort(key=lambda r: r["id"])
+    g = _weighted_graph(rows)
+    membership, quality = _leiden(g, algorithm, objective, resolution, iterations, seed)
+    modularity = g.modularity(membership, weights="weight") if g.ecount() else 0.0
+    clustered = time.perf_counter()
+
+    found, community_rows, member_rows = _numbered(rows, g, membership, min_size)
+    if write:
+        run = {
+            "run": uuid.uuid4().hex,
+            "turn": turn_node,
+            "modularity": modularity,
+            "quality": quality,
+            "objective": objective,
+            "algorithm": algorithm,
+            "resolution": resolution,
+            "seed": seed,
+            "nodes": g.vcount(),
+            "edges": g.ecount(),
+            "unassigned": g.vcount() - len(member_rows),
+            "community_count": len(found),
+        }
+        writer.write_communities(graph, scope.workspace, community_rows, member_rows, run, timeout_s=timeout_s)
+    written = time.perf_counter()
+    return CommunitiesResult(
+        workspace=scope.workspace,
+        turn_id=scope.turn_id,
+        objective=objective,
+        algorithm=algorithm,
+        resolution=resolution,
+        seed=seed,
+        nodes=g.vcount(),
+        edges=g.ecount(),
+        community_count=len(found),
+        unassigned=g.vcount() - len(member_rows),
+        modularity=round(modularity, 6),
+        quality=round(quality, 6),
+        communities=found if limit is None else found[:limit],
+        fetch_s=round(fetched - started, 3),
+        leiden_s=round(clustered - fetched, 3),
+        write_s=round(written - clustered, 3),
+        total_s=round(written - started, 3),
+        stored=write,
+    )
+
+
+def _leiden_arguments(objective: str, algorithm: str, resolution: float | None) -> tuple[str, str, float]:
+    """The objective and algorithm (any case) and the resolution (default: the objective's)."""
+    objective = objective.lower()
+    if objective not in OBJECTIVES:
+        raise InputError(f"unknown objective {objective!r}: use modularity or cpm")
+    algorithm = algorithm.lower()
+    if algorithm not in ALGORITHMS:
+        raise InputError(f"unknown algorithm {algorithm!r}: use {' or '.join(ALGORITHMS)}")
+    resolution = DEFAULT_RESOLUTION[objective] if resolution is None else resolution
+    if resolution < 0:
+        raise InputError(f"resolution must be ≥ 0, got {resolution}")
+    return objective, algorithm, resolution
+
+
+def _weighted_graph(rows: list[dict]) -> igraph.Graph:
+    """The rows' undirected graph, vertex i for row i; parallel edges become one, weights summed."""
     index = {r["eid"]: i for i, r in enumerate(rows)}
     weights: dict[tuple[int, int], float] = {}
     for i, row in enumerate(rows):
@@ -231,10 +284,14 @@ def compute_communities(
     edges = sorted(weights)
     g = igraph.Graph(n=len(rows), edges=edges, directed=False)
     g.es["weight"] = [weights[e] for e in edges]
-    membership, quality = _leiden(g, algorithm, objective, resolution, iterations, seed)
-    modularity = g.modularity(membership, weights="weight") if edges else 0.0
-    clustered = time.perf_counter()
+    return g
 
+
+def _numbered(
+    rows: list[dict], g: igraph.Graph, membership: list[int], min_size: int
+) -> tuple[list[Community], list[dict], list[dict]]:
+    """The communities of `min_size`+ members, and the rows that store them (one per
+    community, one per member)."""
     degree = g.strength(weights=None)
     groups: dict[int, list[int]] = {}
     for v, c in enumerate(membership):
@@ -252,54 +309,9 @@ def compute_communities(
             "top_members": [rows[v]["id"] for v in top], "top_degrees": [int(degree[v]) for v in top],
         })
         member_rows.extend({"eid": rows[v]["eid"], "id": rows[v]["id"], "cid": cid, "n": n} for v in members)
-        found.append(
-            Community(
-                id=cid,
-                number=n,
-                label=label,
-                size=len(members),
-                top_members=[
-                    CommunityMember(id=rows[v]["id"], name=rows[v]["name"], degree=int(degree[v])) for v in top
-                ],
-            )
-        )
-    if write:
-        run = {
-            "run": uuid.uuid4().hex,
-            "turn": turn_node,
-            "modularity": modularity,
-            "quality": quality,
-            "objective": objective,
-            "algorithm": algorithm,
-            "resolution": resolution,
-            "seed": seed,
-            "nodes": g.vcount(),
-            "edges": g.ecount(),
-            "unassigned": g.vcount() - len(member_rows),
-            "community_count": len(ordered),
-        }
-        writer.write_communities(graph, scope.workspace, community_rows, member_rows, run, timeout_s=timeout_s)
-    written = time.perf_counter()
-    return CommunitiesResult(
-        workspace=scope.workspace,
-        turn_id=scope.turn_id,
-        objective=objective,
-        algorithm=algorithm,
-        resolution=resolution,
-        seed=seed,
-        nodes=g.vcount(),
-        edges=g.ecount(),
-        community_count=len(ordered),
-        unassigned=g.vcount() - len(member_rows),
-        modularity=round(modularity, 6),
-        quality=round(quality, 6),
-        communities=found if limit is None else found[:limit],
-        fetch_s=round(fetched - started, 3),
-        leiden_s=round(clustered - fetched, 3),
-        write_s=round(written - clustered, 3),
-        total_s=round(written - started, 3),
-        stored=write,
-    )
+        top_members = [CommunityMember(id=rows[v]["id"], name=rows[v]["name"], degree=int(degree[v])) for v in top]
+        found.append(Community(id=cid, number=n, label=label, size=len(members), top_members=top_members))
+    return found, community_rows, member_rows
 
 
 def _leiden(
