@@ -213,12 +213,16 @@ def test_recall_limit_is_clamped(cache, clock):
 
 
 @pytest.mark.parametrize(
-    "query",
-    ['"unbalanced', "AND OR NOT", "NEAR(a b", "col:value", "a* ^b", "((( parser", "-x +y", "label:parser"],
+    "query, found",
+    [('"unbalanced', False), ("AND OR NOT", True), ("NEAR(a b", True), ("col:value", True),
+     ("a* ^b", False), ("((( parser", True), ("-x +y", False), ("label:parser", True)],
 )
-def test_recall_treats_fts_syntax_as_data(cache, query):
-    cache.store("AND OR NOT are words; NEAR too; value and parser and col")
-    cache.recall(query)  # never an FTS5 syntax error
+def test_recall_treats_fts_syntax_as_data(cache, query, found):
+    # Never an FTS5 syntax error: operators are words, punctuation is nothing. A query finds
+    # exactly the entry holding one of its words; `a*` is no prefix search ("an", "about").
+    stored = cache.store("AND OR NOT are words; NEAR too; value and parser and col")
+    cache.store("an answer about lexers, bytes")
+    assert [hit.ref for hit in cache.recall(query)] == ([stored.ref] if found else [])
 
 
 def test_recall_without_words_is_an_input_error(cache):
