@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from graphsvc.context.continuity import Continuity
 from graphsvc.context.store import ContextStore
 from graphsvc.settings import Settings
 
@@ -22,6 +23,15 @@ def store(ctx_settings) -> Iterator[ContextStore]:
     st = ContextStore(settings=ctx_settings)
     yield st
     st.close()
+
+
+@pytest.fixture
+def record(settings) -> Iterator[Continuity]:
+    """A continuity record on the requesting module's own `settings` fixture."""
+    r = Continuity(None, settings)
+    yield r
+    r.close()
+    r.conn.close()
 
 
 @pytest.fixture

@@ -41,14 +41,6 @@ def settings(tmp_path) -> Settings:
     return s
 
 
-@pytest.fixture
-def record(settings):
-    r = Continuity(None, settings)
-    yield r
-    r.close()
-    r.conn.close()
-
-
 def seqs(block) -> list[int]:
     return [e.seq for e in block.entries]
 

@@ -13,7 +13,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from graphsvc.context.continuity import Continuity
 from graphsvc.context.summary import SUMMARY_MARK, digest
 from graphsvc.settings import Settings
 
@@ -28,14 +27,6 @@ def settings(tmp_path) -> Settings:
     bg.tokenizer = "estimate"
     bg.summary_timeout_s = 30  # generous: a loaded machine starts interpreters slowly
     return s
-
-
-@pytest.fixture
-def record(settings):
-    r = Continuity(None, settings)
-    yield r
-    r.close()
-    r.conn.close()
 
 
 def script(tmp_path, name: str, body: str) -> str:

@@ -145,28 +145,39 @@ def test_the_log_refuses_updates_and_deletes_outside_retention(store):
     assert store.events.get(ev.id).payload == {"a": 1}
 
 
-def test_concurrent_threads_share_commits_and_one_caller_s_bad_input_fails_only_that_caller(store):
-    store.turns.open_turn("/ws", "t1")
-    errors: list[Exception] = []
-    acked: list[str] = []
+def in_threads(step, threads: int, steps: int) -> tuple[list, list[NotFoundError]]:
+    """`step(k, i)` for i < `steps` on each thread k < `threads` at once: every item the steps
+    returned, and the NotFoundErrors they raised."""
+    results: list = []
+    errors: list[NotFoundError] = []
     lock = threading.Lock()
 
     def worker(k: int) -> None:
-        for i in range(200):
+        for i in range(steps):
             try:
-                turn = "missing" if (k == 0 and i % 50 == 0) else "t1"
-                ev = store.events.append("FulfilledLocal", turn, None, {"k": k, "i": i})
+                out = step(k, i)
                 with lock:
-                    acked.append(ev.id)
+                    results.extend(out)
             except NotFoundError as exc:
                 with lock:
                     errors.append(exc)
 
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
-    for t in threads:
+    running = [threading.Thread(target=worker, args=(k,)) for k in range(threads)]
+    for t in running:
         t.start()
-    for t in threads:
+    for t in running:
         t.join()
+    return results, errors
+
+
+def test_concurrent_threads_share_commits_and_one_caller_s_bad_input_fails_only_that_caller(store):
+    store.turns.open_turn("/ws", "t1")
+
+    def step(k: int, i: int) -> list[str]:
+        turn = "missing" if (k == 0 and i % 50 == 0) else "t1"
+        return [store.events.append("FulfilledLocal", turn, None, {"k": k, "i": i}).id]
+
+    acked, errors = in_threads(step, threads=8, steps=200)
     assert len(errors) == 4
     assert len(acked) == 8 * 200 - 4 == len(set(acked))
     assert count(store) == len(acked) + 1  # + TurnOpened
@@ -459,34 +470,21 @@ def test_an_older_store_is_migrated_with_its_events_and_keeps_counting_above_eve
 
 def test_callers_sharing_commits_get_the_seq_that_was_stored_and_bad_turn_events_fail_alone(store):
     store.turns.open_turn("/ws", "t1")
-    acked: list[tuple[str, int]] = []
-    errors: list[Exception] = []
-    lock = threading.Lock()
 
-    def worker(k: int) -> None:
-        for i in range(150):
-            try:
-                if i % 3 == 0:
-                    events = store.events.append_many(
-                        [("RouteDecided", "t1", None, {"k": k, "i": i}), ("FulfilledLocal", None, "/ws", {})]
-                    )
-                elif k % 2 and i % 10 == 1:
-                    events = [store.events.append("TurnKeysSet", "missing", None, {"keys": {"a": "b"}})]
-                elif i % 10 == 2:
-                    events = [store.events.append("TurnKeysSet", "t1", None, {"keys": {f"k{k}": str(i)}})]
-                else:
-                    events = [store.events.append("FulfilledLocal", None, "/ws", {"k": k, "i": i})]
-                with lock:
-                    acked.extend((e.id, e.seq) for e in events)
-            except NotFoundError as exc:
-                with lock:
-                    errors.append(exc)
+    def step(k: int, i: int) -> list[tuple[str, int]]:
+        if i % 3 == 0:
+            events = store.events.append_many(
+                [("RouteDecided", "t1", None, {"k": k, "i": i}), ("FulfilledLocal", None, "/ws", {})]
+            )
+        elif k % 2 and i % 10 == 1:
+            events = [store.events.append("TurnKeysSet", "missing", None, {"keys": {"a": "b"}})]
+        elif i % 10 == 2:
+            events = [store.events.append("TurnKeysSet", "t1", None, {"keys": {f"k{k}": str(i)}})]
+        else:
+            events = [store.events.append("FulfilledLocal", None, "/ws", {"k": k, "i": i})]
+        return [(e.id, e.seq) for e in events]
 
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    acked, errors = in_threads(step, threads=8, steps=150)
     assert len(errors) == 4 * 10  # i = 1, 11, ... 141 but not the multiples of 3
     assert dict(acked) == {i: s for i, s in store.query("SELECT id, seq FROM events WHERE type != 'TurnOpened'")}
     assert store.turns.get("t1").keys == {f"k{k}": "142" for k in range(8)}

@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -112,6 +113,18 @@ def store_env(home: Path) -> dict[str, str]:
     env.update(GRAPHSVC_HOME=str(home), NEO4J_URI="bolt://127.0.0.1:9", NEO4J_PASSWORD="unused",
                PYTHONUNBUFFERED="1")
     return env
+
+
+def stored_writes(path: Path) -> tuple[set[str], set[str]]:
+    """The event ids and cache hashes a store file holds, once SQLite finds it intact."""
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        events = {r[0] for r in conn.execute("SELECT id FROM events")}
+        hashes = {r[0] for r in conn.execute("SELECT hash FROM cache_entries")}
+    finally:
+        conn.close()
+    return events, hashes
 
 
 def port_free() -> int:

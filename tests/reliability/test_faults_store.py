@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -17,7 +16,7 @@ from graphsvc.context.store import ContextStore
 from graphsvc.errors import StoreError
 from graphsvc.settings import get_settings
 
-from .conftest import ServeProcess, store_env
+from .conftest import ServeProcess, store_env, stored_writes
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -81,13 +80,7 @@ def test_acknowledged_writes_survive_sigkill_of_serve(tmp_path):
     assert len(events) >= 150 and len(hashes) >= 50, (len(events), len(hashes))
 
     path = home / "context" / db.DB_NAME
-    conn = sqlite3.connect(path)
-    try:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        stored_events = {r[0] for r in conn.execute("SELECT id FROM events")}
-        stored_hashes = {r[0] for r in conn.execute("SELECT hash FROM cache_entries")}
-    finally:
-        conn.close()
+    stored_events, stored_hashes = stored_writes(path)
     assert set(events) <= stored_events, f"{len(set(events) - stored_events)} acknowledged events lost"
     assert set(hashes) <= stored_hashes, f"{len(set(hashes) - stored_hashes)} acknowledged cache entries lost"
     # And graphsvc opens the store again as it is.

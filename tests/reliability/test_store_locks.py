@@ -11,7 +11,6 @@ was acknowledged.
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 
 import httpx
@@ -19,7 +18,7 @@ import pytest
 
 from graphsvc.context import db
 
-from .conftest import REPO_ROOT, ServeProcess, store_env
+from .conftest import REPO_ROOT, ServeProcess, store_env, stored_writes
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -69,13 +68,7 @@ def test_server_writes_survive_cli_jobs_beside_it(tmp_path):
         server.stop()
     assert "Traceback" not in server.log(), server.log()[-3000:]
 
-    conn = sqlite3.connect(home / "context" / db.DB_NAME)
-    try:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        stored_events = {r[0] for r in conn.execute("SELECT id FROM events")}
-        stored_hashes = {r[0] for r in conn.execute("SELECT hash FROM cache_entries")}
-    finally:
-        conn.close()
+    stored_events, stored_hashes = stored_writes(home / "context" / db.DB_NAME)
     assert len(events) == 6 and len(hashes) == 6
     assert not set(events) - stored_events, f"{len(set(events) - stored_events)} of 6 acknowledged events lost"
     assert not set(hashes) - stored_hashes, f"{len(set(hashes) - stored_hashes)} of 6 acknowledged cache entries lost"
