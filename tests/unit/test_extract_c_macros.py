@@ -1,7 +1,8 @@
 """C declarations written for a preprocessor: export and calling-convention macros between
 type and name, storage-class macros before the type, prototype wrappers, include guards."""
 
-from indexers.extract import blank_macros, extract_file
+from indexers.c_macros import blank_macros
+from indexers.extract import extract_file
 from indexers.languages import get_language
 
 HEADER = b"""\
