@@ -350,9 +350,15 @@ def _load_query(name: str) -> tree_sitter.Query:
 
 
 def query_source(name: str, _seen: tuple[str, ...] = ()) -> str:
-    """The query text of a language. A first line ``; inherits: other`` (the nvim-treesitter
-    convention) prepends another language's queries, so TSX reuses TypeScript's."""
-    path = get_language(name).query_path
+    """The query text of a language, or of a shared query file (``ecma``, ``c-common``).
+
+    A first line ``; inherits: a, b`` (the nvim-treesitter convention, which py-tree-sitter
+    does not implement) prepends those files' queries, themselves resolved the same way:
+    TSX reuses TypeScript's queries, JavaScript and TypeScript share ``ecma.scm``.
+    """
+    path = LANGUAGES[name].query_path if name in LANGUAGES else QUERY_DIR / f"{name}.scm"
+    if name not in LANGUAGES and not _QUERY_NAME.fullmatch(name):
+        raise GrammarError(f"query inheritance names no query file: {name!r} in {QUERY_DIR / (_seen[-1] + '.scm')}")
     try:
         source = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -367,6 +373,9 @@ def query_source(name: str, _seen: tuple[str, ...] = ()) -> str:
             parts.append(query_source(base, (*_seen, name)))
         source = "\n".join([*parts, source])
     return source
+
+
+_QUERY_NAME = re.compile(r"[a-z][a-z0-9-]*")
 
 
 @cache

@@ -1,62 +1,20 @@
-; JavaScript (also JSX): definitions, ES and CommonJS imports, calls, extends.
+; inherits: ecma
+; JavaScript (also JSX): what ecma.scm says, plus classes, class fields, extends, renamed
+; CommonJS imports and parameters as the JavaScript grammar writes them.
 
-(function_declaration name: (identifier) @name) @definition.function
-(generator_function_declaration name: (identifier) @name) @definition.function
 (class_declaration name: (identifier) @name) @definition.class
-(method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method
-
-; const f = () => {} / const f = function () {} anywhere: a named function
-(variable_declarator
-  name: (identifier) @name
-  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 
 ; class fields holding functions: handle = () => {}
 (field_definition
   property: (property_identifier) @name
   value: [(arrow_function) (function_expression)]) @definition.method
 
-; top-level constants and variables (also exported)
-(program (lexical_declaration "const" (variable_declarator name: (identifier) @name) @definition.constant))
-(program (lexical_declaration "let" (variable_declarator name: (identifier) @name) @definition.variable))
-(program (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable))
-(program (export_statement declaration: (lexical_declaration "const" (variable_declarator name: (identifier) @name) @definition.constant)))
-(program (export_statement declaration: (lexical_declaration "let" (variable_declarator name: (identifier) @name) @definition.variable)))
-
 (class_declaration (class_heritage [(identifier) (member_expression)] @name) @reference.inherits)
 
-(call_expression function: (identifier) @name) @reference.call
-(call_expression
-  function: (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
-(new_expression constructor: (identifier) @name) @reference.call
-(new_expression constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
-
-; import x from "m" / import {a as b} from "m" / import * as ns from "m" / import "m"
-(import_statement (import_clause (identifier) @import.default) source: (string) @import.module) @reference.import
-(import_statement
-  (import_clause (named_imports (import_specifier name: (identifier) @import.name alias: (identifier)? @import.alias)))
-  source: (string) @import.module) @reference.import
-(import_statement (import_clause (namespace_import (identifier) @import.alias)) source: (string) @import.module) @reference.import
-(import_statement . "import" . source: (string) @import.module) @reference.import
-
-; const x = require("m") / const {a, b: c} = require("m")
-(variable_declarator
-  name: (identifier) @import.alias
-  value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module))
-  (#eq? @_req "require")) @reference.import
-(variable_declarator
-  name: (object_pattern (shorthand_property_identifier_pattern) @import.name)
-  value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module))
-  (#eq? @_req "require")) @reference.import
+; const {a, b: c} = require("m")
 (variable_declarator
   name: (object_pattern (pair_pattern key: (property_identifier) @import.name value: (identifier) @import.alias))
   value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module))
   (#eq? @_req "require")) @reference.import
 
-; Names bound inside functions: parameters and local variables (not `require` bindings,
-; which are imports).
 (formal_parameters [(identifier) @local (assignment_pattern left: (identifier) @local) (rest_pattern (identifier) @local)])
-(arrow_function parameter: (identifier) @local)
-((variable_declarator name: (identifier) @local value: (_)? @_value)
-  (#not-match? @_value "^require[ \t]*\\("))
-(for_in_statement left: (identifier) @local)
-(catch_clause parameter: (identifier) @local)

@@ -49,3 +49,27 @@ def test_extraction_results_pickle_small():
     ext = extract_file("m.py", b"class A:\n    def f(self):\n        return g()\n", "python")
     again = pickle.loads(pickle.dumps(ext))
     assert again.symbols[1].id == "m.py#A.f" and again.calls[0].name == "g"
+
+
+@pytest.mark.parametrize("name,shared", [("javascript", "ecma"), ("typescript", "ecma"), ("tsx", "ecma"),
+                                         ("c", "c-common"), ("cpp", "c-common")])
+def test_shared_query_blocks_are_inherited_once(name, shared):
+    from indexers.languages import QUERY_DIR, query_source
+
+    block = (QUERY_DIR / f"{shared}.scm").read_text()
+    source = query_source(name)
+    assert source.count(block) == 1
+
+
+def test_query_inheritance_refuses_loops_and_paths(tmp_path, monkeypatch):
+    from indexers import languages
+
+    (tmp_path / "a.scm").write_text("; inherits: b\n")
+    (tmp_path / "b.scm").write_text("; inherits: a\n")
+    (tmp_path / "python.scm").write_text("; inherits: ../secret\n")
+    monkeypatch.setattr(languages, "QUERY_DIR", tmp_path)
+    with pytest.raises(GrammarError, match="loop"):
+        languages.query_source("a")
+    monkeypatch.setattr(LanguageSpec, "query_path", property(lambda self: tmp_path / f"{self.name}.scm"))
+    with pytest.raises(GrammarError, match="names no query file"):
+        languages.query_source("python")

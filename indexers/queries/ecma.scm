@@ -1,0 +1,51 @@
+; What JavaScript and TypeScript write alike (the grammars share these node types): named
+; functions, methods, top-level constants and variables, calls, ES and CommonJS imports,
+; local names. javascript.scm and typescript.scm start with `; inherits: ecma`.
+
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+(method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+
+; const f = () => {} / const f = function () {} anywhere: a named function
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+
+; top-level constants and variables (also exported)
+(program (lexical_declaration "const" (variable_declarator name: (identifier) @name) @definition.constant))
+(program (lexical_declaration "let" (variable_declarator name: (identifier) @name) @definition.variable))
+(program (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable))
+(program (export_statement declaration: (lexical_declaration "const" (variable_declarator name: (identifier) @name) @definition.constant)))
+(program (export_statement declaration: (lexical_declaration "let" (variable_declarator name: (identifier) @name) @definition.variable)))
+
+(call_expression function: (identifier) @name) @reference.call
+(call_expression
+  function: (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
+(new_expression constructor: (identifier) @name) @reference.call
+(new_expression constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
+
+; import x from "m" / import {a as b} from "m" / import * as ns from "m" / import "m"
+(import_statement (import_clause (identifier) @import.default) source: (string) @import.module) @reference.import
+(import_statement
+  (import_clause (named_imports (import_specifier name: (identifier) @import.name alias: (identifier)? @import.alias)))
+  source: (string) @import.module) @reference.import
+(import_statement (import_clause (namespace_import (identifier) @import.alias)) source: (string) @import.module) @reference.import
+(import_statement . "import" . source: (string) @import.module) @reference.import
+
+; const x = require("m") / const {a, b} = require("m")
+(variable_declarator
+  name: (identifier) @import.alias
+  value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module))
+  (#eq? @_req "require")) @reference.import
+(variable_declarator
+  name: (object_pattern (shorthand_property_identifier_pattern) @import.name)
+  value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module))
+  (#eq? @_req "require")) @reference.import
+
+; Names bound inside functions: local variables (not `require` bindings, which are imports)
+; and the parameter of a one-parameter arrow function; the parameter lists differ.
+(arrow_function parameter: (identifier) @local)
+((variable_declarator name: (identifier) @local value: (_)? @_value)
+  (#not-match? @_value "^require[ \t]*\\("))
+(for_in_statement left: (identifier) @local)
+(catch_clause parameter: (identifier) @local)
