@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import drop_workspace  # noqa: E402
 from graphsvc.graph.driver import get_graph  # noqa: E402
-from indexers.jobs import index_all  # noqa: E402
+from graphsvc.indexing.pipeline import index_symbols  # noqa: E402
 from tests.graph_compare import difference, dump  # noqa: E402
 from tests.indexing.test_incremental_equals_clean import Editor  # noqa: E402
 
@@ -34,7 +34,7 @@ def run(source: Path, seed: int, steps: int, tmp: Path) -> bool:
     shutil.copytree(source, repo)
     ws = f"iec-{source.name}-{seed}"
     started = time.perf_counter()
-    first = index_all(repo, workspace=ws)
+    first = index_symbols(repo, workspace=ws)
     print(f"{source.name} seed {seed}: {first.parsed} files, {first.symbols} symbols "
           f"in {time.perf_counter() - started:.1f} s", flush=True)
     editor = Editor(repo, seed)
@@ -44,11 +44,11 @@ def run(source: Path, seed: int, steps: int, tmp: Path) -> bool:
         for _ in range(editor.rng.randint(2, 4)):
             editor.step()
         started = time.perf_counter()
-        summary = index_all(repo, workspace=ws)
+        summary = index_symbols(repo, workspace=ws)
         incremental_s = time.perf_counter() - started
         clean = f"{ws}-clean{step}"
         written.append(clean)
-        index_all(repo, workspace=clean)
+        index_symbols(repo, workspace=clean)
         got, want = dump(graph.read, ws), dump(graph.read, clean)
         diff = difference(got, want, ("incremental", "clean"))
         print(f"  step {step} ({summary.mode}, {summary.parsed} parsed, {incremental_s:.2f} s): "

@@ -37,9 +37,9 @@ from bench.common import (  # noqa: E402
 )
 from graphsvc.graph.driver import get_graph  # noqa: E402
 from graphsvc.settings import get_settings  # noqa: E402
-from indexers.jobs import index_all  # noqa: E402
 from indexers.languages import language_for_path, parser_for  # noqa: E402
-from indexers.state import state_path  # noqa: E402
+from graphsvc.indexing.pipeline import index_symbols  # noqa: E402
+from graphsvc.indexing.state import state_path  # noqa: E402
 
 
 def _parse_only(job: tuple[str, str]) -> int:
@@ -86,12 +86,12 @@ def main() -> None:
             drop_workspace(warm_ws)
             state_path(get_settings().home, warm_ws, graph.uri).unlink(missing_ok=True)
             with Timer() as warm:
-                index_all(corpus / "email", workspace=warm_ws, jobs=args.jobs)
+                index_symbols(corpus / "email", workspace=warm_ws, jobs=args.jobs)
             edited = corpus / "email" / "quoprimime.py"
             original = edited.read_text()
             edited.write_text(original + "\n\ndef added_by_warm_up(s):\n    return header_decode(s)\n")
             with Timer() as warm_edit:
-                index_all(corpus / "email", workspace=warm_ws, jobs=args.jobs)
+                index_symbols(corpus / "email", workspace=warm_ws, jobs=args.jobs)
             edited.write_text(original)
             drop_workspace(warm_ws)
             state_path(get_settings().home, warm_ws, graph.uri).unlink(missing_ok=True)
@@ -106,7 +106,7 @@ def main() -> None:
         own = psutil.Process()
         cpu_before = cpu_seconds(own), cpu_seconds(neo4j)
         with TreeRss() as tree_rss, Timer() as cold:
-            first = index_all(corpus, workspace=args.workspace, jobs=args.jobs)
+            first = index_symbols(corpus, workspace=args.workspace, jobs=args.jobs)
         ours, theirs = cpu_seconds(own) - cpu_before[0], cpu_seconds(neo4j) - cpu_before[1]
         edges = sum(first.edges_written.values())
         print(f"cold index: {cold.seconds:6.2f} s  {first.files / cold.seconds:6,.0f} files/s  "
@@ -123,13 +123,13 @@ def main() -> None:
             print(f"  CPU: {ours:.1f} s graphsvc (parsers included); Neo4j is not on this machine")
 
         with Timer() as unchanged:
-            index_all(corpus, workspace=args.workspace, jobs=args.jobs)
+            index_symbols(corpus, workspace=args.workspace, jobs=args.jobs)
         print(f"unchanged re-run: {unchanged.seconds:6.2f} s")
 
         target = corpus / "json" / "decoder.py"
         target.write_text(target.read_text() + "\n\ndef added_by_benchmark(s):\n    return JSONDecoder().decode(s)\n")
         with Timer() as edit:
-            third = index_all(corpus, workspace=args.workspace, jobs=args.jobs)
+            third = index_symbols(corpus, workspace=args.workspace, jobs=args.jobs)
         print(f"one-file edit:    {edit.seconds:6.2f} s  (parsed {third.parsed}, re-resolved {third.resolved_files} "
               f"files, wrote {sum(third.edges_written.values())} edges)")
         own, _ = peak_rss_mb()

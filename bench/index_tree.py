@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import EXCLUDE, STDLIB, Timer, drop_workspace, peak_rss_mb  # noqa: E402
 from graphsvc.graph.driver import get_graph  # noqa: E402
-from indexers.jobs import index_tree  # noqa: E402
+from graphsvc.indexing.pipeline import index_tree  # noqa: E402
 
 
 def main() -> None:

@@ -61,12 +61,12 @@ def main() -> None:
         from graphsvc.graph.driver import get_graph
         from graphsvc.graph.schema import apply_schema
         from graphsvc.query import engine
-        from indexers.jobs import index_all
+        from graphsvc.indexing.pipeline import index_symbols
 
         apply_schema(get_graph())
         root = _subset(work / "corpus", args.files) if args.files else STDLIB
         t = time.perf_counter()
-        summary = index_all(root, workspace="stdlib", exclude=EXCLUDE)
+        summary = index_symbols(root, workspace="stdlib", exclude=EXCLUDE)
         print(f"indexed {summary.files} files, {summary.symbols} symbols in {time.perf_counter() - t:.1f} s")
 
         times: list[float] = []

@@ -119,7 +119,7 @@ def drop_workspace(graph, workspace: str) -> None:
 
 def index_corpus(graph, root: Path, workspace: str, exclude: list[str], cold: bool = True):
     """Index ``root`` into ``workspace`` (emptied first when ``cold``); the index-symbols summary."""
-    from indexers.jobs import index_symbols
+    from graphsvc.indexing.pipeline import index_symbols
 
     if cold:
         drop_workspace(graph, workspace)

@@ -43,7 +43,7 @@ from graphsvc.context.db import health as store_health
 from graphsvc.context.db import store_path
 from graphsvc.errors import AmbiguousError, GraphsvcError, InputError, Neo4jUnavailable, NotFoundError, StoreCorrupt, StoreError
 from graphsvc.graph.runtime import TurnMirror
-from graphsvc.jobs import JobRegistry
+from graphsvc.indexing.jobs import JobRegistry
 from graphsvc.query.parser import QueryParseError
 from graphsvc.settings import SCHEMA_DIR, Settings, get_settings
 

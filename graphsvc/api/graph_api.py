@@ -1,7 +1,7 @@
 """The graph's GraphQL fields (`GraphQuery`, `GraphMutation`) and REST routes (`router`).
 
 Every field is a thin call into `graphsvc.query.engine`, `graphsvc.query.communities` or
-`graphsvc.jobs`, run on a worker thread so a slow query never blocks the event loop. The
+`graphsvc.indexing.jobs`, run on a worker thread so a slow query never blocks the event loop. The
 GraphQL object types are generated from the engine's result dataclasses, so the library,
 the CLI's JSON, REST and GraphQL describe one shape.
 """
@@ -23,7 +23,7 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from graphsvc.errors import InputError
-from graphsvc.jobs import Job, JobRegistry
+from graphsvc.indexing.jobs import Job, JobRegistry
 from graphsvc.model import Prov, Rel
 from graphsvc.query import communities as communities_mod
 from graphsvc.query import engine, results

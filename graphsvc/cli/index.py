@@ -36,7 +36,7 @@ def register(main: click.Group) -> None:
     def index_tree_cmd(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...],
                        as_json: bool) -> None:
         """Index directories and files of PATH (incremental)."""
-        from indexers.jobs import index_tree
+        from graphsvc.indexing.pipeline import index_tree
 
         with terminal_progress(not as_json) as progress:
             summary = index_tree(path, workspace=workspace, exclude=exclude, progress=progress, replace=replace)
@@ -52,7 +52,7 @@ def register(main: click.Group) -> None:
     def index_symbols_cmd(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...],
                           jobs: int | None, as_json: bool) -> None:
         """Extract symbols and edges of PATH with tree-sitter (incremental)."""
-        from indexers.jobs import index_symbols
+        from graphsvc.indexing.pipeline import index_symbols
 
         with terminal_progress(not as_json) as progress:
             summary = index_symbols(path, workspace=workspace, exclude=exclude, jobs=jobs, progress=progress,
@@ -71,11 +71,11 @@ def register(main: click.Group) -> None:
     def index_cmd(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...], jobs: int | None,
                   as_json: bool, communities: bool) -> None:
         """Index PATH: the tree, then symbols and edges (incremental)."""
-        from indexers.jobs import index_all
+        from graphsvc.indexing.pipeline import index_symbols
 
         with terminal_progress(not as_json) as progress:
-            summary = index_all(path, workspace=workspace, exclude=exclude, jobs=jobs, progress=progress,
-                                replace=replace)
+            summary = index_symbols(path, workspace=workspace, exclude=exclude, jobs=jobs, progress=progress,
+                                    replace=replace)
         _emit(summary, as_json)
         if communities:
             from graphsvc.query.communities import compute_communities

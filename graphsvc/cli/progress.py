@@ -17,7 +17,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from indexers.jobs import Progress as ProgressFn
+from graphsvc.indexing.summary import Progress as ProgressFn
 
 
 class _RateColumn(TextColumn):

@@ -15,9 +15,9 @@ import pytest
 
 from graphsvc.settings import get_settings
 from indexers import extract
-from indexers import fingerprint as fp
+from graphsvc.indexing import fingerprint as fp
 from indexers import languages
-from indexers.jobs import index_all
+from graphsvc.indexing.pipeline import index_symbols
 from tests.indexing.conftest import edges, entities, run_cli
 
 pytestmark = pytest.mark.timeout(180)
@@ -109,11 +109,11 @@ def test_changed_queries_make_the_next_run_full_and_the_graph_new(graph, workspa
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "app.py").write_text(SOURCE)
-    first = index_all(repo, workspace=workspace)
+    first = index_symbols(repo, workspace=workspace)
     assert first.full_reason == "first run"
     assert "app.py#LIMIT" in entities(graph, workspace)
     assert ("app.py#main", "CALLS", "app.py#helper") in edges(graph, workspace)
-    assert index_all(repo, workspace=workspace).mode == "incremental"
+    assert index_symbols(repo, workspace=workspace).mode == "incremental"
 
     # The new release no longer captures module variables nor plain calls.
     queries, switch = upgraded_queries
@@ -121,7 +121,7 @@ def test_changed_queries_make_the_next_run_full_and_the_graph_new(graph, workspa
     _without(queries, "(call function: (identifier) @name) @reference.call\n")
     switch()
 
-    summary = index_all(repo, workspace=workspace)
+    summary = index_symbols(repo, workspace=workspace)
     assert summary.mode == "full" and summary.full_reason == "indexer changed"
     assert "(full: indexer changed)" in summary.line()
     assert summary.to_dict()["full_reason"] == "indexer changed"
@@ -130,7 +130,7 @@ def test_changed_queries_make_the_next_run_full_and_the_graph_new(graph, workspa
     assert "app.py#LIMIT" not in nodes and "app.py#helper" in nodes
     assert ("app.py#main", "CALLS", "app.py#helper") not in edges(graph, workspace)
 
-    again = index_all(repo, workspace=workspace)
+    again = index_symbols(repo, workspace=workspace)
     assert again.mode == "incremental" and again.full_reason is None and again.parsed == 0
 
 
@@ -156,13 +156,14 @@ def test_cli_reports_a_changed_extraction_setting_as_a_full_run(graph, workspace
 def test_a_new_indexer_classifies_unchanged_files_again(graph, workspace, tmp_path, monkeypatch):
     """The tree step keeps the hash and skip reason of a file whose size and mtime did not
     change; a release that classifies files differently must not inherit the old verdicts."""
-    from indexers import jobs, tree
+    from graphsvc.indexing import pipeline
+    from indexers import tree
 
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "app.py").write_text(SOURCE)
     (repo / "notes.dat").write_bytes(b"plain text with \x01 control bytes\n")
-    index_all(repo, workspace=workspace)
+    index_symbols(repo, workspace=workspace)
     assert entities(graph, workspace)["notes.dat"]["props"].get("skip_reason") is None
 
     # The new release calls any file with a control byte binary.
@@ -172,11 +173,11 @@ def test_a_new_indexer_classifies_unchanged_files_again(graph, workspace, tmp_pa
 
     original = tree._hash_file
     monkeypatch.setattr(tree, "_hash_file", stricter)
-    index_all(repo, workspace=workspace)  # the same indexer: the unchanged file is not read again
+    index_symbols(repo, workspace=workspace)  # the same indexer: the unchanged file is not read again
     assert entities(graph, workspace)["notes.dat"]["props"].get("skip_reason") is None
 
-    monkeypatch.setattr(jobs, "indexer_fingerprint", lambda: "the next release")
-    summary = index_all(repo, workspace=workspace)
+    monkeypatch.setattr(pipeline, "indexer_fingerprint", lambda: "the next release")
+    summary = index_symbols(repo, workspace=workspace)
     assert summary.full_reason == "indexer changed"
     nodes = entities(graph, workspace)
     assert nodes["notes.dat"]["props"]["skip_reason"] == "binary"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import indexers.jobs as jobs
-from indexers.jobs import index_all
+import graphsvc.indexing.pipeline as pipeline
+from graphsvc.indexing.pipeline import index_symbols
 from tests.graph_compare import assert_same_graph
 from tests.indexing.conftest import edges, entities, run_cli
 
@@ -180,10 +180,10 @@ class Editor:
 
 
 def _same_as_clean(graph, repo: Path, ws: str, step: str) -> None:
-    summary = index_all(repo, workspace=ws, jobs=1)
+    summary = index_symbols(repo, workspace=ws, jobs=1)
     assert summary.mode == "incremental"
     clean = f"{ws}-clean-{step}"
-    index_all(repo, workspace=clean, jobs=1)
+    index_symbols(repo, workspace=clean, jobs=1)
     assert_same_graph(graph.read, ws, clean, step)
 
 
@@ -200,7 +200,7 @@ def test_repeated_edits_keep_one_import_edge_per_pair(graph, workspace, tmp_path
     repo.mkdir()
     (repo / "lib.py").write_text("def helper():\n    return 1\n")
     (repo / "app.py").write_text("import lib\n\n\ndef run():\n    return lib.helper()\n")
-    index_all(repo, workspace=workspace, jobs=1)
+    index_symbols(repo, workspace=workspace, jobs=1)
     for n in range(3):
         (repo / "app.py").write_text(f"import lib\n\n\ndef run():\n    return lib.helper() + {n}\n")
         _same_as_clean(graph, repo, workspace, f"edit {n + 1}")
@@ -212,7 +212,7 @@ def test_external_nodes_go_with_their_last_reference(graph, workspace, tmp_path)
     repo.mkdir()
     (repo / "a.py").write_text("import os.path\nimport extmod\n\n\ndef f():\n    return os.path.join(extmod.x())\n")
     (repo / "b.py").write_text("import extmod\n")
-    index_all(repo, workspace=workspace, jobs=1)
+    index_symbols(repo, workspace=workspace, jobs=1)
     (repo / "a.py").write_text("def f():\n    return 1\n")
     _same_as_clean(graph, repo, workspace, "imports dropped from a.py")
     ids = set(entities(graph, workspace))
@@ -232,7 +232,7 @@ def test_a_relation_written_outside_its_type_is_stored_once(graph, workspace, tm
     (src / "shape.rs").write_text("pub struct Circle { r: f64 }\n\npub trait Named { fn name(&self); }\n")
     impl = "use crate::shape::{{Circle, Named}};\n\nimpl Named for Circle {{ fn name(&self) {{ {} }} }}\n"
     (src / "extra.rs").write_text(impl.format(""))
-    index_all(src.parent, workspace=workspace, jobs=1)
+    index_symbols(src.parent, workspace=workspace, jobs=1)
     edge = ("src/shape.rs#Circle", "IMPLEMENTS", "src/shape.rs#Named")
     assert edge in edges(graph, workspace)
     for n in range(2):
@@ -250,19 +250,19 @@ def test_a_relation_written_outside_its_type_is_stored_once(graph, workspace, tm
 def test_random_edit_sequences_give_the_graph_of_a_clean_index(graph, workspace, tmp_path, seed):
     repo = tmp_path / "repo"
     _corpus(repo)
-    index_all(repo, workspace=workspace, jobs=1)
+    index_symbols(repo, workspace=workspace, jobs=1)
     editor = Editor(repo, seed)
     for step in range(1, 5):
         for _ in range(editor.rng.randint(2, 3)):
             editor.step()
         if step == 3:
-            jobs._WARM.clear()  # the next run decodes the stored state, as a new process does
+            pipeline._WARM.clear()  # the next run decodes the stored state, as a new process does
         if seed == 1 and step == 4:
             done = run_cli("index", str(repo), "--workspace", workspace, "--jobs", "1")
             assert done.returncode == 0, done.stderr
         else:
-            summary = index_all(repo, workspace=workspace, jobs=1)
+            summary = index_symbols(repo, workspace=workspace, jobs=1)
             assert summary.mode == "incremental"
         clean = f"{workspace}-clean{step}"
-        index_all(repo, workspace=clean, jobs=1)
+        index_symbols(repo, workspace=clean, jobs=1)
         assert_same_graph(graph.read, workspace, clean, f"seed {seed} after:\n  " + "\n  ".join(editor.log))

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from indexers.extract import extract_file
-from indexers.jobs import _merge_edges, index_all, index_symbols
+from graphsvc.indexing.pipeline import _merge_edges, index_symbols
 from indexers.languages import language_for_path
 from indexers.resolve import SymbolTable, resolve_all
 from tests.graph_compare import assert_same_graph
@@ -44,7 +44,7 @@ def expected_graph(root: Path) -> tuple[set[str], set[tuple[str, str, str]]]:
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_fixture_project_lands_in_the_graph(graph, workspace, lang):
     root = FIXTURES / lang
-    summary = index_all(root, workspace=workspace)
+    summary = index_symbols(root, workspace=workspace)
     symbols, code = expected_graph(root)
     nodes = entities(graph, workspace)
     assert symbols and symbols <= set(nodes)
@@ -57,7 +57,7 @@ def test_fixture_project_lands_in_the_graph(graph, workspace, lang):
 
 
 def test_edge_properties_and_symbol_properties(graph, workspace):
-    index_all(FIXTURES / "python", workspace=workspace)
+    index_symbols(FIXTURES / "python", workspace=workspace)
     rows = graph.read(
         "MATCH (a:Entity {workspace: $ws, id: 'pkg/models.py#Base.save'})-[r:CALLS]->"
         "(b:Entity {workspace: $ws, id: 'pkg/models.py#Base.validate'}) "
@@ -148,9 +148,9 @@ def test_lost_state_falls_back_to_a_full_run(graph, workspace, tmp_path):
     index_symbols(repo, workspace=workspace)
     before = edges(graph, workspace)
     shutil.rmtree(Path(os.environ["GRAPHSVC_HOME"]) / "index")
-    import indexers.jobs as jobs
+    import graphsvc.indexing.pipeline as pipeline
 
-    jobs._WARM.clear()
+    pipeline._WARM.clear()
     summary = index_symbols(repo, workspace=workspace)
     assert summary.mode == "full"
     assert edges(graph, workspace) == before
@@ -183,7 +183,7 @@ def test_sigkill_midway_then_rerun_completes(graph, workspace, tmp_path):
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     clean_ws = workspace + "-clean"
-    index_all(repo, workspace=clean_ws)
+    index_symbols(repo, workspace=clean_ws)
     assert_same_graph(graph.read, workspace, clean_ws, "a run killed midway, then run again")
 
 
@@ -219,7 +219,7 @@ def test_concurrent_write_batches_give_the_same_graph_as_one_transaction(graph, 
         monkeypatch.setenv("GRAPHSVC_INDEX__WRITE_WORKERS", str(workers))
         reload_settings()
         ws = f"{workspace}-{workers}"
-        index_all(root, workspace=ws)
+        index_symbols(root, workspace=ws)
         seen[workers] = (set(entities(graph, ws)), edges(graph, ws))
     assert seen[2] == seen[1]
     assert len(seen[2][1]) > 14
@@ -241,21 +241,21 @@ def test_import_aliases_of_tsconfig_and_their_changes(graph, workspace, tmp_path
     (repo / "src" / "main.ts").write_text('import { add } from "@lib/math";\nexport function run() { return add(1, 2); }\n')
     config = repo / "tsconfig.json"
     config.write_text('{ "compilerOptions": { "paths": { "@lib/*": ["src/lib/*"] } } }\n')
-    index_all(repo, workspace=workspace)
+    index_symbols(repo, workspace=workspace)
     assert ("src/main.ts#run", "CALLS", "src/lib/math.ts#add") in edges(graph, workspace, "CALLS")
     assert ("src/main.ts", "IMPORTS", "src/lib/math.ts") in edges(graph, workspace, "IMPORTS")
 
     # The alias goes away: no source file changed, yet the importer is resolved again.
     config.write_text("{}\n")
-    summary = index_all(repo, workspace=workspace)
+    summary = index_symbols(repo, workspace=workspace)
     assert summary.mode == "incremental" and summary.parsed == 0 and summary.resolved_files == 2
     assert ("src/main.ts#run", "CALLS", "src/lib/math.ts#add") not in edges(graph, workspace, "CALLS")
     assert ("src/main.ts", "IMPORTS", "ext:@lib/math") in edges(graph, workspace, "IMPORTS")
 
     config.write_text('{ "compilerOptions": { "paths": { "@lib/*": ["src/lib/*"] } } }\n')
-    index_all(repo, workspace=workspace)
+    index_symbols(repo, workspace=workspace)
     assert ("src/main.ts#run", "CALLS", "src/lib/math.ts#add") in edges(graph, workspace, "CALLS")
-    assert index_all(repo, workspace=workspace).resolved_files == 0  # unchanged: nothing redone
+    assert index_symbols(repo, workspace=workspace).resolved_files == 0  # unchanged: nothing redone
 
 
 def test_progress_covers_resolving_and_writing(graph, workspace, tmp_path):
@@ -267,7 +267,7 @@ def test_progress_covers_resolving_and_writing(graph, workspace, tmp_path):
     def progress(done: int, total: int | None, message: str) -> None:
         seen[message.split(":", 1)[0]] = (done, total)
 
-    summary = index_all(repo, workspace=workspace, progress=progress)
+    summary = index_symbols(repo, workspace=workspace, progress=progress)
     assert seen["resolving"] == (summary.resolved_files, summary.resolved_files)
     assert seen["writing symbols"] == (summary.symbols_written, summary.symbols_written)
     for rel, n in summary.edges_written.items():

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from graphsvc.graph.schema import applied_version, apply_schema, migrations
-from indexers.jobs import index_tree
+from graphsvc.indexing.pipeline import index_tree
 from indexers.tree import Skip, scan_tree
 from tests.indexing.conftest import edges, entities, run_cli
 

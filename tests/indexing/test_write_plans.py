@@ -44,12 +44,12 @@ def _operators(plan) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("name", sorted(KEYED))
 def test_keyed_lookups_seek_the_key_index(graph, workspace, tmp_path, name):
-    from indexers.jobs import index_all
+    from graphsvc.indexing.pipeline import index_symbols
 
     (tmp_path / "repo").mkdir()
     for i in range(30):
         (tmp_path / "repo" / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
-    index_all(tmp_path / "repo", workspace=workspace)
+    index_symbols(tmp_path / "repo", workspace=workspace)
     with graph.session() as session:
         plan = session.run("EXPLAIN " + KEYED[name]).consume().plan
     ops = _operators(plan)

@@ -11,7 +11,7 @@ import uuid
 import pytest
 
 from graphsvc.query import engine
-from indexers.jobs import index_all
+from graphsvc.indexing.pipeline import index_symbols
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.timeout(240)]
 
@@ -103,12 +103,12 @@ def test_another_workspace_changes_neither_order_nor_scores(home, tmp_path, monk
         (b / f"pkg{i % 3}").mkdir(parents=True, exist_ok=True)
         (b / f"pkg{i % 3}" / f"mod{i}.py").write_text(_skewed_file(i))
     ws_a, ws_b = _unique("isolation-a"), _unique("isolation-b")
-    index_all(a, workspace=ws_a)
+    index_symbols(a, workspace=ws_a)
     graph.write("CALL db.awaitIndexes(60)")
     before, before_few = _top(ws_a), _top_of_few(ws_a, monkeypatch)
     assert all(before[q] for q in QUERIES), before
 
-    index_all(b, workspace=ws_b)
+    index_symbols(b, workspace=ws_b)
     graph.write("CALL db.awaitIndexes(60)")
     # Lucene's near-real-time reader sees the new documents once refreshed; a query of B's
     # words makes sure it has been.
@@ -126,7 +126,7 @@ def test_exact_case_sensitive_name_ranks_first(home, tmp_path):
     for name, text in A_FILES.items():
         (a / name).write_text(text)
     ws = _unique("isolation-case")
-    index_all(a, workspace=ws)
+    index_symbols(a, workspace=ws)
     graph.write("CALL db.awaitIndexes(60)")
     assert engine.search("QuerySet", workspace=ws).hits[0].entity.id == "models.py#QuerySet"
     assert engine.search("queryset", workspace=ws).hits[0].entity.id == "models.py#QuerySet.queryset"

@@ -23,7 +23,7 @@ from graphsvc.api.auth import is_loopback
 from graphsvc.cli import main
 from graphsvc.errors import ConfigError, InputError, Neo4jUnavailable
 from graphsvc.graph.driver import Graph, connect, reset_graph
-from graphsvc.jobs import check_index_path
+from graphsvc.indexing.jobs import check_index_path
 from graphsvc.settings import get_settings, reload_settings
 
 TOKEN = "tok-" + "5b1e7d" * 5

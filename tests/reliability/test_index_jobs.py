@@ -16,9 +16,9 @@ import pytest
 
 from api.conftest import running
 from graphsvc.errors import InputError
-from graphsvc.jobs import JobRegistry
+from graphsvc.indexing.jobs import JobRegistry
 from graphsvc.settings import get_settings
-from indexers.jobs import parse_files
+from graphsvc.indexing.pool import parse_files
 from indexers.tree import scan_tree
 from tests.indexing.conftest import entities, run_cli
 

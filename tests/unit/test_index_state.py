@@ -7,7 +7,7 @@ from pathlib import Path
 
 from indexers.extract import extract_file
 from indexers.languages import language_for_path
-from indexers.state import IndexState, decode, encode, full_run_reason, load_state, save_state
+from graphsvc.indexing.state import IndexState, decode, encode, full_run_reason, load_state, save_state
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "symbols"
 

@@ -2,7 +2,7 @@
 
 The API starts `index-tree` / `index-symbols` here instead of on the request's clock. Jobs
 run one at a time (two writers on one workspace would race) on a worker thread; each reports
-`done`/`total`/`message` through the indexers' progress callback. Paths are accepted only
+`done`/`total`/`message` through the index run's progress callback. Paths are accepted only
 inside `server.workspace_roots`: checked when the job is submitted and again, on the real path,
 when it starts (the directory may have been replaced by a link meanwhile). The workspace name
 is checked at submit; an existing workspace is re-rooted only when the job says `replace`.
@@ -23,6 +23,7 @@ from typing import Any
 from graphsvc.errors import GraphsvcError, InputError
 from graphsvc.graph.driver import get_graph
 from graphsvc.graph.reads import workspace_root
+from graphsvc.indexing.pipeline import check_workspace_root, index_symbols, index_tree, workspace_name
 from graphsvc.settings import Settings, get_settings
 
 KINDS = ("index-tree", "index-symbols")
@@ -93,8 +94,6 @@ class JobRegistry:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphsvc-job")
 
     def submit(self, kind: str, path: str, workspace: str | None = None, replace: bool = False) -> Job:
-        from indexers.jobs import check_workspace_root, workspace_name
-
         if kind not in KINDS:
             raise InputError(f"unknown job kind {kind!r}: use {' or '.join(KINDS)}")
         real = check_index_path(path, list(self.settings.server.workspace_roots))
@@ -155,9 +154,7 @@ class JobRegistry:
 
 
 def _indexer(kind: str) -> Callable[..., Any]:
-    from indexers import jobs
-
-    return jobs.index_tree if kind == "index-tree" else jobs.index_symbols
+    return index_tree if kind == "index-tree" else index_symbols
 
 
 def _plain(summary: Any) -> dict[str, Any] | None:

@@ -1,4 +1,4 @@
-"""The indexing jobs: extraction (pure) feeding the graph writer.
+"""The index runs: the pure extraction of `indexers` feeding the graph writer.
 
 `index_tree()` and `index_symbols()` are the functions behind the CLI, GraphQL and REST.
 Both are incremental: they compare what is on disk with what the graph holds and write only
@@ -7,33 +7,31 @@ the difference.
 
 from __future__ import annotations
 
-import fcntl
 import gc
-import multiprocessing
 import os
-import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from graphsvc import model
 from graphsvc.errors import InputError
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.graph.writer import GraphWriter
+from graphsvc.indexing.fingerprint import indexer_fingerprint
+from graphsvc.indexing.locks import workspace_lock
+from graphsvc.indexing.pool import parse_files
+from graphsvc.indexing.state import IndexState, full_run_reason, load_state, save_state, state_path
+from graphsvc.indexing.summary import Progress, SymbolSummary, TreeSummary
 from graphsvc.model import Rel
 from graphsvc.settings import get_settings
 from indexers.extract import FileExtraction
-from indexers.fingerprint import indexer_fingerprint
+from indexers.languages import language_for_path
 from indexers.module_config import read_js_paths
-from indexers.state import IndexState, decode, encode, full_run_reason, load_state, save_state, state_path
+from indexers.resolve import ResolveStats, SymbolTable, affected_files, external_nodes, resolve_file, with_shared_sources
 from indexers.tree import TreeScan, scan_tree
-
-# progress(done, total or None, message)
-Progress = Callable[[int, int | None, str], None]
 
 
 def workspace_name(path: str | Path, workspace: str | None) -> str:
@@ -49,33 +47,6 @@ def check_workspace_root(workspace: str, stored_root: str | None, root: Path, re
         raise InputError(
             f"workspace {workspace!r} holds another directory; pass replace (--replace, or replace: true "
             f"through the API) to index {root} into it instead of {stored_root}, or choose another name"
-        )
-
-
-@dataclass(slots=True)
-class TreeSummary:
-    workspace: str
-    root: str
-    directories: int = 0
-    files: int = 0
-    indexed: int = 0
-    skipped: dict[str, int] = field(default_factory=dict)
-    added: int = 0
-    changed: int = 0
-    removed: int = 0
-    unchanged: int = 0
-    bytes_read: int = 0
-    seconds: float = 0.0
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    def line(self) -> str:
-        skipped = ", ".join(f"{n} {reason}" for reason, n in sorted(self.skipped.items())) or "none"
-        return (
-            f"{self.workspace}: {self.directories} dirs, {self.files} files ({self.indexed} indexed; "
-            f"skipped: {skipped}); +{self.added} ~{self.changed} -{self.removed} "
-            f"={self.unchanged} in {self.seconds:.2f} s"
         )
 
 
@@ -192,125 +163,6 @@ def _sync_tree(
 
 # -- symbols ------------------------------------------------------------------------------------
 
-# Below this many changed files, parsing in-process beats starting worker processes.
-INLINE_PARSE_FILES = 24
-
-
-@dataclass(slots=True)
-class SymbolSummary:
-    workspace: str
-    mode: str = "incremental"  # or "full"
-    full_reason: str | None = None  # why a full run: first run, indexer changed, ...
-    files: int = 0  # files in a supported language
-    parsed: int = 0
-    unchanged: int = 0
-    deleted: int = 0
-    resolved_files: int = 0  # files whose outgoing edges were re-resolved
-    symbols: int = 0  # symbols in the workspace after the run
-    symbols_written: int = 0
-    symbols_removed: int = 0
-    edges_written: dict[str, int] = field(default_factory=dict)  # by relationship type
-    edges_by_reason: dict[str, int] = field(default_factory=dict)
-    calls: dict = field(default_factory=dict)  # resolver statistics (ResolveStats.as_dict)
-    syntax_error_files: int = 0
-    skipped: dict[str, int] = field(default_factory=dict)
-    parse_seconds: float = 0.0
-    resolve_seconds: float = 0.0
-    write_seconds: float = 0.0
-    seconds: float = 0.0
-    tree: TreeSummary | None = None
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    def line(self) -> str:
-        edges = sum(self.edges_written.values())
-        by_type = ", ".join(f"{n} {t}" for t, n in sorted(self.edges_written.items())) or "none"
-        by_reason = ", ".join(f"{n} {r}" for r, n in sorted(self.edges_by_reason.items())) or "none"
-        lines = []
-        if self.tree is not None:
-            lines.append("tree     " + self.tree.line())
-        lines.append(
-            f"symbols  {self.workspace} ({self.mode}{': ' + self.full_reason if self.full_reason else ''}): "
-            f"{self.files} source files, {self.parsed} parsed, "
-            f"{self.unchanged} unchanged, {self.deleted} deleted; {self.symbols} symbols "
-            f"(+{self.symbols_written} -{self.symbols_removed}); {self.syntax_error_files} files with "
-            f"syntax errors; {self.parse_seconds:.2f} s parse, {self.resolve_seconds:.2f} s resolve, "
-            f"{self.write_seconds:.2f} s write, {self.seconds:.2f} s in all"
-        )
-        lines.append(f"edges    {edges} written: {by_type}")
-        lines.append(f"reasons  {by_reason}")
-        if self.calls:
-            c = self.calls
-            resolved = ", ".join(f"{n} {r}" for r, n in c["resolved_by_reason"].items()) or "none"
-            lines.append(
-                f"calls    {c['calls']} call sites: resolved {resolved}; {c['candidate_calls']} left as "
-                f"candidates, {c['external']} external, {c['builtin']} builtin, {c['unresolved']} unresolved"
-            )
-        if self.skipped:
-            lines.append("skipped  " + ", ".join(f"{n} {k}" for k, n in sorted(self.skipped.items())))
-        return "\n".join(lines)
-
-
-def _parse_one(job: tuple[str, str, str]) -> bytes:
-    """Worker: read and extract one file; unreadable files come back with a skip reason.
-
-    The result travels encoded as the index state stores it (`indexers.state.encode`): the
-    parent loads that faster than a pickle and saves the same bytes without encoding again.
-    """
-    from indexers.extract import FileExtraction, extract_file
-    from indexers.languages import GrammarError
-
-    root, rel, lang = job
-    path = os.path.join(root, rel)
-    # A directory replaced by a link since the scan must not lead the read out of the root.
-    if not os.path.realpath(path).startswith(os.path.join(root, "")):
-        return encode(FileExtraction(path=rel, lang=lang, skip_reason=f"unreadable: {path} left the workspace"))
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        return encode(FileExtraction(path=rel, lang=lang, skip_reason=f"unreadable: {exc.strerror or exc}"))
-    try:
-        return encode(extract_file(rel, data, lang))
-    except GrammarError as exc:
-        # A broken grammar install must not stop the other languages; the reason names it.
-        return encode(FileExtraction(path=rel, lang=lang, skip_reason=f"grammar-error: {exc}"))
-
-
-def parse_files(
-    root: str, files: Sequence[tuple[str, str]], jobs: int, progress: Progress | None
-) -> Iterator[tuple[FileExtraction, bytes]]:
-    """Extract ``(rel_path, lang)`` files using ``jobs`` processes; yields each extraction and
-    its encoded form as they come."""
-    work = [(root, rel, lang) for rel, lang in files]
-    total = len(work)
-    if jobs <= 1 or total <= INLINE_PARSE_FILES:
-        for i, job in enumerate(work, 1):
-            blob = _parse_one(job)
-            yield decode(blob), blob
-            if progress and (i % 50 == 0 or i == total):
-                progress(i, total, "parsing: " + job[1])
-        return
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["indexers.extract"])
-    # Largest files first keeps both workers busy until the end.
-    work.sort(key=lambda j: -_size(os.path.join(j[0], j[1])))
-    with ctx.Pool(jobs) as pool:
-        for i, blob in enumerate(pool.imap_unordered(_parse_one, work, chunksize=8), 1):
-            ext = decode(blob)
-            yield ext, blob
-            if progress and (i % 50 == 0 or i == total):
-                progress(i, total, "parsing: " + ext.path)
-
-
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
-
-
 def _symbol_row(s) -> dict:
     return {
         "id": s.id, "name": s.name, "qualified_name": s.qualified_name, "kind": s.kind,
@@ -378,22 +230,6 @@ class _Warm:
 
 
 _WARM: dict[Path, _Warm] = {}
-_LOCKS: dict[Path, threading.Lock] = {}
-_LOCKS_GUARD = threading.Lock()
-
-
-@contextmanager
-def _workspace_lock(spath: Path) -> Iterator[None]:
-    """One symbol run per workspace at a time: across threads, and across processes (flock)."""
-    with _LOCKS_GUARD:
-        lock = _LOCKS.setdefault(spath, threading.Lock())
-    spath.parent.mkdir(parents=True, exist_ok=True)
-    with lock, open(spath.with_suffix(".lock"), "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def index_symbols(
@@ -412,7 +248,7 @@ def index_symbols(
     graph = graph or get_graph()
     ws = workspace_name(path, workspace)
     spath = state_path(settings.home, ws, graph.uri)
-    with _workspace_lock(spath):
+    with workspace_lock(spath):
         return _index_symbols(path, ws, graph, jobs, progress, exclude, spath, replace)
 
 
@@ -426,11 +262,6 @@ def _index_symbols(
     spath: Path,
     replace: bool = False,
 ) -> SymbolSummary:
-    from indexers.languages import language_for_path
-    from indexers.resolve import (
-        ResolveStats, SymbolTable, affected_files, external_nodes, resolve_file, with_shared_sources,
-    )
-
     started = time.perf_counter()
     settings = get_settings()
     tree, scan = _sync_tree(path, workspace, graph, progress, exclude, replace)
@@ -583,8 +414,3 @@ def _index_symbols(
     summary.seconds = time.perf_counter() - started
     return summary
 
-
-def index_all(path, workspace=None, graph=None, jobs=None, progress=None, exclude=(), replace=False) -> SymbolSummary:
-    """`graphsvc index`: the tree, then symbols and edges."""
-    return index_symbols(path, workspace=workspace, graph=graph, jobs=jobs, progress=progress, exclude=exclude,
-                         replace=replace)

@@ -17,13 +17,15 @@ import json
 from functools import cache
 from pathlib import Path
 
+import indexers
 from graphsvc import model
 from graphsvc.graph import schema, writer
 from graphsvc.settings import Settings, get_settings
 from indexers import languages
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
-# Code outside the indexers package whose change changes what the graph holds.
+_INDEXERS_DIR = Path(indexers.__file__).resolve().parent
+_INDEXING_DIR = Path(__file__).resolve().parent
+# Code outside the two indexing packages whose change changes what the graph holds.
 _GRAPH_CODE = (Path(model.__file__), Path(writer.__file__))
 
 
@@ -50,7 +52,9 @@ def _settings_part(settings: Settings) -> dict:
 def fingerprint(query_dir: Path, settings: Settings) -> str:
     """The fingerprint of the code under ``query_dir``'s queries with ``settings``; not cached."""
     h = hashlib.sha256()
-    sources = sorted(_PACKAGE_DIR.glob("*.py")) + sorted(query_dir.glob("*.scm"))
+    # Subpackages too: the extractor and resolver code may live in packages of their own.
+    sources = [*sorted(_INDEXERS_DIR.rglob("*.py")), *sorted(_INDEXING_DIR.glob("*.py")),
+               *sorted(query_dir.glob("*.scm"))]
     for path in [*sources, *_GRAPH_CODE]:
         data = path.read_bytes()
         h.update(f"{path.name}\0{len(data)}\0".encode())

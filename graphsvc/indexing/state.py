@@ -6,7 +6,7 @@ Rows are written only after the graph writes of a run have committed, together w
 that the run also writes to the workspace node: if the two disagree (a run died between
 them, the database was replaced, another machine indexed it) the next run is a full one.
 A state that cannot be read is treated the same way: it is derived data. So is a state
-written by another version of the indexer (`indexers.fingerprint`): its extractions and the
+written by another version of the indexer (`graphsvc.indexing.fingerprint`): its extractions and the
 edges in the graph are what that version computed, and the next run redoes them all.
 """
 
