@@ -52,7 +52,7 @@ class LanguageSpec:
     extensions: tuple[str, ...]
     package: str  # the wheel that ships the grammar
     function: str  # the function in that package returning the language pointer
-    # How import strings turn into workspace files; a strategy name in indexers.resolve.
+    # How import strings turn into workspace files: a module system of indexers.resolve.modules.
     module_system: str
     # Receiver names that mean "this object" (Go and similar languages name it per method
     # with a @self capture in the query instead).

@@ -1,0 +1,157 @@
+"""Which files an incremental run re-resolves after some files changed."""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from typing import Iterable
+
+from indexers.extract import FileExtraction
+from indexers.languages import LANGUAGES
+from indexers.resolve.common import SPLIT, ImportContext, last_segment
+from indexers.resolve.modules import MODULE_SYSTEMS, FileSet, ModuleSystem
+from indexers.resolve.table import SymbolTable
+
+
+# Files that stand for their directory when imported.
+_PACKAGE_FILES = frozenset({"__init__", "mod", "lib", "main", "index"})
+
+
+def _import_keys(ext: FileExtraction) -> set[tuple]:
+    return {(i.module, i.name, i.alias, i.level) for i in ext.imports}
+
+
+def with_shared_sources(
+    files: Iterable[str], table: SymbolTable, old_exts: dict[str, FileExtraction]
+) -> set[str]:
+    """``files`` and every file that must be re-resolved with them because their edges share
+    sources.
+
+    An edge normally leaves the file it was resolved in; a relation written outside its type
+    (Rust's ``impl Trait for Type``) leaves the type, in another file. Since a file's edges
+    are replaced as a whole (every edge leaving its nodes), the type's file and each file
+    writing such relations about its types are resolved together. ``files`` may include
+    deleted files (with their extractions in ``old_exts``). Types are matched by name: a few
+    files too many are resolved, never one too few. Returns the files still in the table.
+    """
+    seeds = set(files)
+    # type name -> files relating a type of that name from outside, before or after the change
+    relating: dict[str, set[str]] = defaultdict(set)
+    exts = [*table.files.values(), *old_exts.values()]
+    for ext in exts:
+        for ref in ext.inherits:
+            if ref.type_id is None:
+                relating[last_segment(ref.subject)].add(ext.path)
+    if not relating:
+        return {p for p in seeds if p in table.files}
+    defining: dict[str, set[str]] = defaultdict(set)  # such a name -> files defining it
+    subjects: dict[str, set[str]] = defaultdict(set)  # file -> names it relates from outside
+    defined: dict[str, set[str]] = defaultdict(set)  # file -> such names it defines
+    for ext in exts:
+        for sym in ext.symbols:
+            if sym.name in relating:
+                defining[sym.name].add(ext.path)
+                defined[ext.path].add(sym.name)
+        for ref in ext.inherits:
+            if ref.type_id is None:
+                subjects[ext.path].add(last_segment(ref.subject))
+    out, frontier = set(seeds), list(seeds)
+    while frontier:
+        path = frontier.pop()
+        linked = set()
+        for name in subjects.get(path, ()):
+            linked |= defining.get(name, set())
+        for name in defined.get(path, ()):
+            linked |= relating[name]
+        for other in linked - out:
+            out.add(other)
+            frontier.append(other)
+    return {p for p in out if p in table.files}
+
+
+def affected_files(
+    changed_paths: Iterable[str],
+    old_exts: dict[str, FileExtraction],
+    new_exts: dict[str, FileExtraction],
+    table: SymbolTable,
+) -> set[str]:
+    """Files whose outgoing edges must be re-resolved after ``changed_paths`` changed.
+
+    ``old_exts``/``new_exts`` hold the extractions before and after (a deleted file has no
+    new one, an added file no old one). Call it after the table was updated with the new
+    extractions. The answer: the changed files that still exist, every file referring to a
+    name whose definitions changed, importers of changed files, and files whose types
+    inherit from types whose bases changed.
+    """
+    changed = set(changed_paths)
+    affected = {p for p in changed if p in table.files}
+    names: set[str] = set()
+    for path in changed:
+        old = old_exts.get(path)
+        new = new_exts.get(path)
+        old_defs = {(s.name, s.id, s.kind) for s in old.symbols} if old else set()
+        new_defs = {(s.name, s.id, s.kind) for s in new.symbols} if new else set()
+        names.update(n for n, _, _ in old_defs ^ new_defs)
+        old_bases = {(r.subject, r.base) for r in old.inherits} if old else set()
+        new_bases = {(r.subject, r.base) for r in new.inherits} if new else set()
+        names.update(SPLIT.split(s)[-1] for s, _ in old_bases ^ new_bases)
+        if (old is None) != (new is None):
+            # Created or deleted: whoever names the module (its stem, or its directory for
+            # packages) may now import something else.
+            stem = posixpath.splitext(posixpath.basename(path))[0]
+            names.add(stem)
+            ext = old or new
+            spec = LANGUAGES.get(ext.lang) if ext.lang else None
+            if stem in _PACKAGE_FILES or (spec is not None and spec.directory_scope):
+                names.add(posixpath.basename(posixpath.dirname(path)))
+        elif old is not None and new is not None and _import_keys(old) != _import_keys(new):
+            # What this file re-exports may have changed for files importing it.
+            affected |= table.importers_of(path)
+    for name in names:
+        affected |= table.referencing_files(name)
+    affected |= _rebound_files(changed, old_exts, new_exts, table)
+    return {p for p in affected if p in table.files}
+
+
+def _module_facts(ext: FileExtraction | None) -> tuple:
+    """What module systems read of a file besides its path."""
+    return (ext.lang, ext.package, tuple(ext.declared)) if ext is not None else ()
+
+
+def _rebound_files(
+    changed: set[str], old_exts: dict[str, FileExtraction], new_exts: dict[str, FileExtraction], table: SymbolTable
+) -> set[str]:
+    """Unchanged files whose imports bind differently now that files came, went, or changed
+    what module systems read of them (a package's ``__init__.py`` renames every module below
+    it; a Rust crate root moves every module path)."""
+    systems: set[str] = set()
+    for path in changed:
+        old, new = old_exts.get(path), new_exts.get(path)
+        if _module_facts(old) != _module_facts(new):
+            systems.update(LANGUAGES[e.lang].module_system for e in (old, new) if e is not None and e.lang in LANGUAGES)
+    if not systems:
+        return set()
+    before = dict(table.files)
+    for path in changed:
+        if path in old_exts:
+            before[path] = old_exts[path]
+        else:
+            before.pop(path, None)
+    before_view = FileSet(before, table.js_paths)
+    out = set()
+    for system in sorted(systems):
+        now, then = table.modules(system), MODULE_SYSTEMS[system](before_view)
+        for path in now.paths:
+            if path in changed:
+                continue
+            ext = table.files[path]
+            if now.place(path) != then.place(path) or _bindings(now, ext) != _bindings(then, ext):
+                out.add(path)
+    return out
+
+
+def _bindings(modules: ModuleSystem, ext: FileExtraction) -> tuple:
+    ctx = ImportContext()
+    for imp in ext.imports:
+        modules.bind(ext, imp, ctx)
+    return ctx.names, ctx.stars, ctx.edges, ctx.unresolved

@@ -1,0 +1,99 @@
+"""What the parts of resolution share: limits, the entities a name can stand for, the
+import context of a file, statistics, and qualified-name helpers."""
+
+from __future__ import annotations
+
+import gc
+import re
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from graphsvc.model import TYPE_KINDS
+
+METHOD_NAME_CONFIDENCE = 0.5
+MAX_CANDIDATES = 8  # more same-named targets than this say nothing; leave the call unresolved
+MAX_HIERARCHY = 12
+MAX_REEXPORT_HOPS = 4
+
+TYPE_KIND_NAMES = frozenset(str(k) for k in TYPE_KINDS)
+_SUFFIX = re.compile(r"@\d+$")
+SPLIT = re.compile(r"\.|::|->")
+
+
+def base_qual(qual: str) -> str:
+    """``f@2.g@3`` -> ``f@2.g``: the lookup key of a possibly redefined name."""
+    return _SUFFIX.sub("", qual) if "@" in qual else qual
+
+
+# An entity a name can stand for while resolving.
+#   ("mod", files)        a workspace module or package (one or more files)
+#   ("sym", ids)          workspace symbols (several when redefined or overloaded)
+#   ("ext", module, name) something outside the workspace; name None for the module itself
+Entity = tuple
+
+
+@dataclass(slots=True)
+class ResolveStats:
+    calls: int = 0
+    by_reason: Counter = field(default_factory=Counter)  # resolved calls by reason
+    candidate_calls: int = 0  # calls that became candidate edges
+    external: int = 0
+    builtin: int = 0
+    unresolved: int = 0
+    imports_internal: int = 0
+    imports_external: int = 0
+    imports_unresolved: int = 0
+
+    def merge(self, other: ResolveStats) -> None:
+        self.calls += other.calls
+        self.by_reason.update(other.by_reason)
+        self.candidate_calls += other.candidate_calls
+        self.external += other.external
+        self.builtin += other.builtin
+        self.unresolved += other.unresolved
+        self.imports_internal += other.imports_internal
+        self.imports_external += other.imports_external
+        self.imports_unresolved += other.imports_unresolved
+
+    def as_dict(self) -> dict:
+        return {
+            "calls": self.calls,
+            "resolved_by_reason": {str(k): v for k, v in sorted(self.by_reason.items())},
+            "candidate_calls": self.candidate_calls,
+            "external": self.external,
+            "builtin": self.builtin,
+            "unresolved": self.unresolved,
+            "imports": {
+                "internal": self.imports_internal,
+                "external": self.imports_external,
+                "unresolved": self.imports_unresolved,
+            },
+        }
+
+
+@dataclass(slots=True)
+class ImportContext:
+    names: dict[str, list[Entity]] = field(default_factory=dict)
+    # star imports, includes, wildcards; with the names they are known to provide (None: any)
+    stars: list[tuple[Entity, frozenset[str] | None]] = field(default_factory=list)
+    edges: dict[str, tuple[str, int]] = field(default_factory=dict)  # target id -> (reason, line)
+    unresolved: int = 0
+
+
+def last_segment(qual: str) -> str:
+    """The last segment of a qualified name, without its redefinition suffix."""
+    return base_qual(qual).rpartition(".")[2]
+
+
+@contextmanager
+def paused_gc():
+    """Bulk building allocates hundreds of thousands of containers and no cycles; the
+    cyclic collector would rescan the whole table again and again."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -1,0 +1,67 @@
+"""What a module system is: how one family of languages maps import strings to files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from graphsvc.model import Reason, external_module_id
+from indexers.extract import FileExtraction, ImportRef
+from indexers.languages import LANGUAGES
+from indexers.module_config import JsPaths
+from indexers.resolve.common import Entity, ImportContext
+
+
+class Files(Protocol):
+    """What a module system reads: the files by path, and the project's import aliases."""
+
+    files: dict[str, FileExtraction]
+    js_paths: JsPaths
+
+
+@dataclass(slots=True)
+class FileSet:
+    """``Files`` other than a table's: what a table held before a change."""
+
+    files: dict[str, FileExtraction]
+    js_paths: JsPaths
+
+
+class ModuleSystem:
+    """How one family of languages maps import strings to workspace files."""
+
+    system = ""
+
+    def __init__(self, table: Files):
+        self.table = table
+        # Sorted: which of several same-named files comes first must not depend on the order
+        # in which files entered the table (a clean run and an incremental one differ there).
+        self.paths = sorted(p for p, e in table.files.items() if e.lang and LANGUAGES[e.lang].module_system == self.system)
+        self.path_set = set(self.paths)
+
+    def bind(self, ext: FileExtraction, imp: ImportRef, ctx: ImportContext) -> None:
+        raise NotImplementedError
+
+    def submodule(self, files: tuple[str, ...], name: str) -> tuple[str, ...] | None:
+        return None
+
+    def implicit(self, importer: str, name: str) -> Entity | None:
+        """A name visible in every file without an import (Rust ``crate``, ``super``, and
+        modules declared with ``mod``)."""
+        return None
+
+    def place(self, importer: str) -> object:
+        """Where the importer sits for ``implicit`` (Rust: its crate and module path)."""
+        return None
+
+    # helpers shared by the systems
+    def _bind_module(self, ctx: ImportContext, local: str | None, files: tuple[str, ...], line: int) -> None:
+        for f in files:
+            ctx.edges.setdefault(f, (Reason.IMPORT, line))
+        if local:
+            ctx.names.setdefault(local, []).append(("mod", files))
+
+    def _bind_external(self, ctx: ImportContext, local: str | None, module: str, name: str | None, line: int) -> None:
+        ctx.edges.setdefault(external_module_id(module), (Reason.EXTERNAL, line))
+        if local:
+            ctx.names.setdefault(local, []).append(("ext", module, name))

@@ -1,0 +1,55 @@
+"""C and C++: ``#include`` of a header, and the source file that implements it."""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+
+from indexers.extract import FileExtraction, ImportRef
+from indexers.languages import LANGUAGES
+from indexers.resolve.common import ImportContext
+from indexers.resolve.modules.base import Files, ModuleSystem
+
+
+class IncludeModules(ModuleSystem):
+    system = "include"
+
+    def __init__(self, table: Files):
+        super().__init__(table)
+        self.by_base: dict[str, list[str]] = defaultdict(list)
+        self.by_stem: dict[str, list[str]] = defaultdict(list)
+        self.sources_by_name: dict[str, list[str]] = defaultdict(list)
+        for p in self.paths:
+            self.by_base[posixpath.basename(p)].append(p)
+            self.by_stem[posixpath.splitext(p)[0]].append(p)
+            spec = LANGUAGES[table.files[p].lang]
+            stem, ext = posixpath.splitext(posixpath.basename(p))
+            if ext in spec.source_extensions:
+                self.sources_by_name[stem].append(p)
+
+    def _find(self, importer: str, module: str) -> tuple[str, ...]:
+        cand = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
+        if cand in self.path_set:
+            return (cand,)
+        for p in self.paths:  # include paths: a path ending in the include string
+            if p.endswith("/" + module) or p == module:
+                return (p,)
+        same = self.by_base.get(posixpath.basename(module), [])
+        return (same[0],) if len(same) == 1 else ()
+
+    def bind(self, ext: FileExtraction, imp: ImportRef, ctx: ImportContext) -> None:
+        files = self._find(ext.path, imp.module)
+        if not files:
+            self._bind_external(ctx, None, imp.module, None, imp.line)
+            return
+        self._bind_module(ctx, None, files, imp.line)
+        ctx.stars.append((("mod", files), None))
+        # A header's declarations are implemented in the source file with the same stem.
+        impl = tuple(p for p in self.by_stem.get(posixpath.splitext(files[0])[0], []) if p != files[0] and p != ext.path)
+        if not impl:  # include/x.h implemented by src/x.c: only when that name is unique
+            same = self.sources_by_name.get(posixpath.splitext(posixpath.basename(files[0]))[0], [])
+            impl = tuple(same) if len(same) == 1 and same[0] != ext.path else ()
+        if impl:
+            # Only what the header declares is visible through it.
+            declared = frozenset(n for f in files for n in self.table.files[f].declared)
+            ctx.stars.append((("mod", impl), declared))

@@ -1,0 +1,528 @@
+"""One file's references resolved against the symbol table, in the order the package
+docstring states: scopes, ``self``, imports, star imports, the same package, unique names."""
+
+from __future__ import annotations
+
+import posixpath
+
+from graphsvc.model import Prov, Reason, Rel, external_module_id, external_symbol_id
+from indexers.extract import RECEIVER_NAME, RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef, FileExtraction
+from indexers.languages import LANGUAGES
+from indexers.records import EdgeRecord
+from indexers.resolve.common import (
+    MAX_CANDIDATES,
+    MAX_HIERARCHY,
+    MAX_REEXPORT_HOPS,
+    METHOD_NAME_CONFIDENCE,
+    SPLIT,
+    TYPE_KIND_NAMES,
+    Entity,
+    ImportContext,
+    ResolveStats,
+    base_qual,
+)
+from indexers.resolve.table import SymbolTable
+
+_LOCAL_REASONS = frozenset({Reason.SCOPE, Reason.SELF, Reason.SYNTAX})
+# Definitions whose bodies are scopes for unqualified names.
+_SCOPE_KINDS = frozenset({"function", "method", "module"})
+
+
+class Resolver:
+    def __init__(self, ext: FileExtraction, table: SymbolTable, stats: ResolveStats):
+        self.ext = ext
+        self.table = table
+        self.stats = stats
+        self.spec = LANGUAGES[ext.lang]
+        self.system = self.spec.module_system
+        self.edges: dict[tuple[str, str, str], list] = {}  # (src, dst, type) -> [prov, conf, reason, line, count]
+        self._chains: dict[str, list] = {}
+        self.prefix = ext.path + "#"
+        self.quals = table.quals_in(ext.path)
+
+    # edges
+    def edge(self, src: str, dst: str, rel: str, prov: str, conf: float, reason: str, line: int | None) -> None:
+        """Add an edge; repeats of (src, dst, type) are counted and keep the best confidence."""
+        key = (src, dst, rel)
+        old = self.edges.get(key)
+        if old is None:
+            self.edges[key] = [prov, conf, reason, line, 1]
+            return
+        old[4] += 1
+        if conf > old[1]:
+            old[0], old[1], old[2] = prov, conf, reason
+
+    def records(self) -> list[EdgeRecord]:
+        # Plain strings (not enum members) for the writer and for pickling across processes.
+        return [
+            EdgeRecord(src, dst, str(rel), str(prov), conf if conf == 1.0 else round(conf, 4), str(reason), line, n)
+            for (src, dst, rel), (prov, conf, reason, line, n) in self.edges.items()
+        ]
+
+    def prov_for(self, dst: str, reason: str) -> str:
+        if reason in _LOCAL_REASONS and dst.startswith(self.prefix):
+            return Prov.EXTRACTED
+        return Prov.INFERRED
+
+    # entity helpers
+    def context(self, path: str) -> ImportContext:
+        return self.table.import_context(path)
+
+    def module_member(self, files: tuple[str, ...], name: str, hops: int = 0) -> Entity | None:
+        ids = [i for f in files for i in self.table.defs_in(f, name)]
+        if ids:
+            return ("sym", tuple(ids))
+        sub = self.table.modules(self.system).submodule(files, name)
+        if sub:
+            return ("mod", sub)
+        if hops >= MAX_REEXPORT_HOPS:
+            return None
+        for f in files:  # re-exports: `from .impl import name` in a package's __init__
+            bound = self.context(f).names.get(name)
+            if bound:
+                ent = self.realize(bound[0], hops + 1)
+                if ent is not None:
+                    return ent
+        return None
+
+    def realize(self, ent: Entity, hops: int = 0) -> Entity | None:
+        kind = ent[0]
+        if kind == "member":
+            return self.module_member(ent[1], ent[2], hops)
+        if kind == "path":
+            cur: Entity | None = ("mod", ent[1])
+            for seg in ent[2]:
+                cur = self.member(cur, seg, hops) if cur is not None else None
+            return cur
+        return ent
+
+    def member(self, ent: Entity, name: str, hops: int = 0) -> Entity | None:
+        kind = ent[0]
+        if kind == "mod":
+            return self.module_member(ent[1], name, hops)
+        if kind == "ext":
+            module, sub = ent[1], ent[2]
+            sep = "::" if "::" in module else "."
+            return ("ext", f"{module}{sep}{sub}" if sub else module, name)
+        if kind == "sym":
+            ids = []
+            for tid in ent[1]:
+                sym = self.table.symbols.get(tid)
+                if sym is None:
+                    continue
+                if sym.kind in TYPE_KIND_NAMES:
+                    ids.extend(self.find_in_hierarchy(tid, name, include_self=True))
+                elif sym.kind == "module":
+                    # Namespaces reopen across files: look in every one with this name.
+                    for mid in self.table.types_named(self.system, base_qual(sym.qualified_name)) or [tid]:
+                        ids.extend(self.table.members_of(mid).get(name, ()))
+            return ("sym", tuple(dict.fromkeys(ids))) if ids else None
+        return None
+
+    def bases(self, type_id: str) -> list[tuple[str, str]]:
+        """Resolved base types of a type: (base id, reason)."""
+        return self.table.recursive.get(("bases", type_id), [], lambda: self._bases(type_id))
+
+    def _bases(self, type_id: str) -> list[tuple[str, str]]:
+        sym = self.table.symbols.get(type_id)
+        out: list[tuple[str, str]] = []
+        ext = self.table.files.get(sym.file) if sym else None
+        if ext is not None:
+            resolver = self if ext is self.ext else Resolver(ext, self.table, ResolveStats())
+            for ref in ext.inherits:
+                if ref.type_id == type_id or (ref.type_id is None and ref.subject == sym.qualified_name):
+                    found = resolver.resolve_type(ref.base, sym.qualified_name)
+                    if found is not None and found[0][0] == "sym":
+                        out.extend((b, found[1]) for b in found[0][1] if b != type_id)
+        return out
+
+    def find_in_hierarchy(self, type_id: str, name: str, include_self: bool) -> list[str]:
+        seen = {type_id}
+        frontier = [type_id] if include_self else [b for b, _ in self.bases(type_id)]
+        for _ in range(MAX_HIERARCHY):
+            found: list[str] = []
+            nxt: list[str] = []
+            for t in frontier:
+                ids = self.members_of(t).get(name)
+                if ids:
+                    found.extend(ids)
+                else:
+                    for b, _ in self.bases(t):
+                        if b not in seen:
+                            seen.add(b)
+                            nxt.append(b)
+            if found:
+                return found
+            if not nxt:
+                return []
+            frontier = nxt
+        return []
+
+    def members_of(self, type_id: str) -> dict[str, list[str]]:
+        """The type's members; where the language allows them anywhere (Rust `impl` blocks,
+        C++ out-of-line definitions), also those of other files whose owner resolves to this
+        type for certain (through scope or imports, not a guess by name)."""
+        own = self.table.members_of(type_id)
+        # While the owners below are resolved, a lookup of this type sees its own members.
+        return self.table.recursive.get(("members", type_id), own, lambda: self._members_anywhere(type_id, own))
+
+    def _members_anywhere(self, type_id: str, own: dict[str, list[str]]) -> dict[str, list[str]]:
+        merged = own
+        for ext, owner, members in self.table.members_elsewhere(type_id):
+            resolver = self if ext is self.ext else Resolver(ext, self.table, ResolveStats())
+            target = resolver.resolve_type(owner, "")
+            if target is None or target[0] != ("sym", (type_id,)) or target[2] < 1.0:
+                continue
+            if merged is own:
+                merged = {name: list(ids) for name, ids in own.items()}
+            for name, ids in members.items():
+                have = merged.setdefault(name, [])
+                have.extend(i for i in ids if i not in have)
+        return merged
+
+    def enclosing_type(self, qual: str) -> str | None:
+        """The type (or Rust impl / Go receiver type) a qualified caller name belongs to."""
+        parts = qual.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            owner = ".".join(parts[:i])
+            for tid in self.quals.get(base_qual(owner), ()):
+                if self.table.symbols[tid].kind in TYPE_KIND_NAMES:
+                    return tid
+            if self.spec.directory_scope:
+                for f in sorted(self.table.files_in_dir(posixpath.dirname(self.ext.path))):
+                    for tid in self.table.defs_in(f, base_qual(owner)):
+                        if self.table.symbols[tid].kind in TYPE_KIND_NAMES:
+                            return tid
+            # A Rust impl or a method qualified by a type defined elsewhere.
+            if i == len(parts) - 1:
+                found = self.resolve_type(owner, "")
+                if found is not None and found[0][0] == "sym" and len(found[0][1]) == 1:
+                    return found[0][1][0]
+                # `void geo::Circle::m()` in a .cpp, the class in a header: by full name.
+                ids = [t for t in self.table.types_named(self.system, base_qual(owner)) if self.table.symbols[t].kind in TYPE_KIND_NAMES]
+                if len(ids) == 1:
+                    return ids[0]
+        return None
+
+    def scope_chain(self, qual: str) -> list[tuple[str, bool, str | None, list[str]]]:
+        """Enclosing scopes of ``qual``, innermost first, ending with the file's top level:
+        (prefix, names-visible-inside, owner kind, owner ids)."""
+        chain = self._chains.get(qual)
+        if chain is None:
+            chain = []
+            parts = qual.split(".") if qual else []
+            for i in range(len(parts), 0, -1):
+                prefix = ".".join(parts[:i])
+                owner_ids = self.quals.get(base_qual(prefix), ())
+                owner_kind = self.table.symbols[owner_ids[0]].kind if owner_ids else None
+                chain.append((prefix, owner_kind in _SCOPE_KINDS, owner_kind, owner_ids))
+            chain.append(("", True, None, []))
+            self._chains[qual] = chain
+        return chain
+
+    def lookup(self, name: str, qual: str) -> tuple[Entity, str, float] | None:
+        """An unqualified name as seen from the scope ``qual`` of this file."""
+        table = self.table
+        path = self.ext.path
+        spec = self.spec
+        # 1. this scope and the enclosing ones
+        for prefix, is_scope, owner_kind, owner_ids in self.scope_chain(qual):
+            if not is_scope:
+                # A type, or a scope without a definition here (impl block, receiver type,
+                # out-of-line `A::m`): its members are visible only in some languages.
+                if spec.members_visible:
+                    ids = self.quals.get(f"{prefix}.{name}")
+                    tid = owner_ids[0] if owner_kind in TYPE_KIND_NAMES else self.enclosing_type(prefix + ".?")
+                    if not ids and tid is not None:
+                        ids = self.find_in_hierarchy(tid, name, include_self=True)
+                    if ids:
+                        return ("sym", tuple(ids)), Reason.SELF, 1.0
+                continue
+            key = f"{prefix}.{name}" if prefix else name
+            ids = self.quals.get(key)
+            if ids:
+                bound = None if prefix else self.context(path).names.get(name)
+                if not bound:
+                    return ("sym", tuple(ids)), Reason.SCOPE, 1.0
+                if all(table.symbols[i].kind in ("variable", "constant") for i in ids):
+                    break  # `const util = require("./util")`: the import says more than the variable
+                # Bound twice at top level (`try: from _c import f` / `except: def f()`):
+                # either may be the one in effect.
+                others = [e for e in (self.realize(b) for b in bound) if e is not None]
+                targets = list(ids) + [i for e in others if e[0] == "sym" for i in e[1] if i not in ids]
+                k = len(targets) + sum(1 for e in others if e[0] != "sym")
+                return ("sym", tuple(targets)), Reason.CANDIDATE, 1.0 / k
+        # 2. explicit imports
+        ctx = self.context(path)
+        bound = ctx.names.get(name)
+        if bound:
+            ents = [e for e in (self.realize(b) for b in bound) if e is not None]
+            if ents:
+                return _merge(ents), Reason.IMPORT, 1.0
+            return ("unresolved",), Reason.IMPORT, 0.0
+        # 3. star imports, includes, wildcard imports
+        found: list[Entity] = []
+        for star, provides in ctx.stars:
+            if provides is not None and name not in provides:
+                continue
+            ent = self.realize(star)
+            if ent is None:
+                continue
+            if ent[0] == "ext":
+                continue
+            m = self.member(ent, name)
+            if m is not None and m[0] != "mod":
+                found.append(m)
+        if found:
+            return _merge(found), Reason.IMPORT, 1.0
+        implicit = table.modules(self.system).implicit(path, name)
+        if implicit is not None:
+            return implicit, Reason.IMPORT, 1.0
+        # 4. the same package
+        if spec.directory_scope:
+            ids = [
+                i
+                for f in sorted(table.files_in_dir(posixpath.dirname(path)))
+                if f != path and table.files[f].lang == self.ext.lang
+                for i in table.defs_in(f, name)
+            ]
+            if ids:
+                return ("sym", tuple(ids)), Reason.SCOPE, 1.0
+        return None
+
+    def resolve_type(self, written: str, qual: str) -> tuple[Entity, str, float] | None:
+        """A type name as written in a base list or receiver: ``Base``, ``mod.Base``, ``a::B``."""
+        segs = [s for s in SPLIT.split(written) if s]
+        if not segs:
+            return None
+        head = self.lookup(segs[0], qual)
+        if head is None or head[0][0] == "unresolved":
+            if len(segs) == 1:
+                head = self.unique(segs[0], "type")
+            if head is None:
+                return None
+        ent, reason, conf = head
+        for seg in segs[1:]:
+            ent = self.member(ent, seg)
+            if ent is None:
+                return None
+        return ent, reason, conf
+
+    def unique(self, name: str, group: str) -> tuple[Entity, str, float] | None:
+        ids = self.table.by_name(self.system, group, name)
+        if not ids:
+            return None
+        if len(ids) == 1:
+            return ("sym", tuple(ids)), Reason.UNIQUE_NAME, self.spec.unique_name_confidence
+        if len(ids) > MAX_CANDIDATES:
+            return None
+        return ("sym", tuple(ids)), Reason.CANDIDATE, 1.0 / len(ids)
+
+    # the three kinds of references
+    def calls(self) -> None:
+        stats = self.stats
+        memo: dict[tuple, object] = {}
+        # Names defined below the top level of this file are the only ones whose meaning
+        # depends on where the call is; every other call can share one answer per file.
+        nested = {s.name for s in self.ext.symbols if "." in s.qualified_name}
+        members_visible = self.spec.members_visible
+        for call in self.ext.calls:
+            stats.calls += 1
+            rkind = call.receiver_kind
+            if rkind == RECEIVER_SELF or rkind == RECEIVER_SUPER:
+                key = (call.caller.rpartition(".")[0], call.name, rkind, None, False)
+            else:
+                head = call.name if call.receiver is None else SPLIT.split(call.receiver, 1)[0]
+                if members_visible or head in nested or (call.receiver is not None and call.name in nested):
+                    key = (call.caller, call.name, rkind, call.receiver, call.local, call.receiver_type)
+                else:
+                    # A receiver's type is looked up from the caller's scope.
+                    key = (call.caller if call.receiver_type else "", call.name, rkind, call.receiver, call.local,
+                           call.receiver_type)
+            result = memo.get(key, memo)
+            if result is memo:
+                result = memo[key] = self.resolve_call(call)
+            if result is None:
+                stats.unresolved += 1
+                continue
+            if result == "builtin":
+                stats.builtin += 1
+                continue
+            ent, reason, conf = result
+            if ent[0] == "ext":
+                module, name = ent[1], ent[2]
+                dst = external_symbol_id(module, name) if name else None
+                if dst is None:
+                    stats.unresolved += 1
+                    continue
+                stats.external += 1
+                self.edge(call.caller, dst, Rel.CALLS, Prov.INFERRED, 1.0, Reason.EXTERNAL, call.line)
+                continue
+            if ent[0] != "sym":
+                stats.unresolved += 1
+                continue
+            ids = list(ent[1])
+            if len(ids) > 1:
+                if len(ids) > MAX_CANDIDATES:
+                    stats.unresolved += 1
+                    continue
+                stats.candidate_calls += 1
+                stats.by_reason[Reason.CANDIDATE] += 1
+                each = conf if reason == Reason.CANDIDATE else conf / len(ids)  # candidates are already split
+                for dst in ids:
+                    self.edge(call.caller, dst, Rel.CALLS, Prov.INFERRED, each, Reason.CANDIDATE, call.line)
+                continue
+            stats.by_reason[reason] += 1
+            self.edge(call.caller, ids[0], Rel.CALLS, self.prov_for(ids[0], reason), conf, reason, call.line)
+
+    def resolve_call(self, call: CallRef):
+        qual = call.caller.partition("#")[2]
+        name = call.name
+        kind = call.receiver_kind
+        if kind == RECEIVER_NONE and call.local:
+            # A parameter or local variable; only a nested definition of that name can be meant.
+            for prefix, is_scope, _, _ in self.scope_chain(qual):
+                if prefix and is_scope:
+                    ids = self.quals.get(f"{prefix}.{name}")
+                    if ids:
+                        return ("sym", tuple(ids)), Reason.SCOPE, 1.0
+            return None
+        if kind == RECEIVER_NONE:
+            found = self.lookup(name, qual)
+            if found is not None:
+                return None if found[0][0] == "unresolved" else found
+            if name in self.spec.builtins:
+                return "builtin"
+            return self.unique(name, "callable")
+        if kind in (RECEIVER_SELF, RECEIVER_SUPER):
+            owner = qual.rpartition(".")[0]
+            if kind == RECEIVER_SELF and owner:
+                # A sibling member defined next to the caller (out-of-line C++, Go, Rust impls).
+                ids = self.quals.get(f"{owner}.{name}")
+                if ids and self.table.symbols[ids[0]].kind == "method":
+                    return ("sym", tuple(ids)), Reason.SELF, 1.0
+            tid = self.enclosing_type(qual)
+            if tid is None:
+                return None
+            ids = self.find_in_hierarchy(tid, name, include_self=kind == RECEIVER_SELF)
+            if ids:
+                return ("sym", tuple(ids)), Reason.SELF, 1.0
+            return None
+        if kind == RECEIVER_NAME and call.local and call.receiver_type:
+            # `p = Parser(...)` then `p.parse()`: a method of that class or its bases.
+            bound = self.resolve_receiver(call.receiver_type, qual)
+            if bound is not None and bound[0][0] == "sym":
+                types = [i for i in bound[0][1] if self.table.symbols[i].kind in TYPE_KIND_NAMES]
+                if len(types) == 1 and len(bound[0][1]) == 1:
+                    ids = self.find_in_hierarchy(types[0], name, include_self=True)
+                    if ids:
+                        return ("sym", tuple(ids)), Reason.SCOPE, bound[2]
+        if kind == RECEIVER_NAME and call.receiver and not call.local:
+            target = self.resolve_receiver(call.receiver, qual)
+            if target is not None:
+                ent, reason, conf = target
+                if ent[0] == "unresolved":
+                    return None
+                m = self.member(ent, name)
+                if m is not None and m[0] in ("sym", "ext"):
+                    return m, (Reason.EXTERNAL if m[0] == "ext" else reason), conf
+                if ent[0] in ("mod", "ext"):
+                    return None  # a module we know that lacks the name: do not guess
+                if ent[0] == "sym" and all(
+                    self.table.symbols[i].kind in TYPE_KIND_NAMES or self.table.symbols[i].kind == "module"
+                    for i in ent[1]
+                    if i in self.table.symbols
+                ):
+                    return None  # a known type or namespace without that member: do not guess
+        # An object of unknown type: match the method name alone, weakly.
+        ids = self.table.by_name(self.system, "method", name)
+        if not ids or len(ids) > MAX_CANDIDATES:
+            return None
+        if len(ids) == 1:
+            return ("sym", tuple(ids)), Reason.UNIQUE_NAME, METHOD_NAME_CONFIDENCE
+        return ("sym", tuple(ids)), Reason.CANDIDATE, 1.0 / len(ids)
+
+    def resolve_receiver(self, receiver: str, qual: str):
+        ctx = self.context(self.ext.path)
+        segs = [s for s in SPLIT.split(receiver) if s]
+        # The longest dotted prefix bound by an import (`import a.b.c` binds "a.b.c").
+        for i in range(len(segs), 0, -1):
+            key = ".".join(segs[:i])
+            if i > 1 and key not in ctx.names:
+                continue
+            if i == 1:
+                head = self.lookup(key, qual)
+            else:
+                ents = [e for e in (self.realize(b) for b in ctx.names[key]) if e is not None]
+                head = (_merge(ents) if ents else ("unresolved",)), Reason.IMPORT, 1.0
+            if head is None:
+                if i == 1 and segs[0][:1].isupper():
+                    head = self.unique(segs[0], "type")
+                if head is None:
+                    return None
+            ent, reason, conf = head
+            if ent[0] == "unresolved":
+                return head
+            for seg in segs[i:]:
+                nxt = self.member(ent, seg)
+                if nxt is None:
+                    return None if ent[0] == "sym" else (("unresolved",), reason, conf)
+                ent = nxt
+            return ent, reason, conf
+        return None
+
+    def contains(self) -> None:
+        for sym in self.ext.symbols:
+            self.edge(sym.parent, sym.id, Rel.CONTAINS, Prov.EXTRACTED, 1.0, Reason.SYNTAX, sym.start_line)
+
+    def imports(self) -> None:
+        ctx = self.context(self.ext.path)
+        for dst, (reason, line) in ctx.edges.items():
+            if dst == self.ext.path:
+                continue
+            if reason == Reason.EXTERNAL:
+                self.stats.imports_external += 1
+            else:
+                self.stats.imports_internal += 1
+            self.edge(self.ext.path, dst, Rel.IMPORTS, Prov.EXTRACTED, 1.0, reason, line)
+        self.stats.imports_unresolved += ctx.unresolved
+
+    def inherits(self) -> None:
+        for ref in self.ext.inherits:
+            rel = Rel.IMPLEMENTS if ref.kind == "implements" else Rel.INHERITS
+            src = ref.type_id
+            if src is None:
+                found = self.resolve_type(ref.subject, "")
+                if found is None or found[0][0] != "sym" or len(found[0][1]) != 1:
+                    continue
+                src = found[0][1][0]
+            found = self.resolve_type(ref.base, ref.subject)
+            if found is None:
+                continue
+            ent, reason, conf = found
+            if ent[0] == "ext":
+                dst = external_symbol_id(ent[1], ent[2]) if ent[2] else external_module_id(ent[1])
+                self.edge(src, dst, rel, Prov.INFERRED, 1.0, Reason.EXTERNAL, ref.line)
+                continue
+            if ent[0] != "sym":
+                continue
+            ids = [i for i in ent[1] if i != src]
+            if not ids:
+                continue
+            if len(ids) > 1:
+                for dst in ids:
+                    self.edge(src, dst, rel, Prov.INFERRED, 1.0 / len(ids), Reason.CANDIDATE, ref.line)
+                continue
+            if reason == Reason.SCOPE and ids[0].startswith(self.ext.path + "#"):
+                self.edge(src, ids[0], rel, Prov.EXTRACTED, 1.0, Reason.SYNTAX, ref.line)
+            else:
+                self.edge(src, ids[0], rel, Prov.INFERRED, conf, reason, ref.line)
+
+
+def _merge(ents: list[Entity]) -> Entity:
+    if len(ents) == 1:
+        return ents[0]
+    syms = [i for e in ents if e[0] == "sym" for i in e[1]]
+    if syms:
+        return ("sym", tuple(dict.fromkeys(syms)))
+    return ents[-1]

@@ -1,0 +1,293 @@
+"""The symbol table: every file's symbols and references, indexed for resolution, kept up
+to date one file at a time."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import defaultdict
+from typing import Iterable
+
+from graphsvc.model import SymbolKind
+from indexers.extract import FileExtraction
+from indexers.languages import LANGUAGES, LanguageSpec
+from indexers.module_config import JsPaths
+from indexers.records import SymbolRecord
+from indexers.resolve.common import TYPE_KIND_NAMES, SPLIT, ImportContext, base_qual, last_segment, paused_gc
+from indexers.resolve.modules import MODULE_SYSTEMS, ModuleSystem
+
+_CALLABLE_KINDS = frozenset({"function", "class", "struct"})
+
+
+class SymbolTable:
+    """Every file's symbols, indexed for resolution; add and remove files one at a time."""
+
+    def __init__(self, exts: Iterable[FileExtraction] = ()):
+        self.files: dict[str, FileExtraction] = {}
+        self.symbols: dict[str, SymbolRecord] = {}
+        self._quals: dict[str, dict[str, list[str]]] = {}  # file -> base qual -> ids
+        # (module system, name group, name) -> ids; groups: _name_groups()
+        self._by_name: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+        self._refs: dict[str, set[str]] = defaultdict(set)  # referenced name -> files
+        self._dirs: dict[str, set[str]] = defaultdict(set)  # directory -> files
+        self._members: dict[tuple[str, str], dict[str, list[str]]] = {}
+        # (system, last segment of an owner's qualified name) -> {(scope key, owner)}: where
+        # members of a type of that name are defined, for languages with members_anywhere.
+        self._owners: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
+        self.js_paths = JsPaths()  # import aliases of tsconfig/jsconfig files (set by the job)
+        self._types: dict[tuple[str, str], list[str]] = defaultdict(list)  # (system, qual) -> type ids
+        self._module_index: dict[str, ModuleSystem] = {}
+        self._dirty = True
+        self._ctx_cache: dict[str, ImportContext] = {}
+        self.recursive = RecursiveCache()  # base types and members found anywhere
+        with paused_gc():
+            for ext in exts:
+                self.add_file(ext)
+
+    # -- maintenance -------------------------------------------------------------------
+
+    def add_file(self, ext: FileExtraction) -> None:
+        if ext.path in self.files:
+            self.remove_file(ext.path)
+        self.files[ext.path] = ext
+        self._dirs[posixpath.dirname(ext.path)].add(ext.path)
+        spec = LANGUAGES.get(ext.lang) if ext.lang else None
+        system = spec.module_system if spec else ""
+        quals: dict[str, list[str]] = {}
+        scope_key = self._scope_key(ext.path, spec)
+        symbols, by_name, members = self.symbols, self._by_name, self._members
+        for sym in ext.symbols:
+            sid, kind, qual = sym.id, sym.kind, sym.qualified_name
+            symbols[sid] = sym
+            base = base_qual(qual)
+            if base in quals:
+                quals[base].append(sid)
+            else:
+                quals[base] = [sid]
+            for group in _name_groups(kind):
+                by_name[(system, group, sym.name)].append(sid)
+            if kind in TYPE_KIND_NAMES or kind == "module":
+                self._types[(system, base)].append(sid)
+            if "." in qual and kind != "constant" and kind != "variable":
+                key = (scope_key, qual.rpartition(".")[0])
+                members.setdefault(key, {}).setdefault(sym.name, []).append(sid)
+                if spec is not None and spec.members_anywhere:
+                    self._owners[(system, last_segment(key[1]))].add(key)
+        self._quals[ext.path] = quals
+        for name in _referenced_names(ext):
+            self._refs[name].add(ext.path)
+        self._touch()
+
+    def remove_file(self, path: str) -> FileExtraction | None:
+        ext = self.files.pop(path, None)
+        if ext is None:
+            return None
+        self._dirs[posixpath.dirname(path)].discard(path)
+        spec = LANGUAGES.get(ext.lang) if ext.lang else None
+        system = spec.module_system if spec else ""
+        for sym in ext.symbols:
+            self.symbols.pop(sym.id, None)
+            if sym.kind in TYPE_KIND_NAMES or sym.kind == "module":
+                _discard(self._types.get((system, base_qual(sym.qualified_name)), []), sym.id)
+            for group in _name_groups(sym.kind):
+                ids = self._by_name.get((system, group, sym.name))
+                if ids is not None:
+                    _discard(ids, sym.id)
+                    if not ids:
+                        del self._by_name[(system, group, sym.name)]
+            owner = sym.qualified_name.rpartition(".")[0]
+            if owner:
+                key = (self._scope_key(path, spec), owner)
+                members = self._members.get(key)
+                if members is not None and sym.name in members:
+                    _discard(members[sym.name], sym.id)
+                    if not members[sym.name]:
+                        del members[sym.name]
+                    if not members:
+                        self._owners.get((system, last_segment(owner)), set()).discard(key)
+        self._quals.pop(path, None)
+        for name in _referenced_names(ext):
+            files = self._refs.get(name)
+            if files is not None:
+                files.discard(path)
+        self._touch()
+        return ext
+
+    def set_js_paths(self, js_paths: JsPaths) -> None:
+        if js_paths != self.js_paths:
+            self.js_paths = js_paths
+            self._touch()
+
+    def _touch(self) -> None:
+        self._dirty = True
+        self._ctx_cache.clear()
+        self.recursive = RecursiveCache()
+
+    @staticmethod
+    def _scope_key(path: str, spec: LanguageSpec | None) -> str:
+        # Go methods and Java package members may live in another file of the same directory.
+        return posixpath.dirname(path) + "/" if spec is not None and spec.directory_scope else path
+
+    def modules(self, system: str) -> ModuleSystem:
+        if self._dirty:
+            self._module_index = {name: cls(self) for name, cls in MODULE_SYSTEMS.items()}
+            self._dirty = False
+        return self._module_index[system]
+
+    # -- lookups -----------------------------------------------------------------------
+
+    def import_context(self, path: str) -> ImportContext:
+        """What the imports of a file bind, as its module system reads them."""
+        ctx = self._ctx_cache.get(path)
+        if ctx is None:
+            ext = self.files.get(path)
+            ctx = ImportContext()
+            if ext is not None and ext.lang:
+                modules = self.modules(LANGUAGES[ext.lang].module_system)
+                for imp in ext.imports:
+                    modules.bind(ext, imp, ctx)
+            self._ctx_cache[path] = ctx
+        return ctx
+
+    def quals_in(self, path: str) -> dict[str, list[str]]:
+        """A file's definitions by qualified name (redefinition suffixes removed)."""
+        return self._quals.get(path, {})
+
+    def defs_in(self, path: str, qual: str) -> list[str]:
+        return self._quals.get(path, {}).get(qual, [])
+
+    def by_name(self, system: str, group: str, name: str) -> list[str]:
+        """Definitions named ``name`` in a group: "callable", "type" or "method"."""
+        return self._by_name.get((system, group, name), [])
+
+    def types_named(self, system: str, qual: str) -> list[str]:
+        """Types and namespaces with this qualified name anywhere in the workspace."""
+        return self._types.get((system, qual), [])
+
+    def members_of(self, type_id: str) -> dict[str, list[str]]:
+        """Members defined with the type (in its file, or its directory where that is the scope)."""
+        sym = self.symbols.get(type_id)
+        if sym is None:
+            return {}
+        spec = LANGUAGES.get(sym.lang)
+        return self._members.get((self._scope_key(sym.file, spec), sym.qualified_name), {})
+
+    def members_elsewhere(self, type_id: str) -> list[tuple[FileExtraction, str, dict[str, list[str]]]]:
+        """(file, owner as written, members) of the members defined, in files other than the
+        type's, for a type of the same name (languages with ``members_anywhere``)."""
+        sym = self.symbols.get(type_id)
+        spec = LANGUAGES.get(sym.lang) if sym is not None else None
+        if spec is None or not spec.members_anywhere:
+            return []
+        own = (self._scope_key(sym.file, spec), sym.qualified_name)
+        found = []
+        for key in sorted(self._owners.get((spec.module_system, last_segment(sym.qualified_name)), ())):
+            ext, members = self.files.get(key[0]), self._members.get(key)
+            if key != own and ext is not None and members:
+                found.append((ext, key[1], members))
+        return found
+
+    def importers_of(self, path: str) -> set[str]:
+        """Files whose imports resolve to ``path`` now. Only files naming the module (its stem
+        or its directory, for packages) are examined."""
+        stem = posixpath.splitext(posixpath.basename(path))[0]
+        candidates = self.referencing_files(stem) | self.referencing_files(posixpath.basename(posixpath.dirname(path)))
+        out = set()
+        for f in candidates:
+            ext = self.files.get(f)
+            if ext is not None and ext.lang in LANGUAGES and f != path:
+                if path in self.import_context(f).edges:
+                    out.add(f)
+        return out
+
+    def referencing_files(self, name: str) -> set[str]:
+        return self._refs.get(name, set())
+
+    def files_in_dir(self, directory: str) -> set[str]:
+        return self._dirs.get(directory, set())
+
+
+class RecursiveCache:
+    """Answers of lookups that may recurse into themselves (a type's bases, its members
+    defined elsewhere), cached so that no answer depends on which lookup came first.
+
+    A lookup met again while it is still being answered gets a provisional answer. What was
+    computed from the provisional answer of an *enclosing* lookup is not cached: asked first,
+    it would have seen the full answer. Files resolve alike whichever were resolved before.
+    """
+
+    __slots__ = ("values", "active", "lowest")
+
+    def __init__(self):
+        self.values: dict[tuple, object] = {}
+        self.active: dict[tuple, tuple[int, object]] = {}  # key -> (depth, provisional answer)
+        self.lowest: list[int] = []  # per open lookup: the lowest depth whose provisional answer it used
+
+    def get(self, key: tuple, provisional, compute):
+        value = self.values.get(key)
+        if value is not None:
+            return value
+        active = self.active.get(key)
+        if active is not None:
+            depth, value = active
+            if self.lowest:
+                self.lowest[-1] = min(self.lowest[-1], depth)
+            return value
+        depth = len(self.lowest)
+        self.active[key] = (depth, provisional)
+        self.lowest.append(depth)
+        try:
+            value = compute()
+        finally:
+            lowest = self.lowest.pop()
+            del self.active[key]
+        if lowest >= depth:
+            self.values[key] = value
+        elif self.lowest:
+            self.lowest[-1] = min(self.lowest[-1], lowest)
+        return value
+
+
+def _groups_of(kind: str) -> tuple[str, ...]:
+    groups = []
+    if kind in _CALLABLE_KINDS:
+        groups.append("callable")
+    if kind in TYPE_KIND_NAMES:
+        groups.append("type")
+    if kind == "method":
+        groups.append("method")
+    return tuple(groups)
+
+
+_GROUPS = {str(k): _groups_of(str(k)) for k in SymbolKind}
+
+
+def _name_groups(kind: str) -> tuple[str, ...]:
+    groups = _GROUPS.get(kind)
+    return groups if groups is not None else _groups_of(kind)
+
+
+def _discard(items: list, item) -> None:
+    try:
+        items.remove(item)
+    except ValueError:
+        pass
+
+
+def _referenced_names(ext: FileExtraction) -> set[str]:
+    names = {c.name for c in ext.calls}
+    names.update(SPLIT.split(r, 1)[0] for r in {c.receiver for c in ext.calls if c.receiver})
+    for r in ext.inherits:
+        names.add(SPLIT.split(r.base)[-1])
+        names.add(SPLIT.split(r.subject)[-1])
+    for imp in ext.imports:
+        if imp.name:
+            names.add(imp.name)
+        if imp.module:
+            names.add(_module_tail(imp.module))
+    return names
+
+
+def _module_tail(module: str) -> str:
+    tail = re.split(r"[./:\\]+", module.strip("./"))[-1] if module.strip("./") else module
+    return posixpath.splitext(tail)[0] if "/" in module or module.endswith((".h", ".hpp")) else tail
