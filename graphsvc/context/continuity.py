@@ -42,7 +42,7 @@ import threading
 from collections import Counter, OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -561,17 +561,9 @@ def _block_item(entry: Entry, text: str, score: float, protected: bool, cut: boo
 
 
 def _entry(row: sqlite3.Row) -> Entry:
-    return Entry(
-        id=row["id"],
-        workspace=row["workspace"],
-        seq=row["seq"],
-        kind=row["kind"],
-        session=row["session"],
-        delegate=row["delegate"],
-        flagged=bool(row["flagged"]),
-        text=row["text"],
-        created_at=row["created_at"],
-    )
+    """An entry from its row: the columns are named as the fields are."""
+    values = {f.name: row[f.name] for f in fields(Entry)}
+    return Entry(**{**values, "flagged": bool(values["flagged"])})
 
 
 def _required(value: str, name: str) -> str:

@@ -8,7 +8,7 @@ long it is cut in the middle (its start states the request, its end the latest d
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -33,14 +33,7 @@ class Episode:
     created_at: datetime
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "session_id": self.session_id,
-            "summary": self.summary,
-            "workspace": self.workspace,
-            "turn_id": self.turn_id,
-            "created_at": iso(to_us(self.created_at)),
-        }
+        return {**asdict(self), "created_at": iso(to_us(self.created_at))}
 
 
 @dataclass

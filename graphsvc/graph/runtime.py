@@ -58,13 +58,20 @@ class Turn(Protocol):
     """What the mirror reads of a turn (`graphsvc.context.turns.Turn` has it; the store sits
     beside the graph, so neither package imports the other)."""
 
-    id: str
-    family_id: str
-    parent_id: str | None
-    workspace: str
-    session_id: str | None
-    opened_at: datetime
-    keys: Mapping[str, str]
+    @property
+    def id(self) -> str: ...
+    @property
+    def family_id(self) -> str: ...
+    @property
+    def parent_id(self) -> str | None: ...
+    @property
+    def workspace(self) -> str: ...
+    @property
+    def session_id(self) -> str | None: ...
+    @property
+    def opened_at(self) -> datetime: ...
+    @property
+    def keys(self) -> Mapping[str, str]: ...
 
 
 class TurnMirror:

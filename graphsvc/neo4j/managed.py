@@ -29,7 +29,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
+import neo4j
 import psutil
+from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
 
 from graphsvc.errors import ConfigError, ManagedNeo4jError
 from graphsvc.settings import Neo4jSettings, Settings
@@ -233,37 +235,14 @@ class ManagedNeo4j:
         self.bolt_port = bolt_port or settings.bolt_port
         self.http_port = http_port or settings.http_port
         self._say = progress or (lambda _msg: None)
-
-    # -- paths -------------------------------------------------------------------------
-
-    @property
-    def conf_dir(self) -> Path:
-        return self.instance_dir / "conf"
-
-    @property
-    def data_dir(self) -> Path:
-        return self.instance_dir / "data"
-
-    @property
-    def logs_dir(self) -> Path:
-        return self.instance_dir / "logs"
-
-    @property
-    def pid_file(self) -> Path:
-        return self.instance_dir / "run" / "neo4j.pid"
-
-    @property
-    def password_file(self) -> Path:
-        return self.instance_dir / "password"
-
-    @property
-    def log_file(self) -> Path:
-        """The server's console output (Neo4j's own debug.log sits next to it)."""
-        return self.logs_dir / "console.log"
-
-    @property
-    def _marker(self) -> Path:
-        return self.lib_dir / ".installed.json"
+        self.conf_dir = self.instance_dir / "conf"
+        self.data_dir = self.instance_dir / "data"
+        self.logs_dir = self.instance_dir / "logs"
+        self.pid_file = self.instance_dir / "run" / "neo4j.pid"
+        self.password_file = self.instance_dir / "password"
+        # The server's console output (Neo4j's own debug.log sits next to it).
+        self.log_file = self.logs_dir / "console.log"
+        self._marker = self.lib_dir / ".installed.json"
 
     # -- install -----------------------------------------------------------------------
 
@@ -598,9 +577,6 @@ class ManagedNeo4j:
         return status
 
     def _wait_for_bolt(self, proc: subprocess.Popen[bytes], password: str) -> None:
-        import neo4j
-        from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
-
         uri = f"bolt://127.0.0.1:{self.bolt_port}"
         deadline = time.monotonic() + self.settings.start_timeout_s
         while True:
