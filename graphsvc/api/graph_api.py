@@ -8,9 +8,10 @@ the CLI's JSON, REST and GraphQL describe one shape.
 
 from __future__ import annotations
 
-import dataclasses
-import types
+import inspect
 import typing
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Annotated, Any
 
@@ -19,14 +20,15 @@ from anyio import to_thread
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
-from strawberry.scalars import JSON
 from strawberry.types import Info
 
+from graphsvc.api.types import gql_type
 from graphsvc.errors import InputError
 from graphsvc.indexing.jobs import Job, JobRegistry
 from graphsvc.model import Prov, Rel
 from graphsvc.query import communities as communities_mod
 from graphsvc.query import engine, results
+from graphsvc.query.arguments import results_at_most
 from graphsvc.query.parser import parse
 from graphsvc.query.results import ContextResult
 
@@ -46,46 +48,10 @@ class LeidenAlgorithm(Enum):
     LEIDENALG = "leidenalg"
 
 
-# --- GraphQL types generated from the result dataclasses -----------------------------------
-
-_GQL: dict[type, type] = {}
-
-
-def _gql_type(cls: type) -> type:
-    if cls in _GQL:
-        return _GQL[cls]
-    hints = typing.get_type_hints(cls)
-    annotations = {f.name: _gql_hint(hints[f.name]) for f in dataclasses.fields(cls)}
-    doc = (cls.__doc__ or "").strip()
-    if doc.startswith(cls.__name__ + "("):  # the signature dataclasses writes when there is no docstring
-        doc = ""
-    new = type(cls.__name__, (), {"__annotations__": annotations, "__doc__": doc})
-    _GQL[cls] = strawberry.type(new, description=doc or None)
-    return _GQL[cls]
-
-
-def _gql_hint(hint: Any) -> Any:
-    origin = typing.get_origin(hint)
-    if dataclasses.is_dataclass(hint):
-        return _gql_type(hint)
-    if origin is list:
-        return list[_gql_hint(typing.get_args(hint)[0])]
-    if origin is dict:
-        return JSON
-    if origin in (types.UnionType, typing.Union):
-        args = [a for a in typing.get_args(hint) if a is not type(None)]
-        return _gql_hint(args[0]) | None
-    return hint
-
-
-GqlContextResult = _gql_type(ContextResult)
-GqlEntity = _gql_type(results.Entity)
-GqlSearchResult = _gql_type(results.SearchResult)
-GqlNeighborhood = _gql_type(results.Neighborhood)
-GqlPathsResult = _gql_type(results.PathsResult)
-GqlExplanation = _gql_type(results.Explanation)
-GqlCommunitiesResult = _gql_type(results.CommunitiesResult)
-GqlJob = _gql_type(Job)
+GqlContextResult = gql_type(ContextResult)
+GqlEntity = gql_type(results.Entity)
+GqlCommunitiesResult = gql_type(results.CommunitiesResult)
+GqlJob = gql_type(Job)
 
 
 def _request(source: Info | Request) -> Request:
@@ -96,40 +62,37 @@ def _jobs(source: Info | Request) -> JobRegistry:
     return _request(source).app.state.jobs
 
 
-def _cap(source: Info | Request, limit: int | None, operation: str) -> int | None:
-    """The result-size limit of this server (its settings may differ from the process's)."""
-    most = _request(source).app.state.settings.server.max_results
-    if limit is None:
-        return min(engine.DEFAULT_LIMITS[operation], most)
-    return limit if limit < 1 else min(limit, most)
-
-
-def _names(values: list[Enum] | str | None) -> list[str] | None:
+def _names(values: list[Enum | str] | str | None) -> list[str] | None:
     """A filter as the engine takes it: GraphQL enum values or REST's comma-separated string."""
     if not values:
         return None
     if isinstance(values, str):
         return [v.strip() for v in values.split(",") if v.strip()]
-    return [v.value for v in values]
+    return [v.value if isinstance(v, Enum) else v for v in values]
 
 
-async def _run(fn, *args, **kwargs):
-    return await to_thread.run_sync(lambda: fn(*args, **kwargs))
+async def _run(source: Info | Request, fn, /, *args, **kwargs):
+    """`fn` on a worker thread, answering with at most this server's `server.max_results`
+    (its settings may differ from the process's)."""
+    most = _request(source).app.state.settings.server.max_results
+
+    def call():
+        with results_at_most(most):
+            return fn(*args, **kwargs)
+
+    return await to_thread.run_sync(call)
 
 
-async def _call(source: Info | Request, operation: str, fn, *args, limit: int | None, **kwargs):
-    """`fn` on a worker thread: `limit` capped for this server, `rels`/`provs` given as names."""
-    for key in ("rels", "provs"):
+async def _call(source: Info | Request, fn, /, *args, **kwargs):
+    """`fn` on a worker thread, filters (`kinds`, `rels`, `provs`) given as names."""
+    for key in ("kinds", "rels", "provs"):
         if key in kwargs:
             kwargs[key] = _names(kwargs[key])
-    return await _run(fn, *args, limit=_cap(source, limit, operation), **kwargs)
+    return await _run(source, fn, *args, **kwargs)
 
 
 async def _context_query(source: Info | Request, query: str) -> ContextResult:
-    parsed = parse(query)
-    op = parsed.operation if parsed.operation in engine.DEFAULT_LIMITS else "search"
-    parsed.limit = _cap(source, parsed.limit, op)
-    return await _run(engine.context_query, parsed)
+    return await _run(source, engine.context_query, parse(query))
 
 
 async def _communities(
@@ -137,16 +100,87 @@ async def _communities(
 ):
     """Read: a workspace's stored partition, or a turn's subgraph partitioned and not stored."""
     return await _call(
-        source, "communities", communities_mod.communities,
+        source, communities_mod.communities,
         objective=objective and objective.value, algorithm=algorithm and algorithm.value, **kwargs,
     )
 
 
 async def _compute_communities(source: Info | Request, objective: Objective, algorithm: LeidenAlgorithm, **kwargs):
     return await _call(
-        source, "communities", communities_mod.compute_communities,
+        source, communities_mod.compute_communities,
         objective=objective.value, algorithm=algorithm.value, **kwargs,
     )
+
+
+# --- reads: one declaration each, a GraphQL field and a REST route ------------------------
+
+
+@dataclass(frozen=True)
+class Read:
+    """An engine read served as GraphQL field `name` and as `GET /api/context/<name>`, with the
+    engine function's own arguments (the positional ones, ids or text, named as in `names`)."""
+
+    fn: Callable
+    name: str
+    description: str
+    names: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def result(self) -> type:
+        return typing.get_type_hints(self.fn)["return"]
+
+    def parameters(self, rest: bool) -> list[inspect.Parameter]:
+        hints = typing.get_type_hints(self.fn)
+        out = []
+        for p in inspect.signature(self.fn).parameters.values():
+            if p.name == "graph":  # the connection is the server's
+                continue
+            if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
+                out.append(_keyword(self.names.get(p.name, p.name), str))
+            elif p.name in FILTERS:
+                item, doc = FILTERS[p.name]
+                hint = Annotated[str | None, Query(description=f"comma-separated {doc}")] if rest else list[item] | None
+                out.append(_keyword(p.name, hint, None))
+            else:
+                out.append(_keyword(p.name, hints[p.name], p.default))
+        return out
+
+    def engine_args(self, given: dict[str, Any]) -> dict[str, Any]:
+        engine_names = {v: k for k, v in self.names.items()}
+        return {engine_names.get(k, k): v for k, v in given.items()}
+
+
+# The filters GraphQL takes as lists and REST as one comma-separated string.
+FILTERS: dict[str, tuple[Any, str]] = {
+    "kinds": (str, "kinds: class, function, file, …"),
+    "rels": (RelType, "relationship types"),
+    "provs": (Provenance, "provenances: EXTRACTED, INFERRED, RUNTIME"),
+}
+
+
+def _keyword(name: str, hint: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=hint, default=default)
+
+
+def _gql_field(read: Read) -> Any:
+    async def resolve(info: Info, **given: Any) -> Any:
+        return await _call(info, read.fn, **read.engine_args(given))
+
+    info = _keyword("info", Info)
+    resolve.__signature__ = inspect.Signature([info, *read.parameters(rest=False)], return_annotation=gql_type(read.result))
+    return strawberry.field(resolve, description=read.description)
+
+
+SEARCH = Read(engine.search, "search", "Full-text search; `OR` or `|` between keywords means either.", {"terms": "text"})
+NEIGHBORHOOD = Read(
+    engine.neighborhood, "neighborhood", "Entities within `depth` (1-4) hops; `truncated` says when `limit` cut it.",
+    {"ref": "id"},
+)
+PATHS = Read(engine.paths, "paths", "Shortest path(s) between two entities, at most `maxHops` long.")
+EXPLAIN = Read(
+    engine.explain, "explain", "Neighborhood summary, hubs by degree and PageRank, path to the nearest hub.",
+    {"ref": "id"},
+)
 
 
 # --- GraphQL -----------------------------------------------------------------------------
@@ -162,81 +196,13 @@ class GraphQuery:
         return await _context_query(info, query)
 
     @strawberry.field(description="Resolve an exact id, a qualified name, a name or an unambiguous id suffix.")
-    async def entity(self, id: str, workspace: str | None = None, turn_id: str | None = None) -> GqlEntity:
-        return await _run(engine.entity, id, workspace=workspace, turn_id=turn_id)
+    async def entity(self, info: Info, id: str, workspace: str | None = None, turn_id: str | None = None) -> GqlEntity:
+        return await _run(info, engine.entity, id, workspace=workspace, turn_id=turn_id)
 
-    @strawberry.field(description="Full-text search; `OR` or `|` between keywords means either.")
-    async def search(
-        self,
-        info: Info,
-        text: str,
-        workspace: str | None = None,
-        turn_id: str | None = None,
-        kinds: list[str] | None = None,
-        provs: list[Provenance] | None = None,
-        limit: int | None = None,
-    ) -> GqlSearchResult:
-        return await _call(
-            info, "search", engine.search, text,
-            workspace=workspace, turn_id=turn_id, kinds=kinds, provs=provs, limit=limit,
-        )
-
-    @strawberry.field(description="Entities within `depth` (1-4) hops; `truncated` says when `limit` cut it.")
-    async def neighborhood(
-        self,
-        info: Info,
-        id: str,
-        workspace: str | None = None,
-        turn_id: str | None = None,
-        depth: int = 1,
-        rels: list[RelType] | None = None,
-        provs: list[Provenance] | None = None,
-        min_confidence: float | None = None,
-        limit: int | None = None,
-    ) -> GqlNeighborhood:
-        return await _call(
-            info, "neigh", engine.neighborhood, id, workspace=workspace, turn_id=turn_id, depth=depth,
-            rels=rels, provs=provs, min_confidence=min_confidence, limit=limit,
-        )
-
-    @strawberry.field(description="Shortest path(s) between two entities, at most `maxHops` long.")
-    async def paths(
-        self,
-        info: Info,
-        source: str,
-        target: str,
-        workspace: str | None = None,
-        turn_id: str | None = None,
-        max_hops: int = 6,
-        directed: bool = False,
-        rels: list[RelType] | None = None,
-        provs: list[Provenance] | None = None,
-        min_confidence: float | None = None,
-        limit: int | None = None,
-    ) -> GqlPathsResult:
-        return await _call(
-            info, "path", engine.paths, source, target, workspace=workspace, turn_id=turn_id,
-            max_hops=max_hops, directed=directed, rels=rels, provs=provs, min_confidence=min_confidence,
-            limit=limit,
-        )
-
-    @strawberry.field(description="Neighborhood summary, hubs by degree and PageRank, path to the nearest hub.")
-    async def explain(
-        self,
-        info: Info,
-        id: str,
-        workspace: str | None = None,
-        turn_id: str | None = None,
-        depth: int = 2,
-        rels: list[RelType] | None = None,
-        provs: list[Provenance] | None = None,
-        min_confidence: float | None = None,
-        limit: int | None = None,
-    ) -> GqlExplanation:
-        return await _call(
-            info, "explain", engine.explain, id, workspace=workspace, turn_id=turn_id, depth=depth,
-            rels=rels, provs=provs, min_confidence=min_confidence, limit=limit,
-        )
+    search = _gql_field(SEARCH)
+    neighborhood = _gql_field(NEIGHBORHOOD)
+    paths = _gql_field(PATHS)
+    explain = _gql_field(EXPLAIN)
 
     @strawberry.field(
         description="The Leiden communities stored for a workspace (none, with a `hint`, until the "
@@ -279,13 +245,13 @@ class GraphMutation:
     @strawberry.mutation(description="Start `index-tree` on a directory under the server's workspace roots. "
                          "`replace`: index it into a workspace that holds another directory.")
     async def index_tree(self, info: Info, path: str, workspace: str | None = None, replace: bool = False) -> GqlJob:
-        return await _run(_jobs(info).submit, "index-tree", path, workspace, replace)
+        return await _run(info, _jobs(info).submit, "index-tree", path, workspace, replace)
 
     @strawberry.mutation(description="Start `index-symbols` on a directory under the server's workspace roots. "
                          "`replace`: index it into a workspace that holds another directory.")
     async def index_symbols(self, info: Info, path: str, workspace: str | None = None,
                             replace: bool = False) -> GqlJob:
-        return await _run(_jobs(info).submit, "index-symbols", path, workspace, replace)
+        return await _run(info, _jobs(info).submit, "index-symbols", path, workspace, replace)
 
     @strawberry.mutation(
         description="Compute Leiden communities of a workspace or a turn's subgraph and store them on the "
@@ -398,20 +364,19 @@ async def post_communities(body: CommunitiesRequest, request: Request) -> result
     return await _compute_communities(request, **body.model_dump())
 
 
-@router.get("/explain", response_model=results.Explanation, summary="Explain an entity")
-async def get_explain(
-    request: Request,
-    id: str,
-    turn_id: str | None = None,
-    workspace: str | None = None,
-    depth: int = 2,
-    rels: Annotated[str | None, Query(description="comma-separated relationship types")] = None,
-    limit: int | None = None,
-) -> results.Explanation:
-    return await _call(
-        request, "explain", engine.explain, id,
-        workspace=workspace, turn_id=turn_id, depth=depth, rels=rels, limit=limit,
-    )
+def _rest_route(read: Read, summary: str) -> None:
+    async def route(request: Request, **given: Any) -> Any:
+        return await _call(request, read.fn, **read.engine_args(given))
+
+    request = _keyword("request", Request)
+    route.__signature__ = inspect.Signature([request, *read.parameters(rest=True)], return_annotation=read.result)
+    router.get(f"/{read.name}", response_model=read.result, summary=summary, name=f"get_{read.name}")(route)
+
+
+_rest_route(SEARCH, "Full-text search")
+_rest_route(NEIGHBORHOOD, "Entities within `depth` hops of an entity")
+_rest_route(PATHS, "Shortest paths between two entities")
+_rest_route(EXPLAIN, "Explain an entity")
 
 
 @router.get("/query", summary="Run a context_query string")

@@ -122,6 +122,23 @@ def _optional(hint: Any) -> tuple[Any, bool]:
     return (args[0] if len(args) == 1 else typing.Union[tuple(args)]), len(args) < len(typing.get_args(hint))
 
 
+def _wire_hint(hint: Any, gql: bool) -> Any:
+    """The type a field of type `hint` has in GraphQL (`gql`) or in the REST model."""
+    inner, nullable = _optional(hint)
+    if nullable:
+        return _wire_hint(inner, gql) | None
+    if dataclasses.is_dataclass(hint):
+        return gql_type(hint) if gql else rest_model(hint)
+    origin = typing.get_origin(hint)
+    if origin is list:
+        return list[_wire_hint(typing.get_args(hint)[0], gql)]
+    if origin is dict:
+        return JSON if gql else hint
+    if origin is Literal:
+        return str if gql else hint
+    return _text_hint(hint)
+
+
 def _text_hint(hint: Any) -> Any:
     """The wire type of a value that is not a dataclass, list or dict."""
     if hint == Micros or hint is datetime or _binary(hint):
@@ -168,19 +185,7 @@ def _pair_type(value_hint: Any, name: str, key: str, value: str, description: st
 
 
 def _gql_hint(hint: Any) -> Any:
-    inner, nullable = _optional(hint)
-    if nullable:
-        return _gql_hint(inner) | None
-    if dataclasses.is_dataclass(hint):
-        return gql_type(hint)
-    origin = typing.get_origin(hint)
-    if origin is list:
-        return list[_gql_hint(typing.get_args(hint)[0])]
-    if origin is dict:
-        return JSON
-    if origin is Literal:
-        return str
-    return _text_hint(hint)
+    return _wire_hint(hint, gql=True)
 
 
 def to_gql(value: Any) -> Any:
@@ -206,17 +211,7 @@ def rest_model(cls: type) -> type[BaseModel]:
 
 
 def _rest_hint(hint: Any) -> Any:
-    inner, nullable = _optional(hint)
-    if nullable:
-        return _rest_hint(inner) | None
-    if dataclasses.is_dataclass(hint):
-        return rest_model(hint)
-    origin = typing.get_origin(hint)
-    if origin is list:
-        return list[_rest_hint(typing.get_args(hint)[0])]
-    if origin in (dict, Literal):
-        return hint
-    return _text_hint(hint)
+    return _wire_hint(hint, gql=False)
 
 
 def to_rest(value: Any) -> Any:

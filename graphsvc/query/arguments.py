@@ -5,11 +5,15 @@ operation follows and the confidence an edge must reach.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from graphsvc.context.store import get_store
 from graphsvc.errors import InputError, NotFoundError
 from graphsvc.model import DEFAULT_MIN_CONFIDENCE, Rel
+from graphsvc.settings import get_settings
 
 # Edges followed unless the caller names others: code structure and runtime facts, but not
 # community membership (every member would be two hops from every other).
@@ -17,6 +21,8 @@ DEFAULT_RELS = [r.value for r in Rel if r is not Rel.MEMBER_OF]
 # Ids are paths plus qualified names, workspace names and turn ids are shorter still: longer
 # input is refused before it reaches Neo4j (a megabyte id made suffix matching take seconds).
 MAX_ID_CHARS = 4096
+# A server answers with its own `server.max_results` (`results_at_most`), anything else with the settings'.
+_MAX_RESULTS: ContextVar[int | None] = ContextVar("max_results", default=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,3 +76,23 @@ def confidence_floor(value: float | None) -> float:
     if not 0.0 <= value <= 1.0:
         raise InputError(f"minConfidence must be between 0 and 1, got {value}")
     return value
+
+
+@contextmanager
+def results_at_most(most: int) -> Iterator[None]:
+    """Operations run inside answer with at most `most` results (a server's own setting)."""
+    token = _MAX_RESULTS.set(most)
+    try:
+        yield
+    finally:
+        _MAX_RESULTS.reset(token)
+
+
+def result_limit(limit: int | None, default: int) -> int:
+    """How many results to answer with: `limit` (at least 1) or `default`, at most `server.max_results`."""
+    most = _MAX_RESULTS.get() or get_settings().server.max_results
+    if limit is None:
+        return min(default, most)
+    if limit < 1:
+        raise InputError(f"limit must be at least 1, got {limit}")
+    return min(limit, most)

@@ -28,7 +28,7 @@ from graphsvc.errors import InputError
 from graphsvc.graph import reads, writer
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.model import CODE_RELS, EXTERNAL_PREFIX, TURN_PREFIX, Rel, community_id
-from graphsvc.query.arguments import confidence_floor, rel_types, resolve_scope
+from graphsvc.query.arguments import confidence_floor, rel_types, resolve_scope, result_limit
 from graphsvc.query.results import CommunitiesResult, Community, CommunityMember
 
 OBJECTIVES = {
@@ -39,6 +39,8 @@ ALGORITHMS = ("igraph", "leidenalg")
 DEFAULT_RESOLUTION = {"modularity": 1.0, "cpm": 0.05}
 DEFAULT_SEED = 42
 TOP_MEMBERS = 5
+# `limit=None` lists every community (up to server.max_results).
+ALL = 1 << 62
 # A label names the deepest directory holding at least this share of the members.
 LABEL_SHARE = 0.6
 # Fetching and rewriting a whole workspace takes longer than one query may; this bounds it.
@@ -98,6 +100,7 @@ def communities(
 
 def stored_communities(workspace: str, *, limit: int | None = 20, graph: Graph | None = None) -> CommunitiesResult:
     """The workspace's stored partition as one run left it, largest communities first."""
+    limit = result_limit(limit, ALL)
     graph = graph or get_graph()
     started = time.perf_counter()
     for attempt in range(READ_ATTEMPTS):
@@ -139,7 +142,7 @@ def stored_communities(workspace: str, *, limit: int | None = 20, graph: Graph |
         unassigned=run["unassigned"] or 0,
         modularity=round(run["modularity"] or 0.0, 6),
         quality=round(run["quality"] or 0.0, 6),
-        communities=found if limit is None else found[:limit],
+        communities=found[:limit],
         fetch_s=read,
         leiden_s=0.0,
         write_s=0.0,
@@ -191,6 +194,7 @@ def compute_communities(
     resolution and seed. `iterations` is Leiden's number of iterations (negative: until
     stable). `limit` bounds how many communities the answer lists (all are written back).
     """
+    limit = result_limit(limit, ALL)
     objective, algorithm, resolution = _leiden_arguments(objective, algorithm, resolution)
     seed = DEFAULT_SEED if seed is None else seed
     min_conf = confidence_floor(min_confidence)
@@ -247,7 +251,7 @@ def compute_communities(
         unassigned=g.vcount() - len(member_rows),
         modularity=round(modularity, 6),
         quality=round(quality, 6),
-        communities=found if limit is None else found[:limit],
+        communities=found[:limit],
         fetch_s=round(fetched - started, 3),
         leiden_s=round(clustered - fetched, 3),
         write_s=round(written - clustered, 3),

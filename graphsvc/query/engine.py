@@ -17,7 +17,7 @@ from graphsvc.graph import reads
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.model import ENTITY, ENTITY_PROPERTIES, Label
 from graphsvc.query import ranking
-from graphsvc.query.arguments import check_length, confidence_floor, rel_types, resolve_scope
+from graphsvc.query.arguments import check_length, confidence_floor, rel_types, resolve_scope, result_limit
 from graphsvc.query.communities import communities
 from graphsvc.query.parser import KNOWN_TURN_KEYS, MAX_DEPTH, MAX_HOPS, ParsedQuery, parse, parse_keywords
 from graphsvc.query.results import (
@@ -35,7 +35,6 @@ from graphsvc.query.results import (
     SearchHit,
     SearchResult,
 )
-from graphsvc.settings import get_settings
 
 SEARCH_FIELDS = ("name", "qualified_name", "path", "signature", "doc")
 # Matches a search ranks at most; beyond them, those named like a keyword and then the
@@ -58,18 +57,6 @@ _KIND_LABELS = {
     "community": Label.COMMUNITY,
     "workspace": Label.WORKSPACE,
 }
-
-
-def _max_results() -> int:
-    return get_settings().server.max_results
-
-
-def _limit(limit: int | None, default: int) -> int:
-    if limit is None:
-        return min(default, _max_results())
-    if limit < 1:
-        raise InputError(f"limit must be at least 1, got {limit}")
-    return min(limit, _max_results())
 
 
 def _provs(provs: list[str] | None) -> list[str]:
@@ -205,7 +192,7 @@ def search(
     if isinstance(terms, str):
         terms = parse_keywords(terms)
     scope_ws = resolve_scope(workspace, turn_id).workspace if (workspace or turn_id) else None
-    limit = _limit(limit, DEFAULT_LIMITS["search"])
+    limit = result_limit(limit, DEFAULT_LIMITS["search"])
     labels, sym_kinds = [], []
     for k in kinds or []:
         k = k.lower()
@@ -289,7 +276,7 @@ def neighborhood(
     check_length(ref, "an entity id")
     graph = graph or get_graph()
     scope = resolve_scope(workspace, turn_id)
-    limit = _limit(limit, DEFAULT_LIMITS["neigh"])
+    limit = result_limit(limit, DEFAULT_LIMITS["neigh"])
     center = _resolve_row(graph, scope.workspace, ref)
     c, nodes, edges, truncated = _fetch_neighborhood(
         graph, scope.workspace, center, depth, rel_types(rels), _provs(provs), confidence_floor(min_confidence), limit
@@ -321,7 +308,7 @@ def paths(
     scope = resolve_scope(workspace, turn_id)
     if not 1 <= max_hops <= MAX_HOPS:
         raise InputError(f"maxHops must be 1..{MAX_HOPS}, got {max_hops}")
-    limit = _limit(limit, DEFAULT_LIMITS["path"])
+    limit = result_limit(limit, DEFAULT_LIMITS["path"])
     a = _resolve_row(graph, scope.workspace, source)
     b = _resolve_row(graph, scope.workspace, target)
     found: list[Path] = []
@@ -366,7 +353,7 @@ def explain(
     check_length(ref, "an entity id")
     graph = graph or get_graph()
     scope = resolve_scope(workspace, turn_id)
-    limit = _limit(limit, DEFAULT_LIMITS["explain"])
+    limit = result_limit(limit, DEFAULT_LIMITS["explain"])
     center_row = _resolve_row(graph, scope.workspace, ref)
     center, nodes, edges, truncated = _fetch_neighborhood(
         graph, scope.workspace, center_row, depth, rel_types(rels), _provs(provs), confidence_floor(min_confidence), limit
@@ -479,7 +466,7 @@ def context_query(query: str | ParsedQuery, *, graph: Graph | None = None) -> Co
             seed=parsed.seed,
             objective=parsed.objective,
             algorithm=parsed.algorithm,
-            limit=parsed.limit,
+            limit=DEFAULT_LIMITS["communities"] if parsed.limit is None else parsed.limit,
             graph=graph,
         )
     elif op == "key":
