@@ -80,6 +80,10 @@ class LanguageSpec:
     # May a type's methods be defined in any file (Rust `impl` blocks, C++ `T::m` definitions
     # in a source file), not only with the type?
     members_anywhere: bool = False
+    # File stems that stand for their directory when it is imported (``__init__``, ``index``).
+    package_files: tuple[str, ...] = ()
+    # Extensions tried, in order, for an import that names a file without one.
+    import_extensions: tuple[str, ...] = ()
     # Files whose definitions count as the implementation of an imported header.
     header_extensions: tuple[str, ...] = ()
     source_extensions: tuple[str, ...] = ()
@@ -186,6 +190,9 @@ _JS_FAMILY = dict(
     super_names=frozenset({"super"}),
     name_node_types=frozenset({"identifier", "this", "super"}),
     builtins=_JS_BUILTINS,
+    package_files=("index",),
+    # TypeScript imports name the compiled file (`./a.js` for a.ts): sources come first.
+    import_extensions=(".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts"),
 )
 
 LANGUAGES: dict[str, LanguageSpec] = {
@@ -197,6 +204,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             package="tree_sitter_python",
             function="language",
             module_system="python",
+            package_files=("__init__",),
             self_names=frozenset({"self", "cls"}),
             super_names=frozenset({"super()"}),
             doc_style="docstring",
@@ -242,6 +250,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             package="tree_sitter_rust",
             function="language",
             module_system="rust",
+            package_files=("mod", "lib", "main"),
             self_names=frozenset({"self", "Self"}),
             name_node_types=frozenset({"identifier", "self", "scoped_identifier", "crate", "super"}),
             comment_node_types=frozenset({"line_comment", "block_comment"}),

@@ -13,10 +13,6 @@ from indexers.resolve.modules import MODULE_SYSTEMS, FileSet, ModuleSystem
 from indexers.resolve.table import SymbolTable
 
 
-# Files that stand for their directory when imported.
-_PACKAGE_FILES = frozenset({"__init__", "mod", "lib", "main", "index"})
-
-
 def _import_keys(ext: FileExtraction) -> set[tuple]:
     return {(i.module, i.name, i.alias, i.level) for i in ext.imports}
 
@@ -102,7 +98,7 @@ def affected_files(
             names.add(stem)
             ext = old or new
             spec = LANGUAGES.get(ext.lang) if ext.lang else None
-            if stem in _PACKAGE_FILES or (spec is not None and spec.directory_scope):
+            if spec is not None and (stem in spec.package_files or spec.directory_scope):
                 names.add(posixpath.basename(posixpath.dirname(path)))
         elif old is not None and new is not None and _import_keys(old) != _import_keys(new):
             # What this file re-exports may have changed for files importing it.

@@ -17,6 +17,8 @@ from indexers.resolve.common import TYPE_KIND_NAMES, SPLIT, ImportContext, base_
 from indexers.resolve.modules import MODULE_SYSTEMS, ModuleSystem
 
 _CALLABLE_KINDS = frozenset({"function", "class", "struct"})
+# An include names a header with its extension; the file's stem is what other files name.
+_HEADER_EXTENSIONS = tuple(sorted({e for spec in LANGUAGES.values() for e in spec.header_extensions}))
 
 
 class SymbolTable:
@@ -290,4 +292,4 @@ def _referenced_names(ext: FileExtraction) -> set[str]:
 
 def _module_tail(module: str) -> str:
     tail = re.split(r"[./:\\]+", module.strip("./"))[-1] if module.strip("./") else module
-    return posixpath.splitext(tail)[0] if "/" in module or module.endswith((".h", ".hpp")) else tail
+    return posixpath.splitext(tail)[0] if "/" in module or module.endswith(_HEADER_EXTENSIONS) else tail

@@ -38,6 +38,9 @@ class ModuleSystem:
         # in which files entered the table (a clean run and an incremental one differ there).
         self.paths = sorted(p for p, e in table.files.items() if e.lang and LANGUAGES[e.lang].module_system == self.system)
         self.path_set = set(self.paths)
+        specs = [s for s in LANGUAGES.values() if s.module_system == self.system]
+        self.package_files = frozenset(stem for s in specs for stem in s.package_files)
+        self.import_extensions = tuple(dict.fromkeys(e for s in specs for e in s.import_extensions))
 
     def bind(self, ext: FileExtraction, imp: ImportRef, ctx: ImportContext) -> None:
         raise NotImplementedError

@@ -11,9 +11,6 @@ from indexers.resolve.common import ImportContext
 from indexers.resolve.modules.base import ModuleSystem
 
 
-_JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts")
-
-
 class JsModules(ModuleSystem):
     system = "js"
 
@@ -31,7 +28,8 @@ class JsModules(ModuleSystem):
         if stem in self.path_set:
             return (stem,)
         base = re.sub(r"\.(m|c)?js$", "", stem)  # TypeScript imports name the compiled .js file
-        for cand in [base + e for e in _JS_EXTS] + [f"{stem}/index{e}" for e in _JS_EXTS]:
+        exts = self.import_extensions
+        for cand in [base + e for e in exts] + [f"{stem}/{index}{e}" for index in sorted(self.package_files) for e in exts]:
             if cand in self.path_set:
                 return (cand,)
         return ()

@@ -16,17 +16,19 @@ class PythonModules(ModuleSystem):
 
     def __init__(self, table: Files):
         super().__init__(table)
+        (self.init,) = self.package_files  # __init__
+        init = self.init
         self.index: dict[str, list[str]] = defaultdict(list)
-        packages = {posixpath.dirname(p) for p in self.paths if posixpath.basename(p) in ("__init__.py", "__init__.pyi")}
+        packages = {posixpath.dirname(p) for p in self.paths if posixpath.basename(p) in (f"{init}.py", f"{init}.pyi")}
         for p in sorted(self.paths, key=lambda p: p.endswith(".pyi")):  # .py before .pyi
             stem = posixpath.splitext(p)[0]
             parts = stem.split("/")
-            if parts[-1] == "__init__":
+            if parts[-1] == init:
                 parts = parts[:-1]
             if not parts:
                 continue
             # The importable name starts below the topmost directory that is not a package.
-            d = posixpath.dirname(p) if posixpath.basename(stem) != "__init__" else posixpath.dirname(posixpath.dirname(p))
+            d = posixpath.dirname(p) if posixpath.basename(stem) != init else posixpath.dirname(posixpath.dirname(p))
             depth = 0
             while d and d in packages:
                 depth += 1
@@ -44,7 +46,8 @@ class PythonModules(ModuleSystem):
                 base = posixpath.dirname(base)
             rel = module.replace(".", "/")
             stem = posixpath.join(base, rel) if rel else base
-            for cand in (stem + ".py", stem + "/__init__.py", stem + ".pyi", stem + "/__init__.pyi"):
+            init = self.init
+            for cand in (f"{stem}.py", f"{stem}/{init}.py", f"{stem}.pyi", f"{stem}/{init}.pyi"):
                 if cand in self.path_set:
                     return (cand,)
             return ()
@@ -53,16 +56,16 @@ class PythonModules(ModuleSystem):
             return tuple(found)
         # A script directory is on sys.path when the script runs: try next to the importer.
         stem = posixpath.join(posixpath.dirname(importer), module.replace(".", "/"))
-        for cand in (stem + ".py", stem + "/__init__.py"):
+        for cand in (f"{stem}.py", f"{stem}/{self.init}.py"):
             if cand in self.path_set:
                 return (cand,)
         return ()
 
     def submodule(self, files: tuple[str, ...], name: str) -> tuple[str, ...] | None:
         for f in files:
-            if posixpath.basename(f).startswith("__init__."):
+            if posixpath.basename(f).startswith(f"{self.init}."):
                 d = posixpath.dirname(f)
-                for cand in (f"{d}/{name}.py", f"{d}/{name}/__init__.py", f"{d}/{name}.pyi"):
+                for cand in (f"{d}/{name}.py", f"{d}/{name}/{self.init}.py", f"{d}/{name}.pyi"):
                     if cand in self.path_set:
                         return (cand,)
         return None

@@ -30,7 +30,7 @@ class RustModules(ModuleSystem):
             rel = p[len(root) + 1 :] if root else p
             stem = posixpath.splitext(rel)[0]
             parts = stem.split("/")
-            if parts[-1] in ("mod", "lib", "main"):
+            if parts[-1] in self.package_files:
                 parts = parts[:-1]
             self.index[(root, "::".join(parts))] = p
 
@@ -38,7 +38,7 @@ class RustModules(ModuleSystem):
         root = self.crate_of.get(path, "")
         rel = path[len(root) + 1 :] if root else path
         parts = posixpath.splitext(rel)[0].split("/")
-        if parts[-1] in ("mod", "lib", "main"):
+        if parts[-1] in self.package_files:
             parts = parts[:-1]
         return parts
 
