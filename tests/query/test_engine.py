@@ -42,11 +42,22 @@ def test_search_filters_kind_and_limit_reports_truncation(graph):
     assert all(h.entity.kind == "method" for h in engine.search("save OR filter", workspace=WS, kinds=["method"]).hits)
 
 
-@pytest.mark.parametrize("text", ['x"y', "a:b", "(x", "title:[a TO b]", "*", "a && b", "\\", "OR", "NOT x~2"])
+# Lucene's analyzer splits `x"y` and `(x` at the punctuation and finds `x` in `helper(x)`;
+# the engine then returns that hit with nothing matched and score 0 instead of leaving it out.
+_UNMATCHED_HIT = pytest.mark.xfail(strict=True, reason="a hit that matched no field is returned")
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param('x"y', marks=_UNMATCHED_HIT), "a:b", pytest.param("(x", marks=_UNMATCHED_HIT),
+    "title:[a TO b]", "*", "a && b", "\\", "OR", "NOT x~2",
+])
 def test_search_treats_lucene_syntax_as_data(graph, text):
-    # Nothing to find, but never a Lucene syntax error.
-    res = engine.search([[text]], workspace=WS)
-    assert isinstance(res.hits, list)
+    # Nothing holds the text: no hits, never a Lucene syntax error or a match-all wildcard;
+    # ORed with a word, it leaves that word's hits as they are.
+    assert engine.search([[text]], workspace=WS).hits == []
+    alone = {h.entity.id for h in engine.search("helper", workspace=WS).hits}
+    either = {h.entity.id for h in engine.search([[text, "helper"]], workspace=WS).hits}
+    assert either == alone and "src/pkg/util.py#helper" in alone
 
 
 def test_entity_resolution_by_id_qualified_name_suffix_and_ambiguity(graph):
