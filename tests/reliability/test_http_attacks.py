@@ -177,7 +177,7 @@ def test_a_foreign_host_header_is_refused(guarded, host):
 @pytest.mark.parametrize("host", ["127.0.0.1:{port}", "localhost:{port}", "LOCALHOST:{port}", "[::1]:{port}", "127.0.0.1"])
 def test_the_loopback_names_are_accepted(guarded, host):
     answer = httpx.get(f"{guarded}/healthz", headers={"Host": host.format(port=_port(guarded))}, timeout=30)
-    assert answer.status_code in (200, 503), answer.text
+    assert answer.status_code == 200 and answer.json()["status"] == "ok", answer.text
 
 
 def test_allowed_hosts_follow_the_bind_address_and_the_setting():
@@ -195,7 +195,7 @@ def test_the_allowed_hosts_setting_is_applied(neo4j_server):
     settings = get_settings().model_copy(deep=True)
     settings.server.allowed_hosts = ["graph.internal"]
     with running(settings) as url:
-        assert httpx.get(f"{url}/healthz", headers={"Host": "graph.internal"}, timeout=30).status_code in (200, 503)
+        assert httpx.get(f"{url}/healthz", headers={"Host": "graph.internal"}, timeout=30).status_code == 200
         assert httpx.get(f"{url}/healthz", timeout=30).status_code == 421  # 127.0.0.1 is no longer listed
 
 
@@ -207,7 +207,8 @@ def test_every_route_refuses_a_foreign_origin(guarded, origin):
         for method, path in app_routes() + [("GET", "/graphql?query=%7Bjobs%7Bid%7D%7D")]:
             answer = client.request(method, f"{guarded}{path}", headers=headers, content=b"{}")
             if path == "/browser/graphsvc.grass":
-                assert answer.status_code in (200, 204), answer.text  # the Neo4j Browser is on another origin
+                # The Neo4j Browser is on another origin: the style and its preflight are served.
+                assert answer.status_code == (204 if method == "OPTIONS" else 200), (method, answer.text)
                 assert answer.headers["access-control-allow-origin"] == "*"
             else:
                 assert answer.status_code == 403, (method, path, answer.status_code)
@@ -251,7 +252,7 @@ def test_every_state_changing_route_needs_a_json_content_type(guarded):
 def test_graphql_get_never_runs_a_mutation(guarded):
     mutation = _quote("mutation { prune(dryRun: true) { removed } }")
     answer = httpx.get(f"{guarded}/graphql?query={mutation}", headers=AUTH, timeout=30)
-    assert answer.status_code in (400, 405) and "prune" not in answer.text.replace("prune(", ""), answer.text
+    assert answer.status_code == 400 and "mutations are not allowed when using GET" in answer.text, answer.text
 
 
 def test_no_query_field_records_anything(guarded):
