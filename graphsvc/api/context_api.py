@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from strawberry.scalars import JSON
 
 from graphsvc.api.app import error_body
-from graphsvc.api.types import rest_model, shape, to_gql, to_rest
+from graphsvc.api.types import from_gql, gql_input, rest_model, shape, to_gql, to_rest
 from graphsvc.context.episodes import ContextPack as PackData
 from graphsvc.context.episodes import Episode as EpisodeData
 from graphsvc.context.events import Event as EventData
@@ -88,18 +88,7 @@ PruneReport = shape(
 # --- GraphQL ------------------------------------------------------------------------------
 
 
-@strawberry.input(description="An incoming message to place in a turn family.")
-class MessageInput:
-    text: str = ""
-    session_id: str | None = None
-    turn_id: str | None = None
-    parent_id: str | None = None
-    family_id: str | None = None
-    metadata: JSON | None = None
-
-    def to_message(self) -> Message:
-        return Message(text=self.text, session_id=self.session_id, turn_id=self.turn_id,
-                       parent_id=self.parent_id, family_id=self.family_id, metadata=self.metadata or {})
+MessageInput = gql_input(Message, "MessageInput", "An incoming message to place in a turn family.")
 
 
 @strawberry.input(description="A key to record for a turn.")
@@ -128,7 +117,7 @@ class ContextQuery:
 
     @strawberry.field(description="Which turn family a message belongs to (recordRoute also records it).")
     def resolve_turn(self, message: MessageInput) -> TurnResolution:
-        return to_gql(_store().turns.resolve(message.to_message(), record=False))
+        return to_gql(_store().turns.resolve(from_gql(Message, message), record=False))
 
     @strawberry.field(description="Episodes, newest first.")
     def episodes(self, limit: int = 20, session_id: str | None = None,
@@ -160,7 +149,7 @@ class ContextMutation:
 
     @strawberry.mutation(description="Resolve a message's turn family, as resolveTurn, and record a RouteDecided event.")
     def record_route(self, message: MessageInput) -> TurnResolution:
-        return to_gql(_store().turns.resolve(message.to_message(), record=True))
+        return to_gql(_store().turns.resolve(from_gql(Message, message), record=True))
 
     @strawberry.mutation(description="Bind a turn family to a route (records StickyBound).")
     def bind_sticky(self, family_id: str, route: str) -> StickyBinding:

@@ -188,6 +188,32 @@ def _gql_hint(hint: Any) -> Any:
     return _wire_hint(hint, gql=True)
 
 
+def gql_input(cls: type, name: str, description: str) -> type:
+    """The strawberry input type of dataclass `cls`: its fields and defaults (a factory's: null)."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    annotations: dict[str, Any] = {}
+    defaults: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        annotations[f.name] = _gql_hint(hints[f.name])
+        if f.default is not dataclasses.MISSING:
+            defaults[f.name] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            annotations[f.name] = annotations[f.name] | None
+            defaults[f.name] = None
+    return strawberry.input(type(name, (), {"__annotations__": annotations, **defaults}), description=description)
+
+
+def from_gql(cls: type, value: Any) -> Any:
+    """The dataclass `cls` from an instance of its `gql_input` type."""
+    args = {}
+    for f in dataclasses.fields(cls):
+        item = getattr(value, f.name)
+        if item is None and f.default_factory is not dataclasses.MISSING:
+            item = f.default_factory()
+        args[f.name] = item
+    return cls(**args)
+
+
 def to_gql(value: Any) -> Any:
     """A library dataclass as an instance of its GraphQL type."""
     return _wire(value, gql=True)
