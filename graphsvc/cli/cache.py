@@ -6,7 +6,6 @@ inside the freshness window. Reporting verbs take `--json`.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -16,9 +15,10 @@ from typing import Any
 
 import click
 
+from graphsvc.cli.output import emit as _emit
+from graphsvc.cli.output import json_option as _json
 from graphsvc.errors import InputError
 
-_json = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 _workspace = click.option(
     "--workspace",
     "-w",
@@ -38,13 +38,6 @@ def _continuity():
     from graphsvc.context.continuity import Continuity
 
     return Continuity()
-
-
-def _emit(data: Any, as_json: bool, text: str) -> None:
-    if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
-    else:
-        click.echo(text)
 
 
 def _read(source: str) -> bytes:
@@ -138,21 +131,16 @@ def register(main: click.Group) -> None:
         if hits.note:
             click.echo(f"note: {hits.note}", err=True)
 
-    @cache_group.command("pin")
-    @click.argument("ref")
-    @_json
-    def cache_pin(ref: str, as_json: bool) -> None:
-        """Pin REF: eviction never removes it."""
-        info = _cache().pin(ref)
-        _emit(asdict(info), as_json, f"pinned {info.ref}")
+    def pinning(verb: str, done: str, doc: str) -> None:
+        @cache_group.command(verb, help=doc)
+        @click.argument("ref")
+        @_json
+        def command(ref: str, as_json: bool) -> None:
+            info = getattr(_cache(), verb)(ref)
+            _emit(asdict(info), as_json, f"{done} {info.ref}")
 
-    @cache_group.command("unpin")
-    @click.argument("ref")
-    @_json
-    def cache_unpin(ref: str, as_json: bool) -> None:
-        """Unpin REF."""
-        info = _cache().unpin(ref)
-        _emit(asdict(info), as_json, f"unpinned {info.ref}")
+    pinning("pin", "pinned", "Pin REF: eviction never removes it.")
+    pinning("unpin", "unpinned", "Unpin REF.")
 
     @cache_group.command("pins")
     @_json

@@ -5,29 +5,20 @@ Thin wrappers over `graphsvc.context.store.get_store()`; every reporting verb ta
 
 from __future__ import annotations
 
-import json
 import sys
-from typing import Any
 
 import click
 
+from graphsvc.cli.output import emit as _emit
+from graphsvc.cli.output import json_option as _json
 from graphsvc.errors import InputError
 from graphsvc.graph.runtime import TurnMirror
-
-_json = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
 
 def _store():
     from graphsvc.context.store import get_store
 
     return get_store()
-
-
-def _emit(data: Any, as_json: bool, text: str) -> None:
-    if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
-    else:
-        click.echo(text)
 
 
 def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
