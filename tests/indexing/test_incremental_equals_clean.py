@@ -266,3 +266,27 @@ def test_random_edit_sequences_give_the_graph_of_a_clean_index(graph, workspace,
         clean = f"{workspace}-clean{step}"
         index_symbols(repo, workspace=clean, jobs=1)
         assert_same_graph(graph.read, workspace, clean, f"seed {seed} after:\n  " + "\n  ".join(editor.log))
+
+
+def test_a_package_appearing_renames_the_modules_below_it_for_unchanged_importers(graph, workspace, tmp_path):
+    """An empty ``__init__.py`` is not indexed; once it holds code, ``app/inner`` is a package
+    and ``app/inner/lib.py`` is no longer the top-level module ``lib`` that ``user.py``
+    imports, though ``user.py`` itself did not change (found on flask 3.0.3)."""
+    repo = tmp_path / "repo"
+    (repo / "app" / "inner").mkdir(parents=True)
+    (repo / "app" / "__init__.py").write_text("VERSION = 1\n")
+    (repo / "app" / "inner" / "__init__.py").write_text("")
+    (repo / "app" / "inner" / "lib.py").write_text("def helper():\n    return 2\n")
+    (repo / "lib.py").write_text("def helper():\n    return 1\n")
+    (repo / "user.py").write_text("import lib\n\n\ndef run():\n    return lib.helper()\n")
+    (repo / "near.py").write_text("from app.inner import lib\n")
+    index_symbols(repo, workspace=workspace, jobs=1)
+    (repo / "app" / "inner" / "__init__.py").write_text("from json import dumps\n\n\ndef added():\n    return dumps(1)\n")
+    _same_as_clean(graph, repo, workspace, "app/inner/__init__.py filled")
+    assert ("user.py", "IMPORTS", "app/inner/lib.py") not in edges(graph, workspace)
+    (repo / "app" / "inner" / "__init__.py").write_text("")
+    _same_as_clean(graph, repo, workspace, "app/inner/__init__.py emptied")
+    (repo / "app" / "__init__.py").unlink()
+    _same_as_clean(graph, repo, workspace, "app/__init__.py deleted")
+    (repo / "app" / "__init__.py").write_text("VERSION = 2\n")
+    _same_as_clean(graph, repo, workspace, "app/__init__.py created")
