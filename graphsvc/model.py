@@ -1,4 +1,5 @@
-"""The graph model, stated once: labels, relationship types, provenance, reasons and id rules.
+"""The graph model, stated once: labels, relationship types, provenance, reasons, id rules,
+and the records of every node kind and code edge with each property and its type.
 
 Every node carries ``:Entity`` plus exactly one kind label. ``id`` is unique per workspace
 and readable: a directory ``src/``, a file ``src/app.py``, a symbol ``src/app.py#App.run``,
@@ -8,7 +9,12 @@ the workspace root ``/``, an external module ``ext:os.path``, an external symbol
 
 from __future__ import annotations
 
+import dataclasses
+import types
+import typing
+from dataclasses import MISSING, dataclass
 from enum import StrEnum
+from typing import Any, ClassVar
 
 ENTITY = "Entity"
 
@@ -127,3 +133,204 @@ def turn_id(turn: str) -> str:
 
 def community_id(n: int) -> str:
     return f"{COMMUNITY_PREFIX}{n}"
+
+
+# --- records: each property of a node kind or a code edge, declared once -------------------
+#
+# A field's metadata says where the property goes: the graph writer builds its SET lists and
+# row getters from the stored fields, the reads their projection and the query engine its
+# `Entity` from the returned ones. Adding a property is adding a field here.
+
+STORED = "stored"  # written to the graph (default: true)
+RETURNED = "returned"  # read back into `Entity`, for every client (default: false)
+CONSTANT = "constant"  # the same for every node of the kind: written by the statement itself
+ALSO = "also"  # a second property the value is stored under
+
+
+def prop(
+    default: Any = MISSING,
+    *,
+    returned: bool = False,
+    stored: bool = True,
+    also: str | None = None,
+) -> Any:
+    """A property of a record."""
+    return dataclasses.field(default=default, metadata={STORED: stored, RETURNED: returned, ALSO: also})
+
+
+def constant(value: str, *, returned: bool = True) -> Any:
+    """A property whose value is fixed by the node kind (its `kind`, its `prov`)."""
+    return dataclasses.field(default=value, init=False, metadata={CONSTANT: True, RETURNED: returned})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkspaceNode:
+    """The workspace itself (id ``/``): the root of the tree, named after the workspace."""
+
+    LABELS: ClassVar[tuple[Label, ...]] = (Label.WORKSPACE,)
+    id: str = WORKSPACE_ID
+    name: str = prop(returned=True)  # the workspace's name
+    kind: str = constant("workspace")
+    prov: str = constant(Prov.EXTRACTED)
+    path: str = constant("")
+    root: str  # the absolute path of the directory indexed
+    skip_reason: str | None = None  # set when the root could not be listed
+    indexer: str  # fingerprint of the indexer that classified the tree's files
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _TreeNode:
+    """A directory or a file, as the tree sync finds it."""
+
+    id: str  # dir_id or file_id
+    name: str = prop(returned=True)
+    kind: str  # a constant of each kind
+    prov: str = constant(Prov.EXTRACTED)
+    path: str = prop(returned=True)  # repository-relative, "" for the root
+    skip_reason: str | None = None  # why it was not read: unreadable, binary, too-large, ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DirectoryNode(_TreeNode):
+    LABELS: ClassVar[tuple[Label, ...]] = (Label.DIRECTORY,)
+    kind: str = constant("dir")
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolNode:
+    """A definition in a file. Positional: stored extractions rebuild it from its values."""
+
+    LABELS: ClassVar[tuple[Label, ...]] = (Label.SYMBOL,)
+    id: str  # symbol_id(path, qualified_name)
+    name: str = prop(returned=True)
+    kind: str = prop(returned=True)  # a SymbolKind value
+    file: str = prop(returned=True, also="path")  # id of the file it is defined in
+    qualified_name: str = prop(returned=True)
+    signature: str = prop("", returned=True)
+    lang: str = prop("", returned=True)
+    start_line: int = prop(0, returned=True)  # 1-based
+    end_line: int = prop(0, returned=True)
+    parent: str = prop("", stored=False)  # id of the containing file or type: the CONTAINS source
+    doc: str = ""
+    prov: str = constant(Prov.EXTRACTED)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExternalNode:
+    """Code outside the workspace that an edge points at: a module, or a symbol of one.
+    Written once, when first referred to."""
+
+    LABELS: ClassVar[tuple[Label, ...]] = (Label.SYMBOL, Label.EXTERNAL)
+    id: str  # external_module_id or external_symbol_id
+    name: str = prop(returned=True)
+    qualified_name: str = prop(returned=True)
+    kind: str = prop(returned=True)  # SymbolKind.EXTERNAL_MODULE or EXTERNAL_SYMBOL
+    prov: str = constant(Prov.INFERRED)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileNode(_TreeNode):
+    LABELS: ClassVar[tuple[Label, ...]] = (Label.FILE,)
+    kind: str = constant("file")
+    size: int
+    lang: str | None = prop(returned=True)
+    hash: str | None  # sha256 hex of the content; None when unreadable
+    mtime_ns: int | None = None  # when the tree sync last saw the file change
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileParse:
+    """What parsing a file found, written on its File node after its symbols."""
+
+    id: str  # file_id
+    symbols_hash: str | None  # the content hash the symbols were extracted from
+    has_errors: bool | None
+    error_count: int | None
+    parse_note: str | None  # why nothing was extracted, or problems worth a look
+
+
+@dataclass(frozen=True, slots=True)
+class CodeEdge:
+    """A relationship of `CODE_RELS` between two entity ids, with how it is known.
+    Repeats of one (type, src, dst) are stored once, with their `count`."""
+
+    src: str = prop(stored=False)
+    dst: str = prop(stored=False)
+    type: str = prop(stored=False)  # a Rel value
+    prov: str = prop()  # a Prov value
+    confidence: float = 1.0
+    reason: str = Reason.SYNTAX.value
+    line: int | None = None  # the first line it occurs on
+    count: int = 1
+
+
+# Node kinds in the order their returned properties appear in `Entity`.
+NODE_RECORDS = (WorkspaceNode, DirectoryNode, SymbolNode, ExternalNode, FileNode)
+
+
+def stored_fields(record: type) -> tuple[dataclasses.Field, ...]:
+    """The fields of `record` written to the graph, constants included."""
+    return tuple(f for f in dataclasses.fields(record) if f.metadata.get(STORED, True))
+
+
+def is_constant(f: dataclasses.Field) -> bool:
+    return bool(f.metadata.get(CONSTANT))
+
+
+def also(f: dataclasses.Field) -> str | None:
+    return f.metadata.get(ALSO)
+
+
+# --- the entity read back ------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)
+class _EntityKeys:
+    id: str
+    workspace: str
+    # The kind label (Workspace, Directory, File, Symbol, Turn, Note, Community), and all of them.
+    label: str = dataclasses.field(metadata={STORED: False})
+    labels: list[str] = dataclasses.field(metadata={STORED: False})
+
+
+def _without_none(hint: Any) -> Any:
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return typing.Union[tuple(a for a in typing.get_args(hint) if a is not type(None))]
+    return hint
+
+
+def _returned_properties() -> list[tuple[str, Any, dataclasses.Field]]:
+    """Every returned property of a node kind, optional in `Entity` (other kinds lack it)."""
+    seen: dict[str, Any] = {}
+    for record in NODE_RECORDS:
+        hints = typing.get_type_hints(record)
+        for f in dataclasses.fields(record):
+            if not f.metadata.get(RETURNED):
+                continue
+            hint = _without_none(hints[f.name])
+            for name in filter(None, (f.name, also(f))):
+                if seen.setdefault(name, hint) != hint:
+                    raise TypeError(f"property {name!r} is {seen[name]} in one node kind, {hint} in another")
+    return [(name, hint | None, dataclasses.field(default=None)) for name, hint in seen.items()]
+
+
+Entity = dataclasses.make_dataclass(
+    "Entity",
+    [
+        *_returned_properties(),
+        # Written by the communities write-back.
+        ("community", int | None, dataclasses.field(default=None)),
+        # Computed by the answer: all relationships of the node, and hops from the query's entity.
+        ("degree", int | None, dataclasses.field(default=None, metadata={STORED: False})),
+        ("level", int | None, dataclasses.field(default=None, metadata={STORED: False})),
+    ],
+    bases=(_EntityKeys,),
+    kw_only=True,
+    namespace={
+        "__module__": __name__,
+        "__doc__": "A node of the graph: workspace, directory, file, symbol, turn, note or community.",
+    },
+)
+
+# Entity's properties as stored on a node: what the reads project and the engine reads back.
+ENTITY_PROPERTIES = tuple(f.name for f in dataclasses.fields(Entity) if f.metadata.get(STORED, True))

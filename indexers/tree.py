@@ -14,7 +14,7 @@ import re
 import stat
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from graphsvc import model
@@ -244,8 +244,8 @@ def scan_tree(
             entries = sorted(os.scandir(dir_abs), key=lambda e: e.name)
         except OSError as exc:
             # The directory stays in the graph with the reason; its contents cannot be read.
-            directory = next(d for d in reversed(scan.dirs) if d.path == dir_rel)
-            directory.skip_reason = f"{Skip.UNREADABLE}: {exc.strerror or exc}"
+            i = next(i for i in reversed(range(len(scan.dirs))) if scan.dirs[i].path == dir_rel)
+            scan.dirs[i] = replace(scan.dirs[i], skip_reason=f"{Skip.UNREADABLE}: {exc.strerror or exc}")
             continue
         for entry in entries:
             if entry.name in ALWAYS_IGNORED:

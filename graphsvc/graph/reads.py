@@ -13,19 +13,14 @@ from typing import Any
 from neo4j import Query, Result, Session
 
 from graphsvc.graph.driver import Graph
-from graphsvc.model import WORKSPACE_ID, Label, Prov, Rel
-
-# The node fields every answer carries.
-_NODE = """{{
-  eid: elementId({n}), id: {n}.id, workspace: {n}.workspace, labels: labels({n}), name: {n}.name,
-  kind: {n}.kind, prov: {n}.prov, path: {n}.path, file: {n}.file,
-  qualified_name: {n}.qualified_name, signature: {n}.signature, lang: {n}.lang,
-  start_line: {n}.start_line, end_line: {n}.end_line, community: {n}.community
-}}"""
+from graphsvc.model import ENTITY_PROPERTIES, WORKSPACE_ID, Label, Prov, Rel
 
 
 def _node(var: str) -> str:
-    return _NODE.format(n=var)
+    """The node fields every answer carries: the model's `Entity` as stored, with element id
+    and labels."""
+    fields = [f"eid: elementId({var})", f"labels: labels({var})", *(f"{p}: {var}.{p}" for p in ENTITY_PROPERTIES)]
+    return "{" + ", ".join(fields) + "}"
 
 
 # Edge filters shared by neighborhood, paths and explain. `$provs` empty means any.

@@ -6,16 +6,19 @@ input); everything else travels as parameters in ``UNWIND`` batches.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from enum import Enum
 from itertools import islice
+from operator import attrgetter
 from typing import Any
 
 from graphsvc import model
 from graphsvc.errors import Neo4jUnavailable
 from graphsvc.graph.driver import Graph
-from graphsvc.model import Rel
+from graphsvc.model import Label, Rel
 
 BATCH = 5000
 # Index writes are ours, not user queries: allow them longer than the query limit (a batch
@@ -31,55 +34,87 @@ RETURN n.id AS id, labels(n) AS labels, n.size AS size, n.mtime_ns AS mtime_ns, 
        n.indexer AS indexer
 """
 
-_UPSERT_WORKSPACE = """
-MERGE (w:Entity {workspace: $ws, id: $id})
-ON CREATE SET w:Workspace, w.prov = 'EXTRACTED', w.kind = 'workspace'
-SET w.name = $ws, w.root = $root, w.path = '', w.skip_reason = $skip_reason, w.indexer = $indexer
+def _literal(value: object) -> str:
+    """A model constant (never input) as Cypher text."""
+    return json.dumps(value.value if isinstance(value, Enum) else value)
+
+
+def _row_fields(record: type) -> tuple[str, ...]:
+    """The keys of a record's row: its stored properties but the constants."""
+    return tuple(f.name for f in model.stored_fields(record) if not model.is_constant(f))
+
+
+def _properties(record: type) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(property, Cypher value) of the constants and of the row values of `record`, key aside."""
+    constants, values = [], []
+    for f in model.stored_fields(record):
+        if model.is_constant(f):
+            constants.append((f.name, _literal(f.default)))
+        elif f.name != "id":
+            values += [(name, f"row.{f.name}") for name in (f.name, model.also(f)) if name]
+    return constants, values
+
+
+def _set(var: str, pairs: list[tuple[str, str]]) -> str:
+    return ", ".join(f"{var}.{name} = {value}" for name, value in pairs)
+
+
+def _labels(record: type) -> str:
+    return ":".join(label.value for label in record.LABELS)
+
+
+def _merge_nodes(record: type, var: str, on_create_only: bool = False) -> str:
+    """MERGE each row's node by key; its labels and constants are set when it is created, its
+    values every time (or then only)."""
+    constants, values = _properties(record)
+    on_create = _set(var, constants + values if on_create_only else constants)
+    text = f"""UNWIND $rows AS row
+MERGE ({var}:{model.ENTITY} {{workspace: $ws, id: row.id}})
+ON CREATE SET {var}:{_labels(record)}, {on_create}
+"""
+    return text if on_create_only else text + f"SET {_set(var, values)}\n"
+
+
+def _create_nodes(record: type, var: str) -> str:
+    constants, values = _properties(record)
+    props = ", ".join(f"{name}: {value}" for name, value in [("workspace", "$ws"), ("id", "row.id"), *constants, *values])
+    return f"UNWIND $rows AS row\nCREATE ({var}:{model.ENTITY}:{_labels(record)} {{{props}}})\n"
+
+
+# A tree edge is extracted, certain and read off the filesystem.
+_TREE_EDGE = model.CodeEdge(src="", dst="", type=Rel.CONTAINS.value, prov=model.Prov.EXTRACTED.value)
+_TREE_EDGE_PROPS = [(f.name, _literal(getattr(_TREE_EDGE, f.name))) for f in model.stored_fields(model.CodeEdge)
+                    if f.name not in ("line", "count")]
+
+
+def _upsert_tree_nodes(record: type) -> str:
+    # Rows with a `parent` are new: the node and its CONTAINS edge are created together.
+    return _merge_nodes(record, "n") + f"""WITH n, row WHERE row.parent IS NOT NULL
+MATCH (p:Entity {{workspace: $ws, id: row.parent}}) USING INDEX SEEK p:Entity(workspace, id)
+MERGE (p)-[r:{Rel.CONTAINS.value}]->(n)
+ON CREATE SET {_set("r", _TREE_EDGE_PROPS)}
 """
 
-# Rows with a `parent` are new: the node and its CONTAINS edge are created together.
-_UPSERT_DIRS = """
-UNWIND $rows AS row
-MERGE (d:Entity {workspace: $ws, id: row.id})
-ON CREATE SET d:Directory, d.prov = 'EXTRACTED', d.kind = 'dir'
-SET d.name = row.name, d.path = row.path, d.skip_reason = row.skip_reason
-WITH d, row WHERE row.parent IS NOT NULL
-MATCH (p:Entity {workspace: $ws, id: row.parent}) USING INDEX SEEK p:Entity(workspace, id)
-MERGE (p)-[r:CONTAINS]->(d)
-ON CREATE SET r.prov = 'EXTRACTED', r.confidence = 1.0, r.reason = 'syntax'
-"""
 
-_UPSERT_FILES = """
-UNWIND $rows AS row
-MERGE (f:Entity {workspace: $ws, id: row.id})
-ON CREATE SET f:File, f.prov = 'EXTRACTED', f.kind = 'file'
-SET f.name = row.name, f.path = row.path, f.lang = row.lang, f.size = row.size,
-    f.hash = row.hash, f.mtime_ns = row.mtime_ns, f.skip_reason = row.skip_reason
-WITH f, row WHERE row.parent IS NOT NULL
-MATCH (p:Entity {workspace: $ws, id: row.parent}) USING INDEX SEEK p:Entity(workspace, id)
-MERGE (p)-[r:CONTAINS]->(f)
-ON CREATE SET r.prov = 'EXTRACTED', r.confidence = 1.0, r.reason = 'syntax'
-"""
+_UPSERT_WORKSPACE = _merge_nodes(model.WorkspaceNode, "w")
+_UPSERT_DIRS = _upsert_tree_nodes(model.DirectoryNode)
+_UPSERT_FILES = _upsert_tree_nodes(model.FileNode)
 
 # Deletes return the external nodes they stopped referring to: the candidates for
 # `_DELETE_ORPHAN_EXTERNALS` (checking those is cheaper than a sweep of every external).
-_DELETE_BY_FILE = """
-UNWIND $files AS file
-MATCH (n:Entity {workspace: $ws, file: file}) USING INDEX SEEK n:Entity(workspace, file)
+def _delete_nodes(key: str, values: str) -> str:
+    return f"""
+UNWIND ${values} AS value
+MATCH (n:Entity {{workspace: $ws, {key}: value}}) USING INDEX SEEK n:Entity(workspace, {key})
 WITH n, [(n)-->(x:External) | x.id] AS released
 DETACH DELETE n
 WITH released UNWIND released AS x
 RETURN collect(DISTINCT x) AS released
 """
 
-_DELETE_BY_ID = """
-UNWIND $ids AS id
-MATCH (n:Entity {workspace: $ws, id: id}) USING INDEX SEEK n:Entity(workspace, id)
-WITH n, [(n)-->(x:External) | x.id] AS released
-DETACH DELETE n
-WITH released UNWIND released AS x
-RETURN collect(DISTINCT x) AS released
-"""
+
+_DELETE_BY_FILE = _delete_nodes("file", "files")
+_DELETE_BY_ID = _delete_nodes("id", "ids")
 
 _SYMBOL_IDS = """
 MATCH (s:Entity {workspace: $ws})
@@ -87,36 +122,15 @@ WHERE s:Symbol AND s.file IS NOT NULL
 RETURN s.id AS id
 """
 
-_UPSERT_SYMBOLS = """
-UNWIND $rows AS row
-MERGE (s:Entity {workspace: $ws, id: row.id})
-ON CREATE SET s:Symbol, s.prov = 'EXTRACTED'
-SET s.name = row.name, s.qualified_name = row.qualified_name, s.kind = row.kind,
-    s.file = row.file, s.path = row.file, s.lang = row.lang, s.start_line = row.start_line,
-    s.end_line = row.end_line, s.signature = row.signature, s.doc = row.doc
-RETURN collect(elementId(s)) AS eids
-"""
+_UPSERT_SYMBOLS = _merge_nodes(model.SymbolNode, "s") + "RETURN collect(elementId(s)) AS eids\n"
 
 # A workspace with no symbols yet (a first index) needs no MERGE: creating each node with
 # its labels and properties at once costs a fraction of a MERGE followed by SETs.
-_CREATE_SYMBOLS = """
-UNWIND $rows AS row
-CREATE (s:Entity:Symbol {
-  workspace: $ws, id: row.id, prov: 'EXTRACTED', name: row.name,
-  qualified_name: row.qualified_name, kind: row.kind, file: row.file, path: row.file,
-  lang: row.lang, start_line: row.start_line, end_line: row.end_line,
-  signature: row.signature, doc: row.doc
-})
-RETURN collect(elementId(s)) AS eids
-"""
+_CREATE_SYMBOLS = _create_nodes(model.SymbolNode, "s") + "RETURN collect(elementId(s)) AS eids\n"
 
-_UPSERT_EXTERNALS = """
-UNWIND $rows AS row
-MERGE (s:Entity {workspace: $ws, id: row.id})
-ON CREATE SET s:Symbol:External, s.prov = 'INFERRED', s.name = row.name,
-    s.qualified_name = row.qualified_name, s.kind = row.kind
-RETURN collect(elementId(s)) AS eids
-"""
+_UPSERT_EXTERNALS = (
+    _merge_nodes(model.ExternalNode, "s", on_create_only=True) + "RETURN collect(elementId(s)) AS eids\n"
+)
 
 _ELEMENT_IDS = """
 UNWIND $ids AS id
@@ -124,12 +138,11 @@ MATCH (n:Entity {workspace: $ws, id: id}) USING INDEX SEEK n:Entity(workspace, i
 RETURN id, elementId(n) AS eid
 """
 
-_MARK_FILES = """
+_MARK_FILES = f"""
 UNWIND $rows AS row
-MATCH (f:Entity {workspace: $ws, id: row.id}) USING INDEX SEEK f:Entity(workspace, id)
-WHERE f:File
-SET f.symbols_hash = row.hash, f.has_errors = row.has_errors, f.error_count = row.error_count,
-    f.parse_note = row.note
+MATCH (f:Entity {{workspace: $ws, id: row.id}}) USING INDEX SEEK f:Entity(workspace, id)
+WHERE f:{Label.FILE.value}
+SET {_set("f", _properties(model.FileParse)[1])}
 """
 
 # An external node exists while something refers to it, as after a clean index.
@@ -180,6 +193,9 @@ RETURN collect(DISTINCT x) AS released
 """
 
 
+_EDGE_PROPS = ", ".join(f"{name}: row.{name}" for name in _row_fields(model.CodeEdge))
+
+
 def _create_edges(rel: Rel) -> str:
     # Endpoints come as element ids (a direct lookup, no index seek); the workspace check
     # refuses an id that another workspace's node took over meanwhile.
@@ -187,14 +203,30 @@ def _create_edges(rel: Rel) -> str:
 UNWIND $rows AS row
 MATCH (a) WHERE elementId(a) = row.src AND a.workspace = $ws
 MATCH (b) WHERE elementId(b) = row.dst AND b.workspace = $ws
-CREATE (a)-[r:{rel.value} {{prov: row.prov, confidence: row.confidence, reason: row.reason,
-  line: row.line, count: row.count}}]->(b)
+CREATE (a)-[r:{rel.value} {{{_EDGE_PROPS}}}]->(b)
 """
 
 
-_CODE_RELS = (Rel.CONTAINS, Rel.IMPORTS, Rel.CALLS, Rel.INHERITS, Rel.IMPLEMENTS, Rel.REFERENCES)
-_DELETE_CODE_EDGES = _delete_outgoing(_CODE_RELS)
-_CREATE_EDGES = {rel: _create_edges(rel) for rel in _CODE_RELS}
+_DELETE_CODE_EDGES = _delete_outgoing(model.CODE_RELS)
+_CREATE_EDGES = {rel: _create_edges(rel) for rel in model.CODE_RELS}
+
+
+def _row_getter(record: type, keys: tuple[str, ...] = ()) -> Callable[[Any], dict]:
+    names = keys + _row_fields(record)
+    get = attrgetter(*names)
+    return lambda item: dict(zip(names, get(item)))
+
+
+# Built once: the writer turns millions of records into rows. An edge's row names its ends.
+_ROWS = {record: _row_getter(record) for record in (*model.NODE_RECORDS, model.FileParse)}
+_ROWS[model.CodeEdge] = _row_getter(model.CodeEdge, ("src", "dst"))
+_SYMBOL_ROW = _ROWS[model.SymbolNode]
+_EXTERNAL_ROW = _ROWS[model.ExternalNode]  # also takes the SymbolNode the resolver makes of one
+
+
+def row(record: Any) -> dict[str, Any]:
+    """The parameters a statement of this module takes for a model record."""
+    return _ROWS[type(record)](record)
 
 
 def batches(rows: Iterable[Any], size: int = BATCH) -> Iterator[list[Any]]:
@@ -291,13 +323,15 @@ class GraphWriter:
 
     def upsert_workspace(self, root: str, skip_reason: str | None, indexer: str) -> None:
         """`indexer`: the fingerprint of the indexer that classified the tree's files."""
-        self.graph.write(_UPSERT_WORKSPACE, ws=self.ws, id=model.WORKSPACE_ID, root=root,
-                         skip_reason=skip_reason, indexer=indexer)
+        node = model.WorkspaceNode(name=self.ws, root=root, skip_reason=skip_reason, indexer=indexer)
+        self.graph.write(_UPSERT_WORKSPACE, ws=self.ws, rows=[row(node)])
 
     def upsert_dirs(self, rows: Sequence[dict]) -> None:
+        """`rows`: a DirectoryNode's `row` with its `parent` id when it is new, else None."""
         self._run_batched(_UPSERT_DIRS, "rows", rows)
 
     def upsert_files(self, rows: Sequence[dict]) -> None:
+        """`rows`: a FileNode's `row` with its `parent` id when it is new, else None."""
         self._run_batched(_UPSERT_FILES, "rows", rows)
 
     def delete_entries(self, ids: Sequence[str]) -> None:
@@ -311,15 +345,16 @@ class GraphWriter:
     def symbol_ids(self) -> set[str]:
         return {row["id"] for row in self.graph.read(_SYMBOL_IDS, ws=self.ws)}
 
-    def upsert_symbols(self, rows: Sequence[dict]) -> None:
-        self._write_nodes(_UPSERT_SYMBOLS, rows, "symbols")
+    def upsert_symbols(self, symbols: Iterable[model.SymbolNode]) -> None:
+        self._write_nodes(_UPSERT_SYMBOLS, list(map(_SYMBOL_ROW, symbols)), "symbols")
 
-    def create_symbols(self, rows: Sequence[dict]) -> None:
+    def create_symbols(self, symbols: Iterable[model.SymbolNode]) -> None:
         """Create symbols known to be new: the workspace holds no symbol with these ids."""
-        self._write_nodes(_CREATE_SYMBOLS, rows, "symbols")
+        self._write_nodes(_CREATE_SYMBOLS, list(map(_SYMBOL_ROW, symbols)), "symbols")
 
-    def upsert_externals(self, rows: Sequence[dict]) -> None:
-        self._write_nodes(_UPSERT_EXTERNALS, rows, "external symbols")
+    def upsert_externals(self, externals: Iterable[Any]) -> None:
+        """`externals`: records with the fields of an ExternalNode."""
+        self._write_nodes(_UPSERT_EXTERNALS, list(map(_EXTERNAL_ROW, externals)), "external symbols")
 
     def delete_symbols(self, ids: Sequence[str]) -> None:
         self._delete_batched(_DELETE_BY_ID, "ids", ids)
@@ -345,8 +380,8 @@ class GraphWriter:
         ]
         self._run_concurrently(_CREATE_EDGES[rel], keyed, what=f"{rel.value} edges")
 
-    def mark_files(self, rows: Sequence[dict]) -> None:
-        self._run_batched(_MARK_FILES, "rows", rows)
+    def mark_files(self, parses: Iterable[model.FileParse]) -> None:
+        self._run_batched(_MARK_FILES, "rows", [row(p) for p in parses])
 
     def delete_orphan_externals(self, everywhere: bool = False) -> None:
         """Delete the external nodes the deletes so far released that nothing refers to now

@@ -20,6 +20,7 @@ from graphsvc import model
 from graphsvc.errors import InputError
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.graph.writer import GraphWriter
+from graphsvc.graph.writer import row as node_row
 from graphsvc.indexing.fingerprint import indexer_fingerprint
 from graphsvc.indexing.locks import workspace_lock
 from graphsvc.indexing.pool import parse_files
@@ -51,10 +52,7 @@ def check_workspace_root(workspace: str, stored_root: str | None, root: Path, re
 
 
 def _file_row(f, stamps: dict[str, tuple[int, int]]) -> dict:
-    return {
-        "id": f.id, "name": f.name, "path": f.path, "lang": f.lang, "size": f.size,
-        "hash": f.hash, "mtime_ns": stamps.get(f.id, (0, None))[1], "skip_reason": f.skip_reason,
-    }
+    return node_row(f) | {"mtime_ns": stamps.get(f.id, (0, None))[1]}
 
 
 _FILE_FIELDS = ("lang", "size", "hash", "mtime_ns", "skip_reason")
@@ -124,12 +122,10 @@ def _sync_tree(
     for d in scan.dirs[1:]:
         old = state.get(d.id)
         if old is None or "Directory" not in old["labels"]:
-            new_dirs.append({"id": d.id, "name": d.name, "path": d.path, "skip_reason": d.skip_reason,
-                             "parent": model.parent_dir_id(d.id)})
+            new_dirs.append(node_row(d) | {"parent": model.parent_dir_id(d.id)})
             summary.added += 1
         elif old["skip_reason"] != d.skip_reason:
-            new_dirs.append({"id": d.id, "name": d.name, "path": d.path, "skip_reason": d.skip_reason,
-                             "parent": None})
+            new_dirs.append(node_row(d) | {"parent": None})
             summary.changed += 1
         else:
             summary.unchanged += 1
@@ -163,14 +159,6 @@ def _sync_tree(
 
 # -- symbols ------------------------------------------------------------------------------------
 
-def _symbol_row(s) -> dict:
-    return {
-        "id": s.id, "name": s.name, "qualified_name": s.qualified_name, "kind": s.kind,
-        "file": s.file, "lang": s.lang, "start_line": s.start_line, "end_line": s.end_line,
-        "signature": s.signature, "doc": s.doc,
-    }
-
-
 def _write_symbols(
     writer: GraphWriter,
     full: bool,
@@ -191,11 +179,11 @@ def _write_symbols(
         stale = {s.id for ext in old_exts.values() for s in ext.symbols} - new_ids
     writer.delete_symbols(sorted(stale))
     writer.delete_file_symbols(deleted)
-    symbol_rows = [_symbol_row(s) for ext in new_exts.values() for s in ext.symbols]
-    if first and len(new_ids) == len(symbol_rows):
-        writer.create_symbols(symbol_rows)
+    symbols = [s for ext in new_exts.values() for s in ext.symbols]
+    if first and len(new_ids) == len(symbols):
+        writer.create_symbols(symbols)
     else:
-        writer.upsert_symbols(symbol_rows)
+        writer.upsert_symbols(symbols)
     return stale
 
 
@@ -375,10 +363,7 @@ def _index_symbols(
     by_type = _merge_edges(edges)
     # Only externals an edge points at: an unreferenced one is never kept (nor in a clean index).
     targets = {e.dst for e in edges}
-    writer.upsert_externals([
-        {"id": x.id, "name": x.name, "qualified_name": x.qualified_name, "kind": str(x.kind)}
-        for x in external_nodes(edges) if x.id in targets
-    ])
+    writer.upsert_externals([x for x in external_nodes(edges) if x.id in targets])
     reasons: Counter[str] = Counter()
     for rel in Rel:
         rows = by_type.get(rel.value)
@@ -388,12 +373,12 @@ def _index_symbols(
             reasons.update(row["reason"] for row in rows)
     summary.edges_by_reason = dict(reasons)
     writer.mark_files([
-        {"id": fid, "hash": current[fid][0], "has_errors": ext.has_errors, "error_count": ext.error_count,
-         "note": ext.skip_reason or (", ".join(ext.problems) or None)}
+        model.FileParse(id=fid, symbols_hash=current[fid][0], has_errors=ext.has_errors,
+                        error_count=ext.error_count, parse_note=ext.skip_reason or (", ".join(ext.problems) or None))
         for fid, ext in new_exts.items()
     ] + [
         # A file still in the tree but no longer parsed (emptied, skipped) loses its marks.
-        {"id": fid, "hash": None, "has_errors": None, "error_count": None, "note": None}
+        model.FileParse(id=fid, symbols_hash=None, has_errors=None, error_count=None, parse_note=None)
         for fid in deleted
     ])
     writer.delete_orphan_externals(everywhere=full)

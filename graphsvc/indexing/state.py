@@ -25,7 +25,7 @@ from indexers.records import SymbolRecord
 
 FORMAT = "3"
 
-_SYM = tuple(f.name for f in fields(SymbolRecord))
+_SYM = tuple(f.name for f in fields(SymbolRecord) if f.init)
 _IMP = tuple(f.name for f in fields(ImportRef))
 _CALL = tuple(f.name for f in fields(CallRef))
 _INH = tuple(f.name for f in fields(InheritRef))

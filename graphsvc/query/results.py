@@ -5,28 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-
-@dataclass(kw_only=True)
-class Entity:
-    """A node of the graph: workspace, directory, file, symbol, turn, note or community."""
-
-    id: str
-    workspace: str
-    label: str  # the kind label: Workspace, Directory, File, Symbol, Turn, Note, Community
-    labels: list[str]
-    name: str | None = None
-    kind: str | None = None
-    prov: str | None = None
-    path: str | None = None
-    file: str | None = None
-    qualified_name: str | None = None
-    signature: str | None = None
-    lang: str | None = None
-    start_line: int | None = None
-    end_line: int | None = None
-    community: int | None = None
-    degree: int | None = None  # all relationships of the node, when the answer computed it
-    level: int | None = None  # hops from the query's entity, in neighborhoods
+from graphsvc.model import Entity  # a node as read back: generated from the model's node records
 
 
 @dataclass(kw_only=True)

@@ -16,8 +16,11 @@ from graphsvc.graph import reads, runtime, writer
 pytestmark = pytest.mark.neo4j
 
 KEYED = {
+    "upsert workspace": writer._UPSERT_WORKSPACE,
     "upsert dirs": writer._UPSERT_DIRS,
     "upsert files": writer._UPSERT_FILES,
+    "upsert symbols": writer._UPSERT_SYMBOLS,
+    "upsert externals": writer._UPSERT_EXTERNALS,
     "delete by file": writer._DELETE_BY_FILE,
     "delete by id": writer._DELETE_BY_ID,
     "mark files": writer._MARK_FILES,

@@ -1,4 +1,4 @@
-"""A small indexed workspace, written with the model's labels and edge properties.
+"""A small indexed workspace, written by the graph writer from the model's records.
 
 Two packages that call inside themselves (so Leiden has two obvious communities), a hub
 (`helper`, called by six functions), candidate call edges, an external module, and a second
@@ -10,7 +10,10 @@ from __future__ import annotations
 import pytest
 
 from graphsvc.graph.driver import connect, get_graph, reset_graph
-from graphsvc.model import Label, Prov, Reason, Rel
+from graphsvc.graph.writer import GraphWriter, row
+from graphsvc.model import (
+    EXTERNAL_PREFIX, CodeEdge, DirectoryNode, ExternalNode, FileNode, Prov, Reason, Rel, SymbolNode, parent_dir_id,
+)
 
 WS = "graphsvc-query-tests"
 OTHER_WS = "graphsvc-query-tests-other"
@@ -54,65 +57,46 @@ EDGES = [
 ]
 
 
-def _contains() -> list[tuple]:
-    out = [(Rel.CONTAINS, "/", "src/", E, 1.0, Reason.SYNTAX), (Rel.CONTAINS, "src/", "src/pkg/", E, 1.0, Reason.SYNTAX)]
-    for f in FILES:
-        out.append((Rel.CONTAINS, f.rsplit("/", 1)[0] + "/", f, E, 1.0, Reason.SYNTAX))
-    for sid, *_ in SYMBOLS:
-        file, _, qual = sid.partition("#")
-        parent = file if "." not in qual else f"{file}#{qual.rsplit('.', 1)[0]}"
-        out.append((Rel.CONTAINS, parent, sid, E, 1.0, Reason.SYNTAX))
-    return out
-
-
-_NODES = "UNWIND $rows AS row CREATE (n:Entity:{label}) SET n = row"
-_EDGES = """
-UNWIND $rows AS row
-MATCH (a:Entity {{workspace: $ws, id: row.src}}), (b:Entity {{workspace: $ws, id: row.dst}})
-CREATE (a)-[r:{rel}]->(b) SET r.prov = row.prov, r.confidence = row.confidence, r.reason = row.reason
-"""
+def _parent(sid: str) -> str:
+    file, _, qual = sid.partition("#")
+    return file if "." not in qual else f"{file}#{qual.rsplit('.', 1)[0]}"
 
 
 def build_workspace(graph, ws: str) -> None:
+    """Write the workspace through the graph writer, from the model's records."""
     graph.write("MATCH (n:Entity {workspace: $ws}) DETACH DELETE n", ws=ws)
-    base = {"workspace": ws, "prov": E}
-    rows = {
-        Label.WORKSPACE: [base | {"id": "/", "name": ws, "kind": "workspace"}],
-        Label.DIRECTORY: [base | {"id": d, "name": d.rstrip("/").rsplit("/", 1)[-1], "kind": "dir", "path": d} for d in DIRS],
-        Label.FILE: [
-            base | {"id": f, "name": f.rsplit("/", 1)[-1], "kind": "file", "path": f, "lang": "python", "size": 100}
-            for f in FILES
-        ],
-        Label.SYMBOL: [
-            base
-            | {
-                "id": sid,
-                "name": sid.rsplit("#", 1)[1].rsplit(".", 1)[-1],
-                "qualified_name": sid.rsplit("#", 1)[1],
-                "kind": kind,
-                "file": sid.split("#")[0],
-                "signature": sig,
-                "doc": doc,
-                "lang": "python",
-                "start_line": 1,
-                "end_line": 2,
-            }
-            for sid, kind, sig, doc in SYMBOLS
-        ],
-    }
-    for label, batch in rows.items():
-        graph.write(_NODES.format(label=label.value), rows=batch)
-    graph.write(
-        "UNWIND $rows AS row CREATE (n:Entity:Symbol:External) SET n = row",
-        rows=[base | {"id": i, "name": i.split(":", 1)[1], "qualified_name": i[4:], "kind": k, "prov": I} for i, k in EXTERNALS],
-    )
-    by_type: dict[Rel, list[dict]] = {}
-    for rel, src, dst, prov, conf, reason in _contains() + EDGES:
-        by_type.setdefault(rel, []).append(
-            {"src": src, "dst": dst, "prov": prov, "confidence": conf, "reason": reason.value}
+    writer = GraphWriter(graph, ws)
+    writer.upsert_workspace(root="/" + ws, skip_reason=None, indexer="query-tests")
+    writer.upsert_dirs([
+        row(DirectoryNode(id=d, name=d.rstrip("/").rsplit("/", 1)[-1], path=d.rstrip("/")))
+        | {"parent": parent_dir_id(d)}
+        for d in DIRS
+    ])
+    writer.upsert_files([
+        row(FileNode(id=f, name=f.rsplit("/", 1)[-1], path=f, size=100, lang="python", hash=f"hash of {f}"))
+        | {"parent": parent_dir_id(f)}
+        for f in FILES
+    ])
+    writer.create_symbols([
+        SymbolNode(
+            id=sid, name=sid.rsplit("#", 1)[1].rsplit(".", 1)[-1], kind=kind, file=sid.split("#")[0],
+            qualified_name=sid.rsplit("#", 1)[1], signature=sig, lang="python", start_line=1, end_line=2,
+            parent=_parent(sid), doc=doc or "",
         )
-    for rel, batch in by_type.items():
-        graph.write(_EDGES.format(rel=rel.value), rows=batch, ws=ws)
+        for sid, kind, sig, doc in SYMBOLS
+    ])
+    writer.upsert_externals([
+        ExternalNode(id=i, name=i.rsplit("#", 1)[-1].removeprefix(EXTERNAL_PREFIX), qualified_name=i[4:].replace("#", "."),
+                     kind=kind)
+        for i, kind in EXTERNALS
+    ])
+    contains = [(Rel.CONTAINS, _parent(sid), sid, E, 1.0, Reason.SYNTAX) for sid, *_ in SYMBOLS]
+    by_type: dict[Rel, list[dict]] = {}
+    for rel, src, dst, prov, conf, reason in contains + EDGES:
+        edge = CodeEdge(src=src, dst=dst, type=rel.value, prov=prov, confidence=conf, reason=reason.value)
+        by_type.setdefault(rel, []).append(row(edge))
+    for rel, rows in by_type.items():
+        writer.create_edges(rel, rows)
 
 
 @pytest.fixture(scope="module")
@@ -123,10 +107,8 @@ def query_workspace(neo4j_server):
     g = connect()
     build_workspace(g, WS)
     g.write("MATCH (n:Entity {workspace: $ws}) DETACH DELETE n", ws=OTHER_WS)
-    g.write(
-        "CREATE (:Entity:Symbol {workspace: $ws, id: 'm.py#Model', name: 'Model', qualified_name: 'Model', "
-        "kind: 'class', prov: 'EXTRACTED', file: 'm.py'})",
-        ws=OTHER_WS,
+    GraphWriter(g, OTHER_WS).create_symbols(
+        [SymbolNode(id="m.py#Model", name="Model", kind="class", file="m.py", qualified_name="Model")]
     )
     g.write("CALL db.awaitIndexes(60)")
     yield WS
