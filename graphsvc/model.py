@@ -211,7 +211,7 @@ class SymbolNode:
     start_line: int = prop(0, returned=True)  # 1-based
     end_line: int = prop(0, returned=True)
     parent: str = prop("", stored=False)  # id of the containing file or type: the CONTAINS source
-    doc: str = ""
+    doc: str = prop("", returned=True)  # its docstring or leading comment
     prov: str = constant(Prov.EXTRACTED)
 
 
