@@ -123,7 +123,23 @@ def media_type(content_type: str) -> str:
     return header.get_content_type() if content_type else ""
 
 
-class SameOrigin:
+class _HttpMiddleware:
+    """Middleware that looks at HTTP requests (`http`); anything else passes through."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await self.http(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raise NotImplementedError
+
+
+class SameOrigin(_HttpMiddleware):
     """Refuses what a page on another site can make a browser send.
 
     - `Host` must name this server (421 otherwise): a page on a rebound DNS name reaches a
@@ -136,14 +152,11 @@ class SameOrigin:
     """
 
     def __init__(self, app: ASGIApp, hosts: frozenset[str] | None, accept_ip_literals: bool = False):
-        self.app = app
+        super().__init__(app)
         self.hosts = hosts
         self.accept_ip_literals = accept_ip_literals
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         refusal = self._refusal(scope)
         if refusal is not None:
             status, message, code = refusal
@@ -244,19 +257,16 @@ def _no_constant(name: str) -> object:
     raise ValueError(f"{name} is not a JSON number")
 
 
-class BodyLimit:
+class BodyLimit(_HttpMiddleware):
     """Reads each request body whole before the route does: 413 over `max_bytes` (declared or
     streamed), 400 for a JSON body `read_json` refuses. Bodies are small (the limit is a few
     MB), and a route that fails half-way through a stream of bad input helps nobody."""
 
     def __init__(self, app: ASGIApp, max_bytes: int):
-        self.app = app
+        super().__init__(app)
         self.max_bytes = max_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = dict(scope["headers"])
         declared = headers.get(b"content-length")
         too_big = {"error": f"request body over the {self.max_bytes} byte limit", "code": "PAYLOAD_TOO_LARGE"}

@@ -19,7 +19,7 @@ import strawberry
 from anyio import to_thread
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, create_model
 from strawberry.types import Info
 
 from graphsvc.api.types import gql_type
@@ -83,42 +83,17 @@ async def _run(source: Info | Request, fn, /, *args, **kwargs):
     return await to_thread.run_sync(call)
 
 
-async def _call(source: Info | Request, fn, /, *args, **kwargs):
-    """`fn` on a worker thread, filters (`kinds`, `rels`, `provs`) given as names."""
-    for key in ("kinds", "rels", "provs"):
-        if key in kwargs:
-            kwargs[key] = _names(kwargs[key])
-    return await _run(source, fn, *args, **kwargs)
-
-
 async def _context_query(source: Info | Request, query: str) -> ContextResult:
     return await _run(source, engine.context_query, parse(query))
 
 
-async def _communities(
-    source: Info | Request, objective: Objective | None, algorithm: LeidenAlgorithm | None, **kwargs
-):
-    """Read: a workspace's stored partition, or a turn's subgraph partitioned and not stored."""
-    return await _call(
-        source, communities_mod.communities,
-        objective=objective and objective.value, algorithm=algorithm and algorithm.value, **kwargs,
-    )
-
-
-async def _compute_communities(source: Info | Request, objective: Objective, algorithm: LeidenAlgorithm, **kwargs):
-    return await _call(
-        source, communities_mod.compute_communities,
-        objective=objective.value, algorithm=algorithm.value, **kwargs,
-    )
-
-
-# --- reads: one declaration each, a GraphQL field and a REST route ------------------------
+# --- operations: one declaration each, a GraphQL field and a REST route -------------------
 
 
 @dataclass(frozen=True)
-class Read:
-    """An engine read served as GraphQL field `name` and as `GET /api/context/<name>`, with the
-    engine function's own arguments (the positional ones, ids or text, named as in `names`)."""
+class Operation:
+    """A library function served as GraphQL field `name` and as `/api/context/<name>`, with the
+    function's own arguments (the positional ones, ids or text, named as in `names`)."""
 
     fn: Callable
     name: str
@@ -129,57 +104,85 @@ class Read:
     def result(self) -> type:
         return typing.get_type_hints(self.fn)["return"]
 
-    def parameters(self, rest: bool) -> list[inspect.Parameter]:
+    def parameters(self, query_string: bool = False) -> list[inspect.Parameter]:
+        """The API's arguments; in a query string (`query_string`) filters are comma-separated."""
         hints = typing.get_type_hints(self.fn)
         out = []
         for p in inspect.signature(self.fn).parameters.values():
-            if p.name == "graph":  # the connection is the server's
+            if p.name in SERVER_ARGUMENTS:
                 continue
             if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
                 out.append(_keyword(self.names.get(p.name, p.name), str))
             elif p.name in FILTERS:
                 item, doc = FILTERS[p.name]
-                hint = Annotated[str | None, Query(description=f"comma-separated {doc}")] if rest else list[item] | None
-                out.append(_keyword(p.name, hint, None))
+                comma = Annotated[str | None, Query(description=f"comma-separated {doc}")]
+                out.append(_keyword(p.name, comma if query_string else list[item] | None, None))
+            elif p.name in CHOICES:
+                choice = CHOICES[p.name]
+                out.append(_keyword(p.name, choice | None if p.default is None else choice,
+                                    None if p.default is None else choice(p.default)))
             else:
                 out.append(_keyword(p.name, hints[p.name], p.default))
         return out
 
-    def engine_args(self, given: dict[str, Any]) -> dict[str, Any]:
-        engine_names = {v: k for k, v in self.names.items()}
-        return {engine_names.get(k, k): v for k, v in given.items()}
+    def call_args(self, given: dict[str, Any]) -> dict[str, Any]:
+        """`given` as the function takes it: its own names, filters and choices as strings."""
+        own = {v: k for k, v in self.names.items()}
+        args = {own.get(k, k): v for k, v in given.items()}
+        for key in FILTERS:
+            if key in args:
+                args[key] = _names(args[key])
+        for key in CHOICES:
+            if isinstance(args.get(key), Enum):
+                args[key] = args[key].value
+        return args
 
 
-# The filters GraphQL takes as lists and REST as one comma-separated string.
+# What the server decides, not the caller: its connection, Leiden's iterations, whether to store.
+SERVER_ARGUMENTS = ("graph", "iterations", "write")
+# The filters GraphQL and JSON bodies take as lists and a query string as one comma-separated string.
 FILTERS: dict[str, tuple[Any, str]] = {
     "kinds": (str, "kinds: class, function, file, …"),
     "rels": (RelType, "relationship types"),
     "provs": (Provenance, "provenances: EXTRACTED, INFERRED, RUNTIME"),
 }
+# Strings of the library that the API offers as enumerations.
+CHOICES: dict[str, type[Enum]] = {"objective": Objective, "algorithm": LeidenAlgorithm}
 
 
 def _keyword(name: str, hint: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=hint, default=default)
 
 
-def _gql_field(read: Read) -> Any:
+def _gql_field(op: Operation, mutation: bool = False) -> Any:
     async def resolve(info: Info, **given: Any) -> Any:
-        return await _call(info, read.fn, **read.engine_args(given))
+        return await _run(info, op.fn, **op.call_args(given))
 
     info = _keyword("info", Info)
-    resolve.__signature__ = inspect.Signature([info, *read.parameters(rest=False)], return_annotation=gql_type(read.result))
-    return strawberry.field(resolve, description=read.description)
+    resolve.__signature__ = inspect.Signature([info, *op.parameters()], return_annotation=gql_type(op.result))
+    return (strawberry.mutation if mutation else strawberry.field)(resolve, description=op.description)
 
 
-SEARCH = Read(engine.search, "search", "Full-text search; `OR` or `|` between keywords means either.", {"terms": "text"})
-NEIGHBORHOOD = Read(
+SEARCH = Operation(engine.search, "search", "Full-text search; `OR` or `|` between keywords means either.", {"terms": "text"})
+NEIGHBORHOOD = Operation(
     engine.neighborhood, "neighborhood", "Entities within `depth` (1-4) hops; `truncated` says when `limit` cut it.",
     {"ref": "id"},
 )
-PATHS = Read(engine.paths, "paths", "Shortest path(s) between two entities, at most `maxHops` long.")
-EXPLAIN = Read(
+PATHS = Operation(engine.paths, "paths", "Shortest path(s) between two entities, at most `maxHops` long.")
+EXPLAIN = Operation(
     engine.explain, "explain", "Neighborhood summary, hubs by degree and PageRank, path to the nearest hub.",
     {"ref": "id"},
+)
+COMMUNITIES = Operation(
+    communities_mod.communities, "communities",
+    "The Leiden communities stored for a workspace (none, with a `hint`, until the computeCommunities "
+    "mutation ran); for a turn, its subgraph partitioned now and not stored. The Leiden arguments "
+    "apply to a turn only.",
+)
+COMPUTE_COMMUNITIES = Operation(
+    communities_mod.compute_communities, "communities",
+    "Compute Leiden communities of a workspace or a turn's subgraph and store them on the nodes "
+    "(replacing the workspace's previous run, in one transaction) so the Neo4j Browser can colour them.",
 )
 
 
@@ -204,30 +207,7 @@ class GraphQuery:
     paths = _gql_field(PATHS)
     explain = _gql_field(EXPLAIN)
 
-    @strawberry.field(
-        description="The Leiden communities stored for a workspace (none, with a `hint`, until the "
-        "computeCommunities mutation ran); for a turn, its subgraph partitioned now and not stored. "
-        "The Leiden arguments apply to a turn only."
-    )
-    async def communities(
-        self,
-        info: Info,
-        workspace: str | None = None,
-        turn_id: str | None = None,
-        rels: list[RelType] | None = None,
-        min_confidence: float | None = None,
-        resolution: float | None = None,
-        seed: int | None = None,
-        objective: Objective | None = None,
-        algorithm: LeidenAlgorithm | None = None,
-        min_size: int | None = None,
-        limit: int | None = 20,
-    ) -> GqlCommunitiesResult:
-        return await _communities(
-            info, objective=objective, algorithm=algorithm, workspace=workspace, turn_id=turn_id,
-            rels=rels, min_confidence=min_confidence, resolution=resolution, seed=seed, min_size=min_size,
-            limit=limit,
-        )
+    communities = _gql_field(COMMUNITIES)
 
     @strawberry.field(description="Index jobs, newest first, or the one with `id`.")
     def jobs(self, info: Info, id: str | None = None) -> list[GqlJob]:
@@ -253,30 +233,7 @@ class GraphMutation:
                             replace: bool = False) -> GqlJob:
         return await _run(info, _jobs(info).submit, "index-symbols", path, workspace, replace)
 
-    @strawberry.mutation(
-        description="Compute Leiden communities of a workspace or a turn's subgraph and store them on the "
-        "nodes (replacing the workspace's previous run, in one transaction) so the Neo4j Browser can "
-        "colour them."
-    )
-    async def compute_communities(
-        self,
-        info: Info,
-        workspace: str | None = None,
-        turn_id: str | None = None,
-        rels: list[RelType] | None = None,
-        min_confidence: float | None = None,
-        resolution: float | None = None,
-        seed: int | None = None,
-        objective: Objective = Objective.MODULARITY,
-        algorithm: LeidenAlgorithm = LeidenAlgorithm.IGRAPH,
-        min_size: int = 3,
-        limit: int | None = 20,
-    ) -> GqlCommunitiesResult:
-        return await _compute_communities(
-            info, objective=objective, algorithm=algorithm, workspace=workspace, turn_id=turn_id,
-            rels=rels, min_confidence=min_confidence, resolution=resolution, seed=seed, min_size=min_size,
-            limit=limit,
-        )
+    compute_communities = _gql_field(COMPUTE_COMMUNITIES, mutation=True)
 
 
 # --- REST --------------------------------------------------------------------------------
@@ -314,69 +271,39 @@ async def get_job(job_id: str, request: Request) -> Job | JSONResponse:
     return job
 
 
-@router.get(
-    "/communities",
-    response_model=results.CommunitiesResult,
-    summary="Stored Leiden communities (a turn's: partitioned now, not stored)",
-)
-async def get_communities(
-    request: Request,
-    turn_id: str | None = None,
-    workspace: str | None = None,
-    rels: Annotated[str | None, Query(description="comma-separated relationship types (a turn only)")] = None,
-    min_confidence: float | None = None,
-    resolution: float | None = None,
-    seed: int | None = None,
-    objective: Objective | None = None,
-    algorithm: LeidenAlgorithm | None = None,
-    min_size: int | None = None,
-    limit: int = 20,
-) -> results.CommunitiesResult:
-    return await _communities(
-        request, objective=objective, algorithm=algorithm, workspace=workspace, turn_id=turn_id, rels=rels,
-        min_confidence=min_confidence, resolution=resolution, seed=seed, min_size=min_size, limit=limit,
-    )
+def _get(op: Operation, summary: str) -> None:
+    """`GET /api/context/<name>`: the arguments in the query string."""
 
-
-class CommunitiesRequest(BaseModel):
-    """The arguments of a Leiden run, as the computeCommunities mutation takes them."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    workspace: str | None = None
-    turn_id: str | None = None
-    rels: list[Rel] | None = None
-    min_confidence: float | None = None
-    resolution: float | None = None
-    seed: int | None = None
-    objective: Objective = Objective.MODULARITY
-    algorithm: LeidenAlgorithm = LeidenAlgorithm.IGRAPH
-    min_size: int = 3
-    limit: int | None = 20
-
-
-@router.post(
-    "/communities",
-    response_model=results.CommunitiesResult,
-    summary="Compute Leiden communities and store them (replacing the workspace's previous run)",
-)
-async def post_communities(body: CommunitiesRequest, request: Request) -> results.CommunitiesResult:
-    return await _compute_communities(request, **body.model_dump())
-
-
-def _rest_route(read: Read, summary: str) -> None:
     async def route(request: Request, **given: Any) -> Any:
-        return await _call(request, read.fn, **read.engine_args(given))
+        return await _run(request, op.fn, **op.call_args(given))
 
-    request = _keyword("request", Request)
-    route.__signature__ = inspect.Signature([request, *read.parameters(rest=True)], return_annotation=read.result)
-    router.get(f"/{read.name}", response_model=read.result, summary=summary, name=f"get_{read.name}")(route)
+    params = [_keyword("request", Request), *op.parameters(query_string=True)]
+    route.__signature__ = inspect.Signature(params, return_annotation=op.result)
+    router.get(f"/{op.name}", response_model=op.result, summary=summary, name=f"get_{op.name}")(route)
 
 
-_rest_route(SEARCH, "Full-text search")
-_rest_route(NEIGHBORHOOD, "Entities within `depth` hops of an entity")
-_rest_route(PATHS, "Shortest paths between two entities")
-_rest_route(EXPLAIN, "Explain an entity")
+def _post(op: Operation, summary: str, body: str, doc: str) -> None:
+    """`POST /api/context/<name>`: the arguments as a JSON object (model `body`)."""
+    fields = {p.name: (p.annotation, p.default) for p in op.parameters()}
+    model = create_model(body, __config__=ConfigDict(extra="forbid"), __doc__=doc, **fields)
+
+    async def route(request: Request, arguments: BaseModel) -> Any:
+        return await _run(request, op.fn, **op.call_args(dict(arguments)))
+
+    params = [_keyword("request", Request), _keyword("arguments", model)]
+    route.__signature__ = inspect.Signature(params, return_annotation=op.result)
+    router.post(f"/{op.name}", response_model=op.result, summary=summary, name=f"post_{op.name}")(route)
+
+
+_get(SEARCH, "Full-text search")
+_get(NEIGHBORHOOD, "Entities within `depth` hops of an entity")
+_get(PATHS, "Shortest paths between two entities")
+_get(EXPLAIN, "Explain an entity")
+_get(COMMUNITIES, "Stored Leiden communities (a turn's: partitioned now, not stored)")
+_post(
+    COMPUTE_COMMUNITIES, "Compute Leiden communities and store them (replacing the workspace's previous run)",
+    "CommunitiesRequest", "The arguments of a Leiden run, as the computeCommunities mutation takes them.",
+)
 
 
 @router.get("/query", summary="Run a context_query string")
