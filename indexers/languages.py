@@ -46,14 +46,14 @@ class MacroHints:
     prototype_wrappers: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LanguageSpec:
     name: str
     extensions: tuple[str, ...]
-    package: str  # the wheel that ships the grammar
-    function: str  # the function in that package returning the language pointer
     # How import strings turn into workspace files: a module system of indexers.resolve.modules.
     module_system: str
+    package: str = ""  # the module that ships the grammar; tree_sitter_<name> when empty
+    function: str = "language"  # the function in that package returning the language pointer
     # Receiver names that mean "this object" (Go and similar languages name it per method
     # with a @self capture in the query instead).
     self_names: frozenset[str] = frozenset()
@@ -97,6 +97,10 @@ class LanguageSpec:
     # header with classes or namespaces is C++): (pattern, language).
     dialect: tuple[re.Pattern[bytes], str] | None = None
     extra: dict = field(default_factory=dict, hash=False, compare=False)
+
+    def __post_init__(self):
+        if not self.package:
+            object.__setattr__(self, "package", f"tree_sitter_{self.name}")
 
     @property
     def query_path(self) -> Path:
@@ -201,8 +205,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
         LanguageSpec(
             name="python",
             extensions=(".py", ".pyi"),
-            package="tree_sitter_python",
-            function="language",
             module_system="python",
             package_files=("__init__",),
             self_names=frozenset({"self", "cls"}),
@@ -217,8 +219,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
         LanguageSpec(
             name="javascript",
             extensions=(".js", ".mjs", ".cjs", ".jsx"),
-            package="tree_sitter_javascript",
-            function="language",
             **_JS_FAMILY,
         ),
         LanguageSpec(
@@ -238,8 +238,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
         LanguageSpec(
             name="go",
             extensions=(".go",),
-            package="tree_sitter_go",
-            function="language",
             module_system="go",
             builtins=_GO_BUILTINS,
             directory_scope=True,
@@ -247,8 +245,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
         LanguageSpec(
             name="rust",
             extensions=(".rs",),
-            package="tree_sitter_rust",
-            function="language",
             module_system="rust",
             package_files=("mod", "lib", "main"),
             self_names=frozenset({"self", "Self"}),
@@ -261,8 +257,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
         LanguageSpec(
             name="java",
             extensions=(".java",),
-            package="tree_sitter_java",
-            function="language",
             module_system="java",
             self_names=frozenset({"this"}),
             super_names=frozenset({"super"}),
@@ -275,8 +269,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
         LanguageSpec(
             name="c",
             extensions=(".c", ".h"),
-            package="tree_sitter_c",
-            function="language",
             module_system="include",
             builtins=_C_BUILTINS,
             # C has one global namespace for functions, so a unique definition is very
@@ -290,8 +282,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
         LanguageSpec(
             name="cpp",
             extensions=(".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp"),
-            package="tree_sitter_cpp",
-            function="language",
             module_system="include",
             self_names=frozenset({"this"}),
             name_node_types=frozenset({"identifier", "this", "namespace_identifier", "qualified_identifier"}),

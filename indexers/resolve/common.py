@@ -45,17 +45,6 @@ class ResolveStats:
     imports_external: int = 0
     imports_unresolved: int = 0
 
-    def merge(self, other: ResolveStats) -> None:
-        self.calls += other.calls
-        self.by_reason.update(other.by_reason)
-        self.candidate_calls += other.candidate_calls
-        self.external += other.external
-        self.builtin += other.builtin
-        self.unresolved += other.unresolved
-        self.imports_internal += other.imports_internal
-        self.imports_external += other.imports_external
-        self.imports_unresolved += other.imports_unresolved
-
     def as_dict(self) -> dict:
         return {
             "calls": self.calls,
