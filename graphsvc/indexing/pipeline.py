@@ -2,7 +2,14 @@
 
 `index_tree()` and `index_symbols()` are the functions behind the CLI, GraphQL and REST.
 Both are incremental: they compare what is on disk with what the graph holds and write only
-the difference.
+the difference. A symbol run holds the workspace's lock and takes these steps:
+
+1. `_sync_tree`: directories and files brought up to date (all that `index_tree` does);
+2. `_plan`: the tree against the index state of the last run: what changed, what is gone;
+3. `_parse_changed`: the changed files extracted by the parser processes;
+4. `_write_symbols` on a writer thread, beside `_resolve` on this one;
+5. `_write_edges` and `_mark_files`, once the symbols they point at are written;
+6. `_record`: the index state and the graph's token, after every write has committed.
 """
 
 from __future__ import annotations
@@ -30,8 +37,11 @@ from graphsvc.model import Rel
 from graphsvc.settings import get_settings
 from indexers.extract import FileExtraction
 from indexers.languages import language_for_path
-from indexers.module_config import read_js_paths
-from indexers.resolve import ResolveStats, SymbolTable, affected_files, external_nodes, resolve_file, with_shared_sources
+from indexers.module_config import JsPaths, read_js_paths
+from indexers.records import EdgeRecord
+from indexers.resolve import (
+    ResolveStats, SymbolTable, affected_files, external_nodes, resolve_file, with_shared_sources,
+)
 from indexers.tree import TreeScan, scan_tree
 
 
@@ -118,6 +128,22 @@ def _sync_tree(
             or stored["skip_reason"] != root_record.skip_reason):
         writer.upsert_workspace(str(scan.root), root_record.skip_reason, indexer)
 
+    new_dirs, new_files = _tree_rows(scan, state, summary)
+    present = {d.id for d in scan.dirs} | {f.id for f in scan.files}
+    # Directory ids end with '/', so a file that became a directory (or back) is a new id.
+    vanished = [i for i in state if i != model.WORKSPACE_ID and i not in present]
+    if vanished:
+        writer.delete_entries(vanished)
+        summary.removed = len(vanished)
+    # Parents before children: the scan lists directories top-down.
+    writer.upsert_dirs(new_dirs)
+    writer.upsert_files(new_files)
+    summary.seconds = time.perf_counter() - started
+    return summary, scan
+
+
+def _tree_rows(scan: TreeScan, state: dict[str, dict], summary: TreeSummary) -> tuple[list[dict], list[dict]]:
+    """The directories and files to write: new ones with their parent, changed ones without."""
     new_dirs, new_files = [], []
     for d in scan.dirs[1:]:
         old = state.get(d.id)
@@ -143,18 +169,7 @@ def _sync_tree(
             summary.unchanged += not content_changed
         else:
             summary.unchanged += 1
-
-    present = {d.id for d in scan.dirs} | {f.id for f in scan.files}
-    # Directory ids end with '/', so a file that became a directory (or back) is a new id.
-    vanished = [i for i in state if i != model.WORKSPACE_ID and i not in present]
-    if vanished:
-        writer.delete_entries(vanished)
-        summary.removed = len(vanished)
-    # Parents before children: the scan lists directories top-down.
-    writer.upsert_dirs(new_dirs)
-    writer.upsert_files(new_files)
-    summary.seconds = time.perf_counter() - started
-    return summary, scan
+    return new_dirs, new_files
 
 
 # -- symbols ------------------------------------------------------------------------------------
@@ -194,10 +209,9 @@ def _merge_edges(edges) -> dict[str, list[dict]]:
         key = (e.type, e.src, e.dst)
         row = merged.get(key)
         if row is None:
-            merged[key] = {"src": e.src, "dst": e.dst, "prov": e.prov, "confidence": e.confidence,
-                           "reason": e.reason, "line": e.line, "count": 1}
+            merged[key] = node_row(e)
         else:
-            row["count"] += 1
+            row["count"] += e.count
             if e.confidence > row["confidence"]:
                 row.update(prov=e.prov, confidence=e.confidence, reason=e.reason)
             if e.line is not None and (row["line"] is None or e.line < row["line"]):
@@ -214,7 +228,7 @@ class _Warm:
 
     token: str
     exts: dict[str, FileExtraction]
-    table: object  # indexers.resolve.SymbolTable
+    table: SymbolTable
 
 
 _WARM: dict[Path, _Warm] = {}
@@ -253,113 +267,188 @@ def _index_symbols(
     started = time.perf_counter()
     settings = get_settings()
     tree, scan = _sync_tree(path, workspace, graph, progress, exclude, replace)
-    ws = tree.workspace
-    root = tree.root
-    writer = GraphWriter(graph, ws, settings.index.batch_size, settings.index.write_workers, progress)
-    summary = SymbolSummary(workspace=ws, tree=tree)
-
-    state = load_state(spath)
+    writer = GraphWriter(graph, tree.workspace, settings.index.batch_size, settings.index.write_workers, progress)
+    summary = SymbolSummary(workspace=tree.workspace, tree=tree)
     indexer = indexer_fingerprint()
-    summary.full_reason = full_run_reason(state, writer.symbols_token(), indexer)
-    full = summary.full_reason is not None
-    if full:
-        state = IndexState()
-        summary.mode = "full"
-
-    current: dict[str, tuple[str, str]] = {}  # file id -> (hash, lang)
-    for f in scan.files:
-        spec = language_for_path(f.id) if f.skip_reason is None and f.hash else None
-        if spec is not None:
-            current[f.id] = (f.hash, spec.name)
-    summary.files = len(current)
-    changed = sorted(fid for fid, (h, _) in current.items() if state.hashes.get(fid) != h)
-    deleted = sorted(fid for fid in state.hashes if fid not in current)
-    summary.unchanged = len(current) - len(changed)
-    summary.deleted = len(deleted)
-    # Import aliases of tsconfig/jsconfig files: when they change, every file is re-resolved.
-    js_paths, config_problems = read_js_paths(root, [f.id for f in scan.files if f.skip_reason is None])
-    if config_problems:
-        summary.skipped["unusable-config"] = len(config_problems)  # counted beside the files' reasons
-    config_changed = not full and state.module_config != js_paths.digest
-
-    if not changed and not deleted and not full and not config_changed:
-        summary.symbols = state.symbols
+    plan = _plan(scan, load_state(spath), writer.symbols_token(), indexer, summary)
+    if plan.nothing_to_do:
+        summary.symbols = plan.state.symbols
         summary.seconds = time.perf_counter() - started
         return summary
 
-    # Parse what changed.
     t0 = time.perf_counter()
     workers = jobs or settings.index.jobs or os.cpu_count() or 1
-    new_exts: dict[str, FileExtraction] = {}
-    new_blobs: dict[str, bytes] = {}
-    for ext, blob in parse_files(root, [(fid, current[fid][1]) for fid in changed], workers, progress):
-        new_exts[ext.path] = ext
-        new_blobs[ext.path] = blob
+    new_exts, new_blobs = _parse_changed(tree.root, plan, workers, progress)
     summary.parsed = len(new_exts)
     summary.parse_seconds = time.perf_counter() - t0
 
-    # What the changed and deleted files held before. A process that indexed this workspace
-    # before (the server) keeps every extraction and its table, and applies the change.
     t0 = time.perf_counter()
-    warm = _WARM.pop(spath, None)
-    if warm is None or warm.token != state.token or full:
-        warm = None
-        old_exts = {fid: state.extraction(fid) for fid in changed + deleted if fid in state.blobs}
-    else:
-        old_exts = {fid: warm.exts[fid] for fid in changed + deleted if fid in warm.exts}
-
+    warm, old_exts = _previous(spath, plan)
     # Symbols depend on nothing but their own file: Neo4j writes them (a thread here waiting
     # on it) while this thread resolves, and edges follow once both are done.
     symbols_pool = ThreadPoolExecutor(1, thread_name_prefix="symbol-writer")
-    symbols_written = symbols_pool.submit(_write_symbols, writer, full, new_exts, old_exts, deleted)
+    symbols_written = symbols_pool.submit(_write_symbols, writer, plan.full, new_exts, old_exts, plan.deleted)
     symbols_pool.shutdown(wait=False)
-
     try:
-        # Resolve: the table knows every file; only affected files are re-resolved.
-        if warm is not None:
-            all_exts, table = warm.exts, warm.table
-            for fid in deleted:
-                table.remove_file(fid)
-                all_exts.pop(fid, None)
-            for fid, ext in new_exts.items():
-                table.add_file(ext)
-                all_exts[fid] = ext
-        else:
-            # Decoding allocates a few hundred thousand objects and no cycles: keep the collector out.
-            gc.disable()
-            try:
-                all_exts = {fid: state.extraction(fid) for fid in state.blobs
-                            if fid not in deleted and fid not in new_exts}
-            finally:
-                gc.enable()
-            all_exts.update(new_exts)
-            table = SymbolTable(all_exts.values())
-        table.set_js_paths(js_paths)
-        if full or config_changed:
-            affected = set(all_exts)
-        else:
-            affected = affected_files(set(changed) | set(deleted), old_exts, new_exts, table)
-            # Their edges are replaced whole: files whose edges leave the same nodes come too.
-            affected = with_shared_sources(affected | set(deleted), table, old_exts) & set(all_exts)
-        edges = []
-        stats = ResolveStats()
-        total = len(affected)
-        for i, fid in enumerate(sorted(affected), 1):
-            edges.extend(resolve_file(all_exts[fid], table, stats))
-            if progress and (i % 100 == 0 or i == total):
-                progress(i, total, "resolving: " + fid)
-        summary.resolved_files = len(affected)
-        summary.calls = stats.as_dict()
+        resolved = _resolve(plan, warm, new_exts, old_exts, progress)
     except BaseException:
         # Never return while a write is still running behind the caller's back.
         wait([symbols_written])
         raise
+    summary.resolved_files = len(resolved.affected)
+    summary.calls = resolved.stats.as_dict()
     summary.resolve_seconds = time.perf_counter() - t0
 
-    # Write: the outgoing edges of affected files, once their endpoints are written.
     t1 = time.perf_counter()
     stale = symbols_written.result()
-    writer.delete_outgoing_code_edges(sorted(affected | set(deleted)))
+    _write_edges(writer, plan, resolved, summary)
+    _mark_files(writer, plan, new_exts)
+    writer.delete_orphan_externals(everywhere=plan.full)
+    # The symbol writes ran beside resolution: what is left of them counts as writing.
+    summary.write_seconds = time.perf_counter() - t1
+    summary.symbols_written = sum(len(ext.symbols) for ext in new_exts.values())
+    summary.symbols_removed = len(stale)
+
+    _record(spath, writer, plan, indexer, new_blobs, resolved)
+    all_exts = resolved.all_exts
+    summary.symbols = sum(len(ext.symbols) for ext in all_exts.values())
+    summary.syntax_error_files = sum(1 for ext in all_exts.values() if ext.has_errors)
+    summary.skipped.update(Counter(ext.skip_reason.split(":")[0] for ext in all_exts.values() if ext.skip_reason))
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+@dataclass(slots=True)
+class _Plan:
+    """What a symbol run has to do, from the scanned tree and the state of the last run."""
+
+    state: IndexState  # empty when the run is a full one
+    full: bool
+    current: dict[str, tuple[str, str]]  # file id -> (hash, lang) of every file to extract
+    changed: list[str]
+    deleted: list[str]
+    js_paths: JsPaths
+    config_changed: bool
+
+    @property
+    def nothing_to_do(self) -> bool:
+        return not (self.changed or self.deleted or self.full or self.config_changed)
+
+
+def _plan(scan: TreeScan, state: IndexState, graph_token: str | None, indexer: str,
+          summary: SymbolSummary) -> _Plan:
+    """Compare the tree with the index state: which files to parse and which are gone."""
+    summary.full_reason = full_run_reason(state, graph_token, indexer)
+    full = summary.full_reason is not None
+    if full:
+        state = IndexState()
+        summary.mode = "full"
+    current: dict[str, tuple[str, str]] = {}
+    for f in scan.files:
+        spec = language_for_path(f.id) if f.skip_reason is None and f.hash else None
+        if spec is not None:
+            current[f.id] = (f.hash, spec.name)
+    changed = sorted(fid for fid, (h, _) in current.items() if state.hashes.get(fid) != h)
+    deleted = sorted(fid for fid in state.hashes if fid not in current)
+    summary.files = len(current)
+    summary.unchanged = len(current) - len(changed)
+    summary.deleted = len(deleted)
+    # Import aliases of tsconfig/jsconfig files: when they change, every file is re-resolved.
+    js_paths, config_problems = read_js_paths(scan.root, [f.id for f in scan.files if f.skip_reason is None])
+    if config_problems:
+        summary.skipped["unusable-config"] = len(config_problems)  # counted beside the files' reasons
+    config_changed = not full and state.module_config != js_paths.digest
+    return _Plan(state, full, current, changed, deleted, js_paths, config_changed)
+
+
+def _parse_changed(
+    root: str, plan: _Plan, workers: int, progress: Progress | None
+) -> tuple[dict[str, FileExtraction], dict[str, bytes]]:
+    """The extractions of the changed files, and each one encoded as the index state keeps it."""
+    new_exts: dict[str, FileExtraction] = {}
+    new_blobs: dict[str, bytes] = {}
+    for ext, blob in parse_files(root, [(fid, plan.current[fid][1]) for fid in plan.changed], workers, progress):
+        new_exts[ext.path] = ext
+        new_blobs[ext.path] = blob
+    return new_exts, new_blobs
+
+
+def _previous(spath: Path, plan: _Plan) -> tuple[_Warm | None, dict[str, FileExtraction]]:
+    """What the changed and deleted files held before. A process that indexed this workspace
+    before (the server) keeps every extraction and its table, and applies the change."""
+    warm = _WARM.pop(spath, None)
+    gone = plan.changed + plan.deleted
+    if warm is None or warm.token != plan.state.token or plan.full:
+        return None, {fid: plan.state.extraction(fid) for fid in gone if fid in plan.state.blobs}
+    return warm, {fid: warm.exts[fid] for fid in gone if fid in warm.exts}
+
+
+@dataclass(slots=True)
+class _Resolved:
+    all_exts: dict[str, FileExtraction]  # every file of the workspace after the run
+    table: SymbolTable
+    affected: set[str]  # files whose outgoing edges were resolved again
+    edges: list[EdgeRecord]
+    stats: ResolveStats
+
+
+def _resolve(
+    plan: _Plan,
+    warm: _Warm | None,
+    new_exts: dict[str, FileExtraction],
+    old_exts: dict[str, FileExtraction],
+    progress: Progress | None,
+) -> _Resolved:
+    """Resolve the affected files against a table that knows every file."""
+    all_exts, table = _symbol_table(plan, warm, new_exts)
+    table.set_js_paths(plan.js_paths)
+    if plan.full or plan.config_changed:
+        affected = set(all_exts)
+    else:
+        gone = set(plan.changed) | set(plan.deleted)
+        affected = affected_files(gone, old_exts, new_exts, table)
+        # Their edges are replaced whole: files whose edges leave the same nodes come too.
+        affected = with_shared_sources(affected | set(plan.deleted), table, old_exts) & set(all_exts)
+    edges: list[EdgeRecord] = []
+    stats = ResolveStats()
+    total = len(affected)
+    for i, fid in enumerate(sorted(affected), 1):
+        edges.extend(resolve_file(all_exts[fid], table, stats))
+        if progress and (i % 100 == 0 or i == total):
+            progress(i, total, "resolving: " + fid)
+    return _Resolved(all_exts, table, affected, edges, stats)
+
+
+def _symbol_table(
+    plan: _Plan, warm: _Warm | None, new_exts: dict[str, FileExtraction]
+) -> tuple[dict[str, FileExtraction], SymbolTable]:
+    """Every extraction of the workspace after the run, and their symbol table: the warm ones
+    with the change applied, or else decoded from the index state."""
+    if warm is not None:
+        all_exts, table = warm.exts, warm.table
+        for fid in plan.deleted:
+            table.remove_file(fid)
+            all_exts.pop(fid, None)
+        for fid, ext in new_exts.items():
+            table.add_file(ext)
+            all_exts[fid] = ext
+        return all_exts, table
+    deleted = set(plan.deleted)
+    # Decoding allocates a few hundred thousand objects and no cycles: keep the collector out.
+    gc.disable()
+    try:
+        all_exts = {fid: plan.state.extraction(fid) for fid in plan.state.blobs
+                    if fid not in deleted and fid not in new_exts}
+    finally:
+        gc.enable()
+    all_exts.update(new_exts)
+    return all_exts, SymbolTable(all_exts.values())
+
+
+def _write_edges(writer: GraphWriter, plan: _Plan, resolved: _Resolved, summary: SymbolSummary) -> None:
+    """Replace the outgoing edges of the affected files; their endpoints are written already."""
+    edges = resolved.edges
+    writer.delete_outgoing_code_edges(sorted(resolved.affected | set(plan.deleted)))
     by_type = _merge_edges(edges)
     # Only externals an edge points at: an unreferenced one is never kept (nor in a clean index).
     targets = {e.dst for e in edges}
@@ -372,30 +461,27 @@ def _index_symbols(
             summary.edges_written[rel.value] = len(rows)
             reasons.update(row["reason"] for row in rows)
     summary.edges_by_reason = dict(reasons)
+
+
+def _mark_files(writer: GraphWriter, plan: _Plan, new_exts: dict[str, FileExtraction]) -> None:
+    """Record on each parsed file the hash its symbols come from and its syntax errors."""
     writer.mark_files([
-        model.FileParse(id=fid, symbols_hash=current[fid][0], has_errors=ext.has_errors,
+        model.FileParse(id=fid, symbols_hash=plan.current[fid][0], has_errors=ext.has_errors,
                         error_count=ext.error_count, parse_note=ext.skip_reason or (", ".join(ext.problems) or None))
         for fid, ext in new_exts.items()
     ] + [
         # A file still in the tree but no longer parsed (emptied, skipped) loses its marks.
         model.FileParse(id=fid, symbols_hash=None, has_errors=None, error_count=None, parse_note=None)
-        for fid in deleted
+        for fid in plan.deleted
     ])
-    writer.delete_orphan_externals(everywhere=full)
-    # The symbol writes ran beside resolution: what is left of them counts as writing.
-    summary.write_seconds = time.perf_counter() - t1
-    summary.symbols_written = sum(len(ext.symbols) for ext in new_exts.values())
-    summary.symbols_removed = len(stale)
 
-    # Record what the graph now holds; only then does the next run trust it.
+
+def _record(spath: Path, writer: GraphWriter, plan: _Plan, indexer: str, new_blobs: dict[str, bytes],
+            resolved: _Resolved) -> None:
+    """Record what the graph now holds; only then does the next run trust it."""
     token = IndexState.new_token()
-    changed_rows = {fid: (current[fid][0], new_blobs[fid]) for fid in new_exts}
-    summary.symbols = sum(len(ext.symbols) for ext in all_exts.values())
-    save_state(spath, token, changed_rows, deleted, full, summary.symbols, js_paths.digest, indexer)
+    changed_rows = {fid: (plan.current[fid][0], blob) for fid, blob in new_blobs.items()}
+    symbols = sum(len(ext.symbols) for ext in resolved.all_exts.values())
+    save_state(spath, token, changed_rows, plan.deleted, plan.full, symbols, plan.js_paths.digest, indexer)
     writer.set_symbols_token(token)
-    _WARM[spath] = _Warm(token, all_exts, table)
-    summary.syntax_error_files = sum(1 for ext in all_exts.values() if ext.has_errors)
-    summary.skipped.update(Counter(ext.skip_reason.split(":")[0] for ext in all_exts.values() if ext.skip_reason))
-    summary.seconds = time.perf_counter() - started
-    return summary
-
+    _WARM[spath] = _Warm(token, resolved.all_exts, resolved.table)
