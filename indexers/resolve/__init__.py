@@ -16,6 +16,10 @@ Confidence 1.0 is kept for certain resolutions (scope, self, explicit import). C
 object of unknown type (``obj.save()``) are matched by method name only: a unique method gets
 ``METHOD_NAME_CONFIDENCE`` (0.5), several get candidate edges, too many are left unresolved;
 all of these fall below the default query threshold.
+
+Where things are: ``table`` (the symbol table, updated one file at a time), ``modules/``
+(one module system per family of languages), ``resolver`` (one file's references),
+``affected`` (what an incremental run re-resolves), ``common`` (what they share).
 """
 
 from __future__ import annotations
