@@ -2,8 +2,10 @@
 
 Every field is a thin call into `graphsvc.query.engine`, `graphsvc.query.communities` or
 `graphsvc.indexing.jobs`, run on a worker thread so a slow query never blocks the event loop. The
-GraphQL object types are generated from the engine's result dataclasses, so the library,
-the CLI's JSON, REST and GraphQL describe one shape.
+GraphQL object types are generated from the engine's result dataclasses (`graphsvc.api.types`),
+and each `Operation` makes its GraphQL field and its REST route from the library function's
+signature, so the library, the CLI's JSON, REST and GraphQL describe one shape and one set of
+arguments.
 """
 
 from __future__ import annotations
@@ -50,7 +52,6 @@ class LeidenAlgorithm(Enum):
 
 GqlContextResult = gql_type(ContextResult)
 GqlEntity = gql_type(results.Entity)
-GqlCommunitiesResult = gql_type(results.CommunitiesResult)
 GqlJob = gql_type(Job)
 
 
