@@ -17,6 +17,7 @@ from dataclasses import dataclass
 VOLATILE = frozenset({
     "workspace",  # the name under which the tree was indexed
     "symbols_token",  # random per run: which index state the graph matches
+    "indexed_at",  # when the last index run that changed the workspace ended
 })
 
 _NODES = """

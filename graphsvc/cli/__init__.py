@@ -18,6 +18,7 @@ _SUBCOMMANDS = (
     "graphsvc.cli.serve",
     "graphsvc.cli.context",
     "graphsvc.cli.cache",
+    "graphsvc.cli.workspaces",
 )
 
 

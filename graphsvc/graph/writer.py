@@ -162,7 +162,7 @@ DETACH DELETE x
 
 _SET_WORKSPACE_TOKEN = """
 MATCH (w:Entity {workspace: $ws, id: $id}) USING INDEX SEEK w:Entity(workspace, id)
-SET w.symbols_token = $token
+SET w.symbols_token = $token, w.indexed_at = datetime()
 """
 
 _GET_WORKSPACE_TOKEN = """
