@@ -54,6 +54,7 @@ _PARTS = (
     ("graphsvc.api.graph_api", "GraphQuery", "GraphMutation"),
     ("graphsvc.api.context_api", "ContextQuery", "ContextMutation"),
     ("graphsvc.api.cache_api", "CacheQuery", "CacheMutation"),
+    ("graphsvc.api.workspaces_api", "WorkspacesQuery", "WorkspacesMutation"),
 )
 # Depth alone does not bound work: one expensive field under many aliases runs once per alias.
 MAX_ALIASES = 20
