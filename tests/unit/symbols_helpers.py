@@ -23,6 +23,13 @@ class Project:
     def symbols(self, path: str) -> list[tuple[str, str, int, int]]:
         return [(s.id, s.kind, s.start_line, s.end_line) for s in self.exts[path].symbols]
 
+    def outline(self, path: str) -> str:
+        """A file's symbols, one line each: qualified name, kind, first line (-last line)."""
+        return "\n".join(
+            f"{s.qualified_name} {s.kind} {s.start_line}" + (f"-{s.end_line}" if s.end_line != s.start_line else "")
+            for s in self.exts[path].symbols
+        )
+
     def symbol(self, sid: str):
         return self.table.symbols[sid]
 
@@ -54,3 +61,10 @@ def load_project(lang_dir: str) -> Project:
     table = SymbolTable(exts.values())
     edges, stats = resolve_all(table)
     return Project(exts, table, edges, stats)
+
+
+def outline(text: str) -> str:
+    """An expected ``Project.outline``, written as an indented block of lines (``  # ...``
+    ends a line with a comment)."""
+    lines = (line.partition("  #")[0].strip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line)

@@ -1,24 +1,24 @@
 """C: extraction and resolution over tests/fixtures/symbols/c."""
 
-from symbols_helpers import load_project
+from tests.unit.symbols_helpers import load_project, outline
 
 C = load_project("c")
 
 
 def test_definitions_structs_typedefs_enums_macros_and_globals():
-    assert C.symbols("include/shapes.h") == [
-        ("include/shapes.h#SHAPES_H", "constant", 2, 2),
-        ("include/shapes.h#PI", "constant", 4, 4),
-        ("include/shapes.h#shape", "struct", 7, 10),
-        ("include/shapes.h#shape_t", "type_alias", 10, 10),
-        ("include/shapes.h#color", "enum", 12, 12),
-    ]
+    assert C.outline("include/shapes.h") == outline("""
+        SHAPES_H constant 2
+        PI constant 4
+        shape struct 7-10
+        shape_t type_alias 10
+        color enum 12
+    """)
     assert C.symbol("include/shapes.h#shape").doc == "A shape with an area function."
-    assert C.symbols("src/util.c") == [
-        ("src/util.c#counter", "variable", 3, 3),
-        ("src/util.c#square", "function", 5, 7),
-        ("src/util.c#helper", "function", 9, 11),
-    ]
+    assert C.outline("src/util.c") == outline("""
+        counter variable 3
+        square function 5-7
+        helper function 9-11
+    """)
     area = C.symbol("src/shapes.c#shape_area")
     assert area.signature == "double shape_area(const shape_t *s)" and area.doc == "Area of a circle."
 

@@ -1,6 +1,6 @@
 """C++: extraction and resolution over tests/fixtures/symbols/cpp."""
 
-from symbols_helpers import load_project
+from tests.unit.symbols_helpers import load_project, outline
 
 from indexers.extract import extract_file
 from indexers.languages import language_for_path
@@ -10,22 +10,22 @@ X = load_project("cpp")
 
 
 def test_namespaces_classes_inline_and_out_of_line_methods():
-    assert X.symbols("include/shape.hpp") == [
-        ("include/shape.hpp#geo", "module", 4, 26),
-        ("include/shape.hpp#geo.Shape", "class", 7, 12),
-        ("include/shape.hpp#geo.Shape.~Shape", "method", 9, 9),
-        ("include/shape.hpp#geo.Shape.twice", "method", 11, 11),
-        ("include/shape.hpp#geo.Circle", "class", 14, 22),
-    ]
+    assert X.outline("include/shape.hpp") == outline("""
+        geo module 4-26
+        geo.Shape class 7-12
+        geo.Shape.~Shape method 9
+        geo.Shape.twice method 11
+        geo.Circle class 14-22
+    """)
     assert X.symbol("include/shape.hpp#geo.Shape").doc == "Anything with an area."
-    assert X.symbols("src/shape.cpp") == [
-        ("src/shape.cpp#geo", "module", 3, 20),
-        ("src/shape.cpp#geo.Circle.Circle", "method", 5, 5),
-        ("src/shape.cpp#geo.Circle.area", "method", 7, 9),
-        ("src/shape.cpp#geo.Circle.grow", "method", 11, 14),
-        ("src/shape.cpp#geo.helper", "function", 16, 16),
-        ("src/shape.cpp#geo.helper@2", "function", 18, 18),  # an overload
-    ]
+    assert X.outline("src/shape.cpp") == outline("""
+        geo module 3-20
+        geo.Circle.Circle method 5
+        geo.Circle.area method 7-9
+        geo.Circle.grow method 11-14
+        geo.helper function 16
+        geo.helper@2 function 18  # an overload
+    """)
     assert X.symbol("src/main.cpp#Number").kind == "type_alias"
     assert X.symbol("src/util.cpp#identity").signature == "T identity(T v)"
 

@@ -1,18 +1,18 @@
-from symbols_helpers import load_project
+from tests.unit.symbols_helpers import load_project, outline
 
 JS = load_project("javascript")
 TS = load_project("typescript")
 
 
 def test_js_definitions_with_classes_arrow_functions_and_constants():
-    assert JS.symbols("lib/shapes.js") == [
-        ("lib/shapes.js#Shape", "class", 4, 16),
-        ("lib/shapes.js#Shape.constructor", "method", 5, 7),
-        ("lib/shapes.js#Shape.area", "method", 9, 11),
-        ("lib/shapes.js#Shape.describe", "method", 13, 15),
-        ("lib/shapes.js#helper", "function", 18, 20),
-        ("lib/shapes.js#UNIT", "constant", 22, 22),
-    ]
+    assert JS.outline("lib/shapes.js") == outline("""
+        Shape class 4-16
+        Shape.constructor method 5-7
+        Shape.area method 9-11
+        Shape.describe method 13-15
+        helper function 18-20
+        UNIT constant 22
+    """)
     assert ("lib/util.js#format", "function", 5, 5) in JS.symbols("lib/util.js")
     assert JS.symbol("lib/shapes.js#Shape").doc == "A shape with an area."  # JSDoc above `export`
 

@@ -1,26 +1,26 @@
 from indexers.extract import RECEIVER_NAME, RECEIVER_SELF, RECEIVER_SUPER, extract_file
 
-from symbols_helpers import load_project
+from tests.unit.symbols_helpers import load_project, outline
 
 P = load_project("python")
 
 
 def test_symbols_with_nested_qualified_names_kinds_and_lines():
-    assert P.symbols("pkg/models.py") == [
-        ("pkg/models.py#LIMIT", "constant", 4, 4),
-        ("pkg/models.py#Base", "class", 7, 15),
-        ("pkg/models.py#Base.save", "method", 10, 12),
-        ("pkg/models.py#Base.validate", "method", 14, 15),
-        ("pkg/models.py#Model", "class", 18, 25),
-        ("pkg/models.py#Model.run", "method", 19, 25),
-    ]
-    assert P.symbols("pkg/sub/deep.py") == [
-        ("pkg/sub/deep.py#Child", "class", 5, 15),
-        ("pkg/sub/deep.py#Child.Inner", "class", 6, 8),
-        ("pkg/sub/deep.py#Child.Inner.method", "method", 7, 8),
-        ("pkg/sub/deep.py#Child.run", "method", 10, 15),
-        ("pkg/sub/deep.py#Child.run.local", "function", 11, 12),
-    ]
+    assert P.outline("pkg/models.py") == outline("""
+        LIMIT constant 4
+        Base class 7-15
+        Base.save method 10-12
+        Base.validate method 14-15
+        Model class 18-25
+        Model.run method 19-25
+    """)
+    assert P.outline("pkg/sub/deep.py") == outline("""
+        Child class 5-15
+        Child.Inner class 6-8
+        Child.Inner.method method 7-8
+        Child.run method 10-15
+        Child.run.local function 11-12
+    """)
 
 
 def test_parents_signature_and_docstring():

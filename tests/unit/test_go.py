@@ -1,19 +1,19 @@
 """Go: extraction and resolution over tests/fixtures/symbols/go (module example.com/demo)."""
 
-from symbols_helpers import load_project
+from tests.unit.symbols_helpers import load_project, outline
 
 G = load_project("go")
 
 
 def test_definitions_methods_are_qualified_by_receiver_type():
-    assert G.symbols("shapes/shape.go") == [
-        ("shapes/shape.go#Shape", "interface", 4, 6),
-        ("shapes/shape.go#Shape.Area", "method", 5, 5),
-        ("shapes/shape.go#Base", "struct", 9, 11),
-        ("shapes/shape.go#Base.Describe", "method", 14, 16),
-        ("shapes/shape.go#Base.suffix", "method", 18, 20),
-        ("shapes/shape.go#Pi", "constant", 22, 22),
-    ]
+    assert G.outline("shapes/shape.go") == outline("""
+        Shape interface 4-6
+        Shape.Area method 5
+        Base struct 9-11
+        Base.Describe method 14-16
+        Base.suffix method 18-20
+        Pi constant 22
+    """)
     d = G.symbol("shapes/shape.go#Base.Describe")
     assert d.parent == "shapes/shape.go#Base"
     assert d.signature == "func (b *Base) Describe() string"

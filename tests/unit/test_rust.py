@@ -1,6 +1,6 @@
 """Rust: extraction and resolution over tests/fixtures/symbols/rust (crate root src/lib.rs)."""
 
-from symbols_helpers import load_project
+from tests.unit.symbols_helpers import load_project, outline
 
 from indexers.extract import extract_file
 from indexers.resolve import SymbolTable, resolve_all
@@ -9,14 +9,14 @@ R = load_project("rust")
 
 
 def test_items_impl_methods_and_trait_methods():
-    assert R.symbols("src/shapes/circle.rs") == [
-        ("src/shapes/circle.rs#Circle", "struct", 5, 7),
-        ("src/shapes/circle.rs#Circle.new", "method", 10, 13),
-        ("src/shapes/circle.rs#Circle.check", "method", 15, 15),
-        ("src/shapes/circle.rs#Circle.grow", "method", 17, 19),
-        ("src/shapes/circle.rs#Circle.area", "method", 23, 25),
-        ("src/shapes/circle.rs#Circle.name", "method", 29, 31),
-    ]
+    assert R.outline("src/shapes/circle.rs") == outline("""
+        Circle struct 5-7
+        Circle.new method 10-13
+        Circle.check method 15
+        Circle.grow method 17-19
+        Circle.area method 23-25
+        Circle.name method 29-31
+    """)
     assert R.symbol("src/shapes/circle.rs#Circle.new").parent == "src/shapes/circle.rs#Circle"
     assert R.symbol("src/shapes/mod.rs#Shape").kind == "trait"
     assert R.symbol("src/shapes/mod.rs#Shape").doc == "Anything with an area."
