@@ -8,7 +8,7 @@ import pytest
 from indexers.extract import extract_file
 from indexers.resolve import SymbolTable, affected_files, resolve_file
 
-from symbols_helpers import FIXTURES, extract_tree
+from tests.unit.symbols_helpers import FIXTURES, extract_tree
 
 
 def _edges_by_file(table: SymbolTable) -> dict[str, set[tuple]]:
@@ -175,3 +175,18 @@ def test_resolution_does_not_depend_on_the_order_files_entered_the_table():
     exts = extract_tree(FIXTURES / "python")
     forward = _edges_by_file(SymbolTable(exts.values()))
     assert forward == _clean_edges(exts.values())
+
+
+def test_an_include_matching_two_headers_picks_the_same_one_in_any_table_order():
+    """`#include "util.h"` with a/util.h and b/util.h: which one was found depended on the order
+    the files entered the table, and an edited file enters last."""
+    files = {
+        "a/util.h": b"int helper(void);\n",
+        "b/util.h": b"int helper(void);\n",
+        "a/util.c": b"int helper(void) { return 1; }\n",
+        "b/util.c": b"int helper(void) { return 2; }\n",
+        "src/main.c": b'#include "util.h"\nint main(void) { return helper(); }\n',
+    }
+    exts = [extract_file(p, data, "c") for p, data in files.items()]
+    forward, backward = _edges_by_file(SymbolTable(exts)), _clean_edges(exts)
+    assert forward["src/main.c"] == backward["src/main.c"]
