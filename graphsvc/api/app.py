@@ -249,26 +249,24 @@ class _Schema(strawberry.Schema):
             super().process_errors(unexpected, execution_context)
 
 
-def _short(execution_context: ExecutionContext) -> bool:
-    return len(execution_context.query or "") <= CACHED_DOCUMENT_CHARS
+def _if_short(execution_context: ExecutionContext, cached):
+    """The cache's hook for a short document; a longer one passes by (`CACHED_DOCUMENT_CHARS`)."""
+    if len(execution_context.query or "") <= CACHED_DOCUMENT_CHARS:
+        yield from cached()
+    else:
+        yield
 
 
 class _ShortParserCache(ParserCache):
-    """Remembers short documents only; longer ones are parsed each time (`CACHED_DOCUMENT_CHARS`)."""
+    """Remembers short documents only; longer ones are parsed each time."""
 
     def on_parse(self):
-        if _short(self.execution_context):
-            yield from super().on_parse()
-        else:
-            yield
+        yield from _if_short(self.execution_context, super().on_parse)
 
 
 class _ShortValidationCache(ValidationCache):
     def on_validate(self):
-        if _short(self.execution_context):
-            yield from super().on_validate()
-        else:
-            yield
+        yield from _if_short(self.execution_context, super().on_validate)
 
 
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
