@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from graphsvc.context.events import check_turn_id, check_workspace, iso, now_us, to_datetime, to_us
+from graphsvc.context.events import check_limit, check_turn_id, check_workspace, iso, now_us, to_datetime, to_us
 from graphsvc.errors import InputError
 
 if TYPE_CHECKING:
@@ -116,8 +116,7 @@ class Episodes:
         self, limit: int = 20, session_id: str | None = None, workspace: str | None = None
     ) -> list[Episode]:
         """Newest first."""
-        if not isinstance(limit, int) or limit < 1:
-            raise InputError(f"limit: must be a positive integer, got {limit!r}")
+        limit = check_limit(limit, MAX_LIST)
         where, params = [], []
         if session_id is not None:
             where.append("session_id = ?")
@@ -129,7 +128,7 @@ class Episodes:
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY created_at DESC, seq DESC LIMIT ?"
-        params.append(min(limit, MAX_LIST))
+        params.append(limit)
         return [
             Episode(r[0], r[1], r[2], r[3], r[4], to_datetime(r[5]))
             for r in self._store.query(sql, tuple(params))

@@ -129,6 +129,13 @@ def check_turn_id(turn_id: Any, what: str = "turn_id") -> str | None:
     return turn_id
 
 
+def check_limit(limit: Any, most: int | None = None) -> int:
+    """A positive integer (at most `most`)."""
+    if not isinstance(limit, int) or limit < 1:
+        raise InputError(f"limit: must be a positive integer, got {limit!r}")
+    return limit if most is None else min(limit, most)
+
+
 def check_workspace(workspace: Any) -> str | None:
     if workspace is None:
         return None
@@ -375,9 +382,7 @@ class EventLog:
         since: datetime | int | str | None = None,
     ) -> list[Event]:
         """The newest events first (by time, then commit order), optionally filtered."""
-        if not isinstance(limit, int) or limit < 1:
-            raise InputError(f"limit: must be a positive integer, got {limit!r}")
-        limit = min(limit, MAX_RECENT)
+        limit = check_limit(limit, MAX_RECENT)
         if type is not None:
             check_type(type)
         since_us = None if since is None else to_us(since)

@@ -29,6 +29,7 @@ from graphsvc.context.events import (
     EventType,
     PendingEvent,
     canonical_json,
+    check_limit,
     check_turn_id,
     check_workspace,
     iso,
@@ -424,8 +425,7 @@ class TurnIndex:
         session_id: str | None = None,
     ) -> list[Turn]:
         """Turns newest first, optionally of one workspace, family or session."""
-        if not isinstance(limit, int) or limit < 1:
-            raise InputError(f"limit: must be a positive integer, got {limit!r}")
+        check_limit(limit)
         self._store.sync()
         with self._store.mem_lock:
             if family_id is not None:

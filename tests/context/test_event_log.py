@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-import ctx_workers
+from tests.context import ctx_workers
 from graphsvc.context import db
 from graphsvc.context import store as store_module
 from graphsvc.context.events import iso, to_us
@@ -522,3 +522,10 @@ def test_a_new_store_uses_small_pages_and_an_existing_store_keeps_its_own(ctx_se
         assert db.integrity_check(conn) == "ok"
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize("limit", [0, -1, "3", 2.5])
+def test_every_listing_refuses_a_limit_that_is_not_a_positive_integer(store, limit):
+    for listing in (store.events.recent, store.turns.list, store.episodes.list):
+        with pytest.raises(InputError, match="limit: must be a positive integer"):
+            listing(limit)
