@@ -41,7 +41,9 @@ from strawberry.tools import merge_types
 from graphsvc.api.auth import WILDCARD_HOSTS, BadJson, BearerAuth, BodyLimit, SameOrigin, allowed_hosts, read_json
 from graphsvc.context.db import health as store_health
 from graphsvc.context.db import store_path
+from graphsvc.context.store import get_store
 from graphsvc.errors import AmbiguousError, GraphsvcError, InputError, Neo4jUnavailable, NotFoundError, StoreCorrupt, StoreError
+from graphsvc.graph.driver import get_graph
 from graphsvc.graph.runtime import TurnMirror
 from graphsvc.indexing.jobs import JobRegistry
 from graphsvc.query.parser import QueryParseError
@@ -305,9 +307,6 @@ def _mirror_turns() -> None:
     """Mirror turns into Neo4j as they are opened, after catching up on what is pending.
     Best effort: the store works without the graph and `graphsvc turns mirror` catches up."""
     try:
-        from graphsvc.context.store import get_store
-        from graphsvc.graph.driver import get_graph
-
         mirror = TurnMirror(get_graph())
         turns = get_store().turns
         turns.attach_mirror(mirror)
@@ -358,8 +357,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/healthz", tags=["service"], summary="Liveness, Neo4j reachability and the context store")
     async def healthz() -> JSONResponse:
         def ping() -> None:
-            from graphsvc.graph.driver import get_graph
-
             get_graph().ping()
 
         store_problem = await asyncio.to_thread(store_health, store_path(settings))
