@@ -13,6 +13,7 @@ from urllib.parse import urlparse
 import psutil
 
 from graphsvc.graph.driver import get_graph
+from graphsvc.indexing import workspaces
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 EXCLUDE = ["/site-packages/"]
@@ -26,13 +27,8 @@ def peak_rss_mb() -> tuple[float, float]:
 
 
 def drop_workspace(workspace: str) -> None:
-    """Remove a workspace from the graph so the next run is cold."""
-    graph = get_graph()
-    graph.autocommit(
-        "MATCH (n:Entity {workspace: $ws}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
-        timeout_s=600,
-        ws=workspace,
-    )
+    """Drop a workspace (its graph and index state), if it exists, so the next run is cold."""
+    workspaces.drop_workspace(workspace, get_graph(), missing_ok=True)
 
 
 def copy_stdlib(target: Path) -> Path:

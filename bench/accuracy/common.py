@@ -110,19 +110,13 @@ def read_graph(graph, workspace: str, calls: bool = False) -> GraphView:
     return view
 
 
-def drop_workspace(graph, workspace: str) -> None:
-    graph.autocommit(
-        "MATCH (n:Entity {workspace: $ws}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
-        ws=workspace,
-    )
-
-
 def index_corpus(graph, root: Path, workspace: str, exclude: list[str], cold: bool = True):
-    """Index ``root`` into ``workspace`` (emptied first when ``cold``); the index-symbols summary."""
+    """Index ``root`` into ``workspace`` (dropped first when ``cold``); the index-symbols summary."""
     from graphsvc.indexing.pipeline import index_symbols
+    from graphsvc.indexing.workspaces import drop_workspace
 
     if cold:
-        drop_workspace(graph, workspace)
+        drop_workspace(workspace, graph, missing_ok=True)
     return index_symbols(root, workspace=workspace, graph=graph, exclude=exclude)
 
 

@@ -14,8 +14,9 @@ import uvicorn
 
 from graphsvc.api.app import create_app
 from graphsvc.graph.driver import connect, get_graph, reset_graph
+from graphsvc.indexing.workspaces import drop_workspace
 from graphsvc.settings import Settings, get_settings
-from query.conftest import build_workspace
+from tests.query.conftest import build_workspace
 
 WS = "graphsvc-api-tests"
 
@@ -52,7 +53,7 @@ def api_workspace(neo4j_server) -> Iterator[str]:
     build_workspace(g, WS)
     g.write("CALL db.awaitIndexes(60)")
     yield WS
-    g.write("MATCH (n:Entity {workspace: $ws}) DETACH DELETE n", ws=WS)
+    drop_workspace(WS, g)
     g.close()
 
 

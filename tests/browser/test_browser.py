@@ -15,10 +15,11 @@ import pytest
 
 from graphsvc.query.communities import compute_communities
 from graphsvc.graph.driver import connect, get_graph, reset_graph
+from graphsvc.indexing.workspaces import drop_workspace
 from graphsvc.settings import REPO_ROOT, get_settings
 
-from api.conftest import running
-from query.conftest import build_workspace
+from tests.api.conftest import running
+from tests.query.conftest import build_workspace
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO_ROOT / "artifacts"
@@ -65,7 +66,7 @@ def site(neo4j_server):
     compute_communities(workspace=WS, seed=1, graph=g)
     with running(get_settings()) as url:
         yield url
-    g.write("MATCH (n:Entity {workspace: $ws}) DETACH DELETE n", ws=WS)
+    drop_workspace(WS, g)
     g.close()
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from graphsvc.graph import runtime
 from graphsvc.graph.driver import Graph, connect
+from graphsvc.indexing.workspaces import drop_workspace
 
 WS = "graphsvc-turn-mirror-tests"
 FILES = ["src/app.py", "src/util.py"]
@@ -39,7 +40,7 @@ def test_the_log_commits_when_neo4j_is_down_and_the_rows_stay_pending(store):
 def graph(neo4j_server):
     g = connect()
     g.timeout_s = 180.0  # a fresh server on a busy machine plans its first queries slowly
-    g.write("MATCH (n:Entity {workspace: $ws}) DETACH DELETE n", ws=WS)
+    drop_workspace(WS, g, missing_ok=True)
     g.write(
         "UNWIND $files AS f CREATE (:Entity:File {workspace: $ws, id: f, name: f, kind: 'file', prov: 'EXTRACTED'})",
         ws=WS, files=FILES,
@@ -49,7 +50,7 @@ def graph(neo4j_server):
         ws=WS, id=SYMBOL,
     )
     yield g
-    g.write("MATCH (n:Entity {workspace: $ws}) DETACH DELETE n", ws=WS)
+    drop_workspace(WS, g, missing_ok=True)
     g.close()
 
 

@@ -16,12 +16,13 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 
-from api.conftest import running
+from tests.api.conftest import running
 from graphsvc.api import cache_api
 from graphsvc.context.store import reset_store
 from graphsvc.graph.driver import connect, get_graph, reset_graph
+from graphsvc.indexing.workspaces import drop_workspace, workspaces
 from graphsvc.settings import reload_settings
-from query.conftest import build_workspace
+from tests.query.conftest import build_workspace
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.timeout(480)]
 
@@ -64,7 +65,9 @@ def fuzzed_server(neo4j_server, tmp_path_factory):
                 yield url, collected
         finally:
             logging.getLogger("graphsvc").removeHandler(collected)
-            graph.write("MATCH (n:Entity) WHERE n.workspace STARTS WITH $ws DETACH DELETE n", ws=WS)
+            for made in workspaces(graph):  # the fixture's and those the generated calls created
+                if made.name.startswith(WS):
+                    drop_workspace(made.name, graph)
             graph.close()
             reset_store()
             cache_api.reset_instances()
