@@ -22,7 +22,7 @@ from graphsvc.graph import writer
 from graphsvc.graph.driver import get_graph
 from graphsvc.model import WORKSPACE_ID
 
-from .conftest import WS
+from tests.api.conftest import WS
 
 pytestmark = pytest.mark.neo4j
 

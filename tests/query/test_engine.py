@@ -11,7 +11,7 @@ from graphsvc.query.arguments import MAX_ID_CHARS
 from graphsvc.query.communities import COMPUTE_HINT, compute_communities
 from graphsvc.query.parser import QueryParseError
 
-from .conftest import OTHER_WS, WS
+from tests.query.conftest import OTHER_WS, WS
 
 pytestmark = pytest.mark.neo4j
 

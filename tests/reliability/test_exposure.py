@@ -17,7 +17,7 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from api.conftest import running
+from tests.api.conftest import running
 from graphsvc.api.app import MAX_ALIASES
 from graphsvc.api.auth import is_loopback
 from graphsvc.cli import main

@@ -23,7 +23,7 @@ from graphsvc.settings import get_settings
 
 from tests.graph_compare import assert_same_graph, reader
 
-from .conftest import REPO_ROOT, ServeProcess, kill_neo4j, neo4j_env
+from tests.reliability.conftest import REPO_ROOT, ServeProcess, kill_neo4j, neo4j_env
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.timeout(540)]
 

@@ -16,7 +16,7 @@ from graphsvc.context.store import ContextStore
 from graphsvc.errors import StoreError
 from graphsvc.settings import get_settings
 
-from .conftest import ServeProcess, store_env, stored_writes
+from tests.reliability.conftest import ServeProcess, store_env, stored_writes
 
 pytestmark = pytest.mark.timeout(300)
 

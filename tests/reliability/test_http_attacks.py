@@ -17,7 +17,7 @@ from starlette.routing import Mount
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from api.conftest import running
+from tests.api.conftest import running
 from graphsvc.api.app import create_app
 from graphsvc.settings import get_settings
 

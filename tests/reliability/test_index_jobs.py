@@ -14,7 +14,7 @@ import threading
 import httpx
 import pytest
 
-from api.conftest import running
+from tests.api.conftest import running
 from graphsvc.errors import InputError
 from graphsvc.indexing.jobs import JobRegistry
 from graphsvc.settings import get_settings

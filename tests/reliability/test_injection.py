@@ -14,12 +14,12 @@ import httpx
 import neo4j
 import pytest
 
-from api.conftest import running
+from tests.api.conftest import running
 from graphsvc.graph.driver import connect, get_graph, reset_graph
 from graphsvc.settings import reload_settings
-from query.conftest import build_workspace
+from tests.query.conftest import build_workspace
 
-from .conftest import graph_checksum
+from tests.reliability.conftest import graph_checksum
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.timeout(400)]
 

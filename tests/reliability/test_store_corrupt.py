@@ -20,7 +20,7 @@ from graphsvc.context import db
 from graphsvc.context.cache import ContentCache
 from graphsvc.context.store import ContextStore
 
-from .conftest import REPO_ROOT, ServeProcess
+from tests.reliability.conftest import REPO_ROOT, ServeProcess
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -18,7 +18,7 @@ import pytest
 
 from graphsvc.context import db
 
-from .conftest import REPO_ROOT, ServeProcess, store_env, stored_writes
+from tests.reliability.conftest import REPO_ROOT, ServeProcess, store_env, stored_writes
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import ast
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench.accuracy import ctags_defs, python_calls, python_defs  # noqa: E402
-from bench.accuracy.corpora import Corpus  # noqa: E402
-from bench.accuracy.common import CallEdge, FileState, Sym  # noqa: E402
+from bench.accuracy import ctags_defs, python_calls, python_defs
+from bench.accuracy.corpora import Corpus
+from bench.accuracy.common import CallEdge, FileState, Sym
 
 SOURCE = b'''\
 import os

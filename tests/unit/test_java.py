@@ -1,6 +1,6 @@
 """Java: extraction and resolution over tests/fixtures/symbols/java (packages com.acme.*)."""
 
-from symbols_helpers import load_project
+from tests.unit.symbols_helpers import load_project
 
 J = load_project("java")
 S = "src/main/java/com/acme/"

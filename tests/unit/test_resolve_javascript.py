@@ -1,4 +1,4 @@
-from symbols_helpers import load_project
+from tests.unit.symbols_helpers import load_project
 
 JS = load_project("javascript")
 TS = load_project("typescript")

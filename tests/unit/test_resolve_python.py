@@ -1,4 +1,4 @@
-from symbols_helpers import load_project
+from tests.unit.symbols_helpers import load_project
 
 P = load_project("python")
 
