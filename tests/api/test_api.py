@@ -15,7 +15,7 @@ from graphsvc.graph.driver import get_graph, reset_graph
 from graphsvc.indexing.workspaces import drop_workspace
 from graphsvc.settings import SCHEMA_DIR, reload_settings
 
-from .conftest import WS
+from tests.api.conftest import WS
 
 pytestmark = pytest.mark.neo4j
 
@@ -201,6 +201,13 @@ def test_auth_on_and_off(serve, gql):
     ok = httpx.get(f"{url}/api/context/explain", params={"workspace": WS, "id": "helper"},
                    headers={"Authorization": "Bearer s3cret"})
     assert ok.status_code == 200
+    for name, args, _, _ in READS:
+        params = _rest_params(args)
+        assert httpx.get(f"{url}/api/context/{name}", params=params).status_code == 401, name
+        foreign = {"Authorization": "Bearer s3cret", "Origin": "http://evil.example"}
+        assert httpx.get(f"{url}/api/context/{name}", params=params, headers=foreign).status_code == 403, name
+        ok = httpx.get(f"{url}/api/context/{name}", params=params, headers={"Authorization": "Bearer s3cret"})
+        assert ok.status_code == 200, (name, ok.text)
 
 
 def test_limits_body_depth_results(serve, gql):
