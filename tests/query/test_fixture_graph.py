@@ -20,3 +20,8 @@ def test_symbols_carry_what_the_indexer_stores(graph):
     assert (set(ext.labels), ext.name, ext.qualified_name, ext.prov) == ({"Symbol", "External"}, "join",
                                                                          "os.path.join", "INFERRED")
     assert engine.entity("src/pkg/", workspace=WS).path == "src/pkg"
+
+
+def test_symbols_return_their_doc(graph):
+    assert engine.entity("src/app.py#App.run", workspace=WS).doc == "Run the application until stopped."
+    assert engine.entity("src/app.py", workspace=WS).doc is None
