@@ -441,7 +441,7 @@ class _Extractor:
             expected = prev.start_point[0]
             prev = prev.prev_named_sibling
         for c in reversed(block):
-            line = _first_line(_strip_comment(_text(c)))
+            line = _first_line(_strip_comment(_text(c), self.spec.comment_prefixes))
             if line:
                 return line
         return ""
@@ -634,11 +634,11 @@ def _strip_string(text: str) -> str:
     return text
 
 
-def _strip_comment(text: str) -> str:
+def _strip_comment(text: str, prefixes: tuple[str, ...]) -> str:
     lines = []
     for line in text.splitlines():
         line = line.strip()
-        for prefix in ("///", "//!", "//", "/**", "/*!", "/*", "#"):
+        for prefix in prefixes:
             if line.startswith(prefix):
                 line = line[len(prefix) :]
                 break

@@ -65,6 +65,8 @@ class LanguageSpec:
     # "comment": the comments directly above a definition are its doc.
     doc_style: str = "comment"
     comment_node_types: frozenset[str] = frozenset({"comment"})
+    # What starts a line of a doc comment and is not part of the doc (the first that matches).
+    comment_prefixes: tuple[str, ...] = ("///", "//!", "//", "/**", "/*!", "/*", "#")
     # Nodes that may sit between a doc comment and its definition (attributes, decorators).
     doc_skip_node_types: frozenset[str] = frozenset({"decorator", "attribute_item", "annotation", "marker_annotation"})
     # Separators used in qualified names as written (``a::b``, ``a.b``); ids use ".".
@@ -186,6 +188,9 @@ _CPP_MACROS = MacroHints(
     ),
 )
 
+# Grammars that tell the two kinds of comment apart (Rust, Java).
+_LINE_AND_BLOCK_COMMENTS = frozenset({"line_comment", "block_comment"})
+
 # JavaScript, TypeScript and TSX differ only in their grammar: imports, receivers and
 # builtins are the same.
 _JS_FAMILY = dict(
@@ -249,7 +254,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             package_files=("mod", "lib", "main"),
             self_names=frozenset({"self", "Self"}),
             name_node_types=frozenset({"identifier", "self", "scoped_identifier", "crate", "super"}),
-            comment_node_types=frozenset({"line_comment", "block_comment"}),
+            comment_node_types=_LINE_AND_BLOCK_COMMENTS,
             scope_separators=("::",),
             builtins=_RUST_BUILTINS,
             members_anywhere=True,
@@ -261,7 +266,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             self_names=frozenset({"this"}),
             super_names=frozenset({"super"}),
             name_node_types=frozenset({"identifier", "this", "super", "field_access"}),
-            comment_node_types=frozenset({"block_comment", "line_comment"}),
+            comment_node_types=_LINE_AND_BLOCK_COMMENTS,
             builtins=_JAVA_BUILTINS,
             members_visible=True,
             directory_scope=True,
