@@ -77,7 +77,9 @@ def test_neighborhood_depth_filters_and_confidence(graph):
     one = engine.neighborhood("src/app.py#main", workspace=WS, rels=["CALLS"])
     assert {n.id for n in one.nodes} == {"src/app.py#App.run"}  # candidate edges excluded by default
     assert not one.truncated
-    assert all(e.confidence >= 0.51 for e in one.edges)
+    assert [(e.source, e.type, e.target, e.confidence) for e in one.edges] == [
+        ("src/app.py#main", "CALLS", "src/app.py#App.run", 1.0)
+    ]
     with_candidates = engine.neighborhood("src/app.py#main", workspace=WS, rels=["CALLS"], min_confidence=0.5)
     assert {n.id for n in with_candidates.nodes} == {
         "src/app.py#App.run", "src/pkg/util.py#format_name", "src/models.py#Model"
