@@ -8,7 +8,7 @@ from typing import Iterable
 
 from indexers.extract import FileExtraction
 from indexers.languages import LANGUAGES
-from indexers.resolve.common import SPLIT, ImportContext, last_segment
+from indexers.resolve.common import SPLIT, TYPE_KIND_NAMES, ImportContext, last_segment
 from indexers.resolve.modules import MODULE_SYSTEMS, FileSet, ModuleSystem
 from indexers.resolve.table import SymbolTable
 
@@ -101,8 +101,12 @@ def affected_files(
             if spec is not None and (stem in spec.package_files or spec.directory_scope):
                 names.add(posixpath.basename(posixpath.dirname(path)))
         elif old is not None and new is not None and _import_keys(old) != _import_keys(new):
-            # What this file re-exports may have changed for files importing it.
+            # What this file re-exports may have changed for files importing it; what its types
+            # inherit, and which type its out-of-line members (C++ `A::m`, Rust `impl`) belong
+            # to, for files using them.
             affected |= table.importers_of(path)
+            names.update(s.name for ext in (old, new) for s in ext.symbols
+                         if s.kind in TYPE_KIND_NAMES or "." in s.qualified_name)
     for name in names:
         affected |= table.referencing_files(name)
     affected |= _rebound_files(changed, old_exts, new_exts, table)

@@ -190,3 +190,21 @@ def test_an_include_matching_two_headers_picks_the_same_one_in_any_table_order()
     exts = [extract_file(p, data, "c") for p, data in files.items()]
     forward, backward = _edges_by_file(SymbolTable(exts)), _clean_edges(exts)
     assert forward["src/main.c"] == backward["src/main.c"]
+
+
+@pytest.mark.parametrize("lang,files,path,data", [
+    ("cpp", {
+        "include/shape.hpp": b"namespace geo {\nclass Circle {\npublic:\n  void grow();\n  void twice() { grow(); }\n};\n}\n",
+        "src/shape.cpp": b'#include "../include/shape.hpp"\n\nvoid geo::Circle::grow() {}\n',
+    }, "src/shape.cpp", b"\nvoid geo::Circle::grow() {}\n"),
+    ("rust", {
+        "src/lib.rs": b"mod shape;\nmod extra;\n",
+        "src/shape.rs": b"pub struct Circle {}\nimpl Circle {\n    pub fn twice(&self) { self.grow(); }\n}\n",
+        "src/extra.rs": b"use crate::shape::Circle;\n\nimpl Circle {\n    pub fn grow(&self) {}\n}\n",
+    }, "src/extra.rs", b"\nimpl Circle {\n    pub fn grow(&self) {}\n}\n"),
+])
+def test_members_defined_elsewhere_follow_the_imports_of_their_file(lang, files, path, data):
+    """An out-of-line member belongs to the type its file's imports name; when only those
+    imports change, the callers in the type's file must be resolved again."""
+    affected = _incremental_equals_clean(files, lang, path, data)
+    assert len(affected) > 1
