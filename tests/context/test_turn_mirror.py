@@ -7,7 +7,9 @@ import pytest
 
 from graphsvc.graph import runtime
 from graphsvc.graph.driver import Graph, connect
+from graphsvc.graph.writer import GraphWriter, row
 from graphsvc.indexing.workspaces import drop_workspace
+from graphsvc.model import FileNode, SymbolNode
 
 WS = "graphsvc-turn-mirror-tests"
 FILES = ["src/app.py", "src/util.py"]
@@ -41,14 +43,12 @@ def graph(neo4j_server):
     g = connect()
     g.timeout_s = 180.0  # a fresh server on a busy machine plans its first queries slowly
     drop_workspace(WS, g, missing_ok=True)
-    g.write(
-        "UNWIND $files AS f CREATE (:Entity:File {workspace: $ws, id: f, name: f, kind: 'file', prov: 'EXTRACTED'})",
-        ws=WS, files=FILES,
-    )
-    g.write(
-        "CREATE (:Entity:Symbol {workspace: $ws, id: $id, name: 'run', kind: 'method', prov: 'EXTRACTED'})",
-        ws=WS, id=SYMBOL,
-    )
+    writer = GraphWriter(g, WS)
+    writer.upsert_files([
+        row(FileNode(id=f, name=f.rsplit("/", 1)[-1], path=f, size=10, lang="python", hash=None)) | {"parent": None}
+        for f in FILES
+    ])
+    writer.create_symbols([SymbolNode(id=SYMBOL, name="run", kind="method", file="src/app.py", qualified_name="App.run")])
     yield g
     drop_workspace(WS, g, missing_ok=True)
     g.close()
