@@ -121,7 +121,11 @@ class Resolver:
 
     def bases(self, type_id: str) -> list[tuple[str, str]]:
         """Resolved base types of a type: (base id, reason)."""
-        return self.table.recursive.get(("bases", type_id), [], lambda: self._bases(type_id))
+        recursive, key = self.table.recursive, ("bases", type_id)
+        found = recursive.values.get(key)
+        if found is not None:
+            return found
+        return recursive.get(key, [], lambda: self._bases(type_id))
 
     def _bases(self, type_id: str) -> list[tuple[str, str]]:
         sym = self.table.symbols.get(type_id)
@@ -164,7 +168,11 @@ class Resolver:
         type for certain (through scope or imports, not a guess by name)."""
         own = self.table.members_of(type_id)
         # While the owners below are resolved, a lookup of this type sees its own members.
-        return self.table.recursive.get(("members", type_id), own, lambda: self._members_anywhere(type_id, own))
+        recursive, key = self.table.recursive, ("members", type_id)
+        found = recursive.values.get(key)
+        if found is not None:
+            return found
+        return recursive.get(key, own, lambda: self._members_anywhere(type_id, own))
 
     def _members_anywhere(self, type_id: str, own: dict[str, list[str]]) -> dict[str, list[str]]:
         merged = own
