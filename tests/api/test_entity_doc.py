@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from .conftest import WS
+from tests.api.conftest import WS
 
 pytestmark = pytest.mark.neo4j
 

@@ -11,6 +11,7 @@ import pytest
 
 from graphsvc.graph.driver import connect, get_graph, reset_graph
 from graphsvc.graph.writer import GraphWriter, row
+from graphsvc.indexing.workspaces import drop_workspace
 from graphsvc.model import (
     EXTERNAL_PREFIX, CodeEdge, DirectoryNode, ExternalNode, FileNode, Prov, Reason, Rel, SymbolNode, parent_dir_id,
 )
@@ -64,7 +65,7 @@ def _parent(sid: str) -> str:
 
 def build_workspace(graph, ws: str) -> None:
     """Write the workspace through the graph writer, from the model's records."""
-    graph.write("MATCH (n:Entity {workspace: $ws}) DETACH DELETE n", ws=ws)
+    drop_workspace(ws, graph, missing_ok=True)
     writer = GraphWriter(graph, ws)
     writer.upsert_workspace(root="/" + ws, skip_reason=None, indexer="query-tests")
     writer.upsert_dirs([
@@ -106,14 +107,14 @@ def query_workspace(neo4j_server):
     get_graph()  # applies the schema (full-text index included)
     g = connect()
     build_workspace(g, WS)
-    g.write("MATCH (n:Entity {workspace: $ws}) DETACH DELETE n", ws=OTHER_WS)
+    drop_workspace(OTHER_WS, g, missing_ok=True)
     GraphWriter(g, OTHER_WS).create_symbols(
         [SymbolNode(id="m.py#Model", name="Model", kind="class", file="m.py", qualified_name="Model")]
     )
     g.write("CALL db.awaitIndexes(60)")
     yield WS
     for ws in (WS, OTHER_WS):
-        g.write("MATCH (n:Entity {workspace: $ws}) DETACH DELETE n", ws=ws)
+        drop_workspace(ws, g)
     g.close()
 
 
