@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from enum import Enum
 from itertools import islice
-from operator import attrgetter
 from typing import Any
 
 from graphsvc import model
@@ -212,9 +211,12 @@ _CREATE_EDGES = {rel: _create_edges(rel) for rel in model.CODE_RELS}
 
 
 def _row_getter(record: type, keys: tuple[str, ...] = ()) -> Callable[[Any], dict]:
+    # Compiled from the record's field names (ours, never input), as dataclasses compiles its
+    # __init__: a dict display builds a row in half the time of zipping attrgetter's tuple.
     names = keys + _row_fields(record)
-    get = attrgetter(*names)
-    return lambda item: dict(zip(names, get(item)))
+    if not all(name.isidentifier() for name in names):
+        raise ValueError(f"{record.__name__}: a field name is not an identifier: {names}")
+    return eval("lambda item: {" + ", ".join(f"{name!r}: item.{name}" for name in names) + "}")  # noqa: S307
 
 
 # Built once: the writer turns millions of records into rows. An edge's row names its ends.
