@@ -166,7 +166,7 @@ def constant(value: str, *, returned: bool = True) -> Any:
 def _slot_init(cls: type) -> type:
     """Give a frozen, slotted record an __init__ that fills its slots directly.
 
-    A frozen dataclass's own __init__ goes through object.__setattr__ for every field, five
+    A frozen dataclass's own __init__ goes through object.__setattr__ for every field, several
     times the cost of a plain one; records are built by the million (extraction, decoding the
     index state, resolution). Compiled from the record's own fields, as dataclasses does.
     """
