@@ -98,8 +98,8 @@ def _sync_tree(
         scan_tree(root, max_file_bytes=settings.index.max_file_bytes)
     graph = graph or get_graph()
     writer = GraphWriter(graph, ws, settings.index.batch_size)
-    state = writer.tree_state()
-    stored = state.get(model.WORKSPACE_ID)
+    in_graph = writer.tree_state()  # id -> what the graph holds of the tree
+    stored = in_graph.get(model.WORKSPACE_ID)
     check_workspace_root(ws, stored and stored["root"], root.resolve(), replace)
     # Another indexer may classify the same bytes differently (binary, empty): it reads every
     # file again instead of trusting the classification of an unchanged one.
@@ -107,7 +107,7 @@ def _sync_tree(
     same_indexer = stored is not None and stored["indexer"] == indexer
     known = {
         fid: (row["size"], row["mtime_ns"], row["hash"], row["skip_reason"])
-        for fid, row in state.items()
+        for fid, row in in_graph.items()
         if "File" in row["labels"] and row["hash"] is not None and row["mtime_ns"] is not None
     } if same_indexer else {}
 
@@ -128,10 +128,10 @@ def _sync_tree(
             or stored["skip_reason"] != root_record.skip_reason):
         writer.upsert_workspace(str(scan.root), root_record.skip_reason, indexer)
 
-    new_dirs, new_files = _tree_rows(scan, state, summary)
+    new_dirs, new_files = _tree_rows(scan, in_graph, summary)
     present = {d.id for d in scan.dirs} | {f.id for f in scan.files}
     # Directory ids end with '/', so a file that became a directory (or back) is a new id.
-    vanished = [i for i in state if i != model.WORKSPACE_ID and i not in present]
+    vanished = [i for i in in_graph if i != model.WORKSPACE_ID and i not in present]
     if vanished:
         writer.delete_entries(vanished)
         summary.removed = len(vanished)
@@ -142,11 +142,11 @@ def _sync_tree(
     return summary, scan
 
 
-def _tree_rows(scan: TreeScan, state: dict[str, dict], summary: TreeSummary) -> tuple[list[dict], list[dict]]:
+def _tree_rows(scan: TreeScan, in_graph: dict[str, dict], summary: TreeSummary) -> tuple[list[dict], list[dict]]:
     """The directories and files to write: new ones with their parent, changed ones without."""
     new_dirs, new_files = [], []
     for d in scan.dirs[1:]:
-        old = state.get(d.id)
+        old = in_graph.get(d.id)
         if old is None or "Directory" not in old["labels"]:
             new_dirs.append(node_row(d) | {"parent": model.parent_dir_id(d.id)})
             summary.added += 1
@@ -157,7 +157,7 @@ def _tree_rows(scan: TreeScan, state: dict[str, dict], summary: TreeSummary) -> 
             summary.unchanged += 1
     for f in scan.files:
         row = _file_row(f, scan.stamps)
-        old = state.get(f.id)
+        old = in_graph.get(f.id)
         if old is None or "File" not in old["labels"]:
             new_files.append(row | {"parent": model.parent_dir_id(f.id)})
             summary.added += 1
