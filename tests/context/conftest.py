@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
+import strawberry
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from fastapi.testclient import TestClient
+from strawberry.fastapi import GraphQLRouter
+
+from graphsvc.api.app import StructuredErrors, error_body
+from graphsvc.errors import GraphsvcError
 
 from graphsvc.context.continuity import Continuity
 from graphsvc.context.store import ContextStore
@@ -49,3 +58,28 @@ def reopen(ctx_settings):
     yield _reopen
     for st in opened:
         st.close()
+
+
+@contextmanager
+def api_client(query: type, mutation: type, router) -> Iterator[TestClient]:
+    """A small FastAPI app serving one part of the API (GraphQL and REST) with the real
+    server's error mapping (`StructuredErrors`, `error_body`)."""
+    schema = strawberry.Schema(query=query, mutation=mutation, extensions=[StructuredErrors])
+    app = FastAPI()
+    app.include_router(GraphQLRouter(schema), prefix="/graphql")
+    app.include_router(router)
+
+    @app.exception_handler(GraphsvcError)
+    async def graphsvc_error(request: Request, exc: GraphsvcError) -> JSONResponse:
+        status, body = error_body(exc)
+        return JSONResponse(body, status_code=status)
+
+    with TestClient(app) as client:
+        yield client
+
+
+def gql(client: TestClient, query: str, **variables) -> dict:
+    """A GraphQL request over the test client; the whole response body."""
+    response = client.post("/graphql", json={"query": query, "variables": variables})
+    assert response.status_code == 200, response.text
+    return response.json()

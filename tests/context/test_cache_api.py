@@ -10,16 +10,10 @@ import base64
 import hashlib
 
 import pytest
-import strawberry
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
-from fastapi.testclient import TestClient
-from strawberry.fastapi import GraphQLRouter
 
 from graphsvc.api import cache_api
-from graphsvc.api.app import StructuredErrors, error_body
-from graphsvc.errors import GraphsvcError
 from graphsvc.settings import reload_settings
+from tests.context.conftest import api_client, gql
 
 
 @pytest.fixture
@@ -29,29 +23,11 @@ def client(tmp_path, monkeypatch):
     monkeypatch.setenv("GRAPHSVC_CACHE__MAX_BYTES", "5000")
     reload_settings()
     cache_api.reset_instances()
-    schema = strawberry.Schema(
-        query=cache_api.CacheQuery, mutation=cache_api.CacheMutation, extensions=[StructuredErrors]
-    )
-    app = FastAPI()
-    app.include_router(GraphQLRouter(schema), prefix="/graphql")
-    app.include_router(cache_api.router)
-
-    @app.exception_handler(GraphsvcError)
-    async def graphsvc_error(request: Request, exc: GraphsvcError) -> JSONResponse:
-        status, body = error_body(exc)
-        return JSONResponse(body, status_code=status)
-
-    with TestClient(app) as c:
+    with api_client(cache_api.CacheQuery, cache_api.CacheMutation, cache_api.router) as c:
         yield c
     cache_api.reset_instances()
     monkeypatch.undo()
     reload_settings()
-
-
-def gql(client, query: str, **variables):
-    response = client.post("/graphql", json={"query": query, "variables": variables})
-    assert response.status_code == 200
-    return response.json()
 
 
 def test_the_store_is_opened_under_graphsvc_home(client, tmp_path):

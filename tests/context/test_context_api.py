@@ -5,15 +5,12 @@ from __future__ import annotations
 import io
 
 import pytest
-import strawberry
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
-from strawberry.fastapi import GraphQLRouter
 
 from graphsvc.api.context_api import ContextMutation, ContextQuery, router
 from graphsvc.context import store as store_module
 from graphsvc.context.store import get_store
 from graphsvc.settings import reload_settings
+from tests.context.conftest import api_client, gql
 
 
 @pytest.fixture
@@ -22,20 +19,11 @@ def client(tmp_path, monkeypatch):
     monkeypatch.delenv("GRAPHSVC_CONTEXT__DIR", raising=False)
     reload_settings()
     store_module.reset_store()
-    app = FastAPI()
-    app.include_router(router)
-    schema = strawberry.Schema(query=ContextQuery, mutation=ContextMutation)
-    app.include_router(GraphQLRouter(schema), prefix="/graphql")
-    with TestClient(app) as c:
+    with api_client(ContextQuery, ContextMutation, router) as c:
         yield c
     store_module.reset_store()
     monkeypatch.undo()
     reload_settings()
-
-
-def gql(client, query: str, **variables):
-    body = client.post("/graphql", json={"query": query, "variables": variables}).json()
-    return body
 
 
 def ok(client, query: str, **variables):
