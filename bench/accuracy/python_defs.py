@@ -123,18 +123,17 @@ def _compare(oracle: list[OracleDef], ours: list[Sym], files: dict[str, FileStat
             return "same qualified name, other line"
         return "absent"
 
-    missed: Counter = Counter()
-    for key in want.keys() - found:
-        cat = categorize(key, have_by_line, have_by_qual, "ours")
-        cat = cat if not cat.startswith("same line") else "same line, other qualified name"
-        missed[cat] += 1
-        examples.setdefault("missed: " + cat, []).append(f"{key[0]}:{key[2]} {key[1]}")
-    extra: Counter = Counter()
-    for key in have.keys() - found:
-        cat = categorize(key, want_by_line, want_by_qual, "ast")
-        cat = cat if not cat.startswith("same line") else "same line, other qualified name"
-        extra[cat] += 1
-        examples.setdefault("extra: " + cat, []).append(f"{key[0]}:{key[2]} {key[1]}")
+    def tally(keys, by_line, by_qual, side: str, label: str) -> Counter:
+        counts: Counter = Counter()
+        for key in keys:
+            cat = categorize(key, by_line, by_qual, side)
+            cat = cat if not cat.startswith("same line") else "same line, other qualified name"
+            counts[cat] += 1
+            examples.setdefault(f"{label}: {cat}", []).append(f"{key[0]}:{key[2]} {key[1]}")
+        return counts
+
+    missed = tally(want.keys() - found, have_by_line, have_by_qual, "ours", "missed")
+    extra = tally(have.keys() - found, want_by_line, want_by_qual, "ast", "extra")
     examples = {k: sorted(v)[:8] for k, v in examples.items()}
     return DefsResult(score, missed, extra, kind_mismatch, examples)
 
