@@ -137,15 +137,20 @@ def _check_rest(r: httpx.Response, what) -> None:
         assert body.get("code") in SAFE_CODES or "detail" in body, (what, body)  # "detail": FastAPI validation
 
 
+def _send_graphql(client: httpx.Client, url: str, s: str) -> None:
+    """Every GraphQL request carrying `s`, each answer checked."""
+    for query, variables in _graphql_requests(s):
+        r = client.post(f"{url}/graphql", json={"query": query, "variables": variables})
+        _check_graphql(r, (s[:20], query))
+
+
 def test_hostile_strings_are_data_and_leave_the_graph_unchanged(injection_server, neo4j_server):
     url = injection_server
     with neo4j.GraphDatabase.driver(neo4j_server.uri, auth=(neo4j_server.user, neo4j_server.password)) as driver:
         before = graph_checksum(driver)
         with httpx.Client(timeout=120) as client:
             for s in HOSTILE:
-                for query, variables in _graphql_requests(s):
-                    r = client.post(f"{url}/graphql", json={"query": query, "variables": variables})
-                    _check_graphql(r, (s, query))
+                _send_graphql(client, url, s)
                 for path, params in _rest_requests(s):
                     r = client.get(f"{url}{path}", params=params)
                     _check_rest(r, (s, path, params))
@@ -166,9 +171,7 @@ def test_megabyte_strings_are_bounded(injection_server, neo4j_server):
         before = graph_checksum(driver)
         with httpx.Client(timeout=120) as client:
             for s in big:
-                for query, variables in _graphql_requests(s):
-                    r = client.post(f"{url}/graphql", json={"query": query, "variables": variables})
-                    _check_graphql(r, (s[:20], query))
+                _send_graphql(client, url, s)
             for s in long:
                 for path, params in _rest_requests(s):
                     try:
