@@ -26,13 +26,21 @@ def _emit(summary, as_json: bool) -> None:
         click.echo(summary.line())
 
 
+def _options(*, jobs: bool):
+    """PATH, --workspace, --replace, --exclude, (--jobs,) --json: what every index command takes."""
+    stack = [_path, _workspace, _replace, _exclude, *([_jobs] if jobs else []), _json]
+
+    def apply(command):
+        for option in reversed(stack):
+            command = option(command)
+        return command
+
+    return apply
+
+
 def register(main: click.Group) -> None:
     @main.command("index-tree")
-    @_path
-    @_workspace
-    @_replace
-    @_exclude
-    @_json
+    @_options(jobs=False)
     def index_tree_cmd(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...],
                        as_json: bool) -> None:
         """Index directories and files of PATH (incremental)."""
@@ -43,40 +51,20 @@ def register(main: click.Group) -> None:
         _emit(summary, as_json)
 
     @main.command("index-symbols")
-    @_path
-    @_workspace
-    @_replace
-    @_exclude
-    @_jobs
-    @_json
+    @_options(jobs=True)
     def index_symbols_cmd(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...],
                           jobs: int | None, as_json: bool) -> None:
         """Extract symbols and edges of PATH with tree-sitter (incremental)."""
-        from graphsvc.indexing.pipeline import index_symbols
-
-        with terminal_progress(not as_json) as progress:
-            summary = index_symbols(path, workspace=workspace, exclude=exclude, jobs=jobs, progress=progress,
-                                    replace=replace)
-        _emit(summary, as_json)
+        _index_symbols(path, workspace, replace, exclude, jobs, as_json)
 
     @main.command("index")
-    @_path
-    @_workspace
-    @_replace
-    @_exclude
-    @_jobs
-    @_json
+    @_options(jobs=True)
     @click.option("--communities", is_flag=True,
                   help="Then compute Leiden communities (stored for the Neo4j Browser to colour).")
     def index_cmd(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...], jobs: int | None,
                   as_json: bool, communities: bool) -> None:
         """Index PATH: the tree, then symbols and edges (incremental)."""
-        from graphsvc.indexing.pipeline import index_symbols
-
-        with terminal_progress(not as_json) as progress:
-            summary = index_symbols(path, workspace=workspace, exclude=exclude, jobs=jobs, progress=progress,
-                                    replace=replace)
-        _emit(summary, as_json)
+        summary = _index_symbols(path, workspace, replace, exclude, jobs, as_json)
         if communities:
             from graphsvc.query.communities import compute_communities
 
@@ -84,3 +72,15 @@ def register(main: click.Group) -> None:
             message = (f"communities {found.workspace}: {found.community_count} of at least 3 members over "
                        f"{found.nodes} nodes, modularity {found.modularity:.3f}, in {found.total_s:.2f} s")
             click.echo(message, err=as_json)
+
+
+def _index_symbols(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...],
+                   jobs: int | None, as_json: bool):
+    """`index-symbols` and `index`: one run with progress on the terminal, its summary printed."""
+    from graphsvc.indexing.pipeline import index_symbols
+
+    with terminal_progress(not as_json) as progress:
+        summary = index_symbols(path, workspace=workspace, exclude=exclude, jobs=jobs, progress=progress,
+                                replace=replace)
+    _emit(summary, as_json)
+    return summary
