@@ -370,4 +370,9 @@ Entity = dataclasses.make_dataclass(
 )
 
 # Entity's properties as stored on a node: what the reads project and the engine reads back.
+# The properties the full-text index covers (schema/neo4j/003_fulltext.cypher), with the
+# length in tokens search ranking takes as typical for each (`graphsvc.query.ranking`).
+SEARCHED_PROPERTIES: dict[str, float] = {
+    "name": 1.0, "qualified_name": 1.0, "path": 2.0, "signature": 4.0, "doc": 20.0,
+}
 ENTITY_PROPERTIES = tuple(f.name for f in dataclasses.fields(Entity) if f.metadata.get(STORED, True))

@@ -15,7 +15,7 @@ import igraph
 from graphsvc.errors import AmbiguousError, InputError, NotFoundError
 from graphsvc.graph import reads
 from graphsvc.graph.driver import Graph, get_graph
-from graphsvc.model import ENTITY, ENTITY_PROPERTIES, Label
+from graphsvc.model import ENTITY, ENTITY_PROPERTIES, SEARCHED_PROPERTIES, Label
 from graphsvc.query import ranking
 from graphsvc.query.arguments import check_length, confidence_floor, rel_types, resolve_scope, result_limit
 from graphsvc.query.communities import communities
@@ -36,7 +36,7 @@ from graphsvc.query.results import (
     SearchResult,
 )
 
-SEARCH_FIELDS = ("name", "qualified_name", "path", "signature", "doc")
+SEARCH_FIELDS = tuple(SEARCHED_PROPERTIES)  # "doc" last: read apart, cut to a length
 # Matches a search ranks at most; beyond them, those named like a keyword and then the
 # shortest names are kept (`reads.search`).
 SEARCH_CANDIDATES = 100

@@ -27,13 +27,15 @@ import math
 import re
 from collections.abc import Mapping
 
+from graphsvc.model import SEARCHED_PROPERTIES
+
 K1 = 1.2
 B = 0.75
 EXACT_BOOST = 4.0
 PREFIX_SCORE = 1.0
 MIN_PREFIX_CHARS = 2  # shorter keywords match whole words only
-FIELDS = ("name", "qualified_name", "path", "signature", "doc")
-TYPICAL_TOKENS = {"name": 1.0, "qualified_name": 1.0, "path": 2.0, "signature": 4.0, "doc": 20.0}
+FIELDS = tuple(SEARCHED_PROPERTIES)
+TYPICAL_TOKENS = SEARCHED_PROPERTIES
 
 _TOKEN = re.compile(r"\w+(?:[.:'\u2019]\w+)*")
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 
 import pytest
 
 from graphsvc import model
 from graphsvc.graph import reads, writer
+from graphsvc.query import engine, ranking
 from graphsvc.model import DirectoryNode, ExternalNode, FileNode, SymbolNode, WorkspaceNode
 
 
@@ -89,3 +91,15 @@ def test_records_are_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         d.skip_reason = "unreadable"  # type: ignore[misc]
     assert (d.kind, d.prov) == ("dir", model.Prov.EXTRACTED)
+
+
+def test_the_full_text_index_covers_the_searched_properties_of_the_model():
+    """Search reads, ranks and indexes one list: each searched property is stored on some node
+    kind, and the migration's full-text index covers exactly those properties."""
+    stored = set().union(*(_stored_names(r) for r in (DirectoryNode, FileNode, SymbolNode, ExternalNode)))
+    assert set(model.SEARCHED_PROPERTIES) <= stored
+    migration = (Path(__file__).parents[2] / "schema" / "neo4j" / "003_fulltext.cypher").read_text()
+    indexed = re.findall(r"n\.(\w+)", migration.split("ON EACH", 1)[1])
+    assert indexed == list(model.SEARCHED_PROPERTIES)
+    assert engine.SEARCH_FIELDS == ranking.FIELDS == tuple(model.SEARCHED_PROPERTIES)
+    assert engine.SEARCH_FIELDS[-1] == "doc"  # read apart from the node, cut to a length
