@@ -42,7 +42,7 @@ from indexers.records import EdgeRecord
 from indexers.resolve import (
     ResolveStats, SymbolTable, affected_files, external_nodes, resolve_file, with_shared_sources,
 )
-from indexers.tree import TreeScan, scan_tree
+from indexers.tree import Skip, TreeScan, scan_tree
 
 
 def workspace_name(path: str | Path, workspace: str | None) -> str:
@@ -345,7 +345,10 @@ def _plan(scan: TreeScan, state: IndexState, graph_token: str | None, indexer: s
         summary.mode = "full"
     current: dict[str, tuple[str, str]] = {}
     for f in scan.files:
-        spec = language_for_path(f.id) if f.skip_reason is None and f.hash else None
+        # An empty file is still a module (an empty `__init__.py` makes its directory a
+        # package): it is parsed to nothing, but resolution has to know it exists.
+        readable = f.skip_reason is None or f.skip_reason == Skip.EMPTY
+        spec = language_for_path(f.id) if readable and f.hash else None
         if spec is not None:
             current[f.id] = (f.hash, spec.name)
     changed = sorted(fid for fid, (h, _) in current.items() if state.hashes.get(fid) != h)

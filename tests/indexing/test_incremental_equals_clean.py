@@ -269,9 +269,9 @@ def test_random_edit_sequences_give_the_graph_of_a_clean_index(graph, workspace,
 
 
 def test_a_package_appearing_renames_the_modules_below_it_for_unchanged_importers(graph, workspace, tmp_path):
-    """An empty ``__init__.py`` is not indexed; once it holds code, ``app/inner`` is a package
-    and ``app/inner/lib.py`` is no longer the top-level module ``lib`` that ``user.py``
-    imports, though ``user.py`` itself did not change (found on flask 3.0.3)."""
+    """Filling, emptying, deleting and creating ``__init__.py`` files above a module that
+    unchanged files import (found on flask 3.0.3: ``app/inner/lib.py`` must never become the
+    top-level module ``lib`` that ``user.py`` imports)."""
     repo = tmp_path / "repo"
     (repo / "app" / "inner").mkdir(parents=True)
     (repo / "app" / "__init__.py").write_text("VERSION = 1\n")
@@ -290,3 +290,23 @@ def test_a_package_appearing_renames_the_modules_below_it_for_unchanged_importer
     _same_as_clean(graph, repo, workspace, "app/__init__.py deleted")
     (repo / "app" / "__init__.py").write_text("VERSION = 2\n")
     _same_as_clean(graph, repo, workspace, "app/__init__.py created")
+
+
+def test_an_empty_init_makes_a_package_in_clean_and_incremental_runs(graph, workspace, tmp_path):
+    """An empty ``__init__.py`` (the common case) makes its directory a package: ``from pkg
+    import util; util.now()`` calls ``pkg/util.py#now``, not an external ``pkg.util``."""
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "util.py").write_text("def now():\n    return 1\n")
+    (repo / "app.py").write_text("from pkg import util\n\n\ndef f():\n    return util.now()\n")
+    index_symbols(repo, workspace=workspace, jobs=1)
+    found = edges(graph, workspace)
+    assert ("app.py#f", "CALLS", "pkg/util.py#now") in found
+    assert ("app.py", "IMPORTS", "pkg/util.py") in found
+    assert not any(dst.startswith("ext:pkg") for _, _, dst in found)
+    (repo / "pkg" / "__init__.py").unlink()
+    _same_as_clean(graph, repo, workspace, "pkg/__init__.py deleted")
+    (repo / "pkg" / "__init__.py").write_text("")
+    _same_as_clean(graph, repo, workspace, "an empty pkg/__init__.py created")
+    assert ("app.py#f", "CALLS", "pkg/util.py#now") in edges(graph, workspace)
