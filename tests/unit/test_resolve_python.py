@@ -1,4 +1,5 @@
-from tests.unit.symbols_helpers import load_project
+from indexers.resolve import SymbolTable, resolve_all
+from tests.unit.symbols_helpers import extract_tree, load_project
 
 P = load_project("python")
 
@@ -130,3 +131,19 @@ def test_src_layout_package_imports_and_re_exports():
         ("CALLS", "tests/test_mod.py#t1", "src/pkg/mod.py#f", "import"),
         ("CALLS", "tests/test_mod.py#t2", "src/pkg/mod.py#f", "import"),  # re-exported by __init__
     }
+
+
+def test_a_name_the_package_defines_wins_over_a_submodule_of_that_name(tmp_path):
+    """``from pkg import load`` gets the ``load`` that ``pkg/__init__.py`` defines, as Python's
+    attribute lookup does, even when ``pkg/load.py`` exists (found in strawberry-graphql)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("def load():\n    return 1\n")
+    (tmp_path / "pkg" / "load.py").write_text("def other():\n    return 2\n")
+    (tmp_path / "pkg" / "util.py").write_text("def helper():\n    return 3\n")
+    (tmp_path / "app.py").write_text(
+        "from pkg import load, util\n\n\ndef main():\n    load()\n    util.helper()\n"
+    )
+    exts = extract_tree(tmp_path)
+    edges, _ = resolve_all(SymbolTable(exts.values()))
+    calls = {e.dst: (e.reason, e.confidence) for e in edges if e.type == "CALLS" and e.src == "app.py#main"}
+    assert calls == {"pkg/__init__.py#load": ("import", 1.0), "pkg/util.py#helper": ("import", 1.0)}

@@ -70,6 +70,13 @@ class PythonModules(ModuleSystem):
                         return (cand,)
         return None
 
+    def _defines(self, files: tuple[str, ...], name: str) -> bool:
+        """Whether a module defines ``name`` at its top level: ``from pkg import name`` then
+        gets that definition, not the submodule ``pkg/name.py`` (Python looks the attribute
+        up on the package first)."""
+        return any(s.qualified_name == name for f in files if f in self.table.files
+                   for s in self.table.files[f].symbols)
+
     def bind(self, ext: FileExtraction, imp: ImportRef, ctx: ImportContext) -> None:
         if imp.name is None:  # import a.b.c [as x]
             files = self._find(ext.path, imp.module, 0)
@@ -108,7 +115,7 @@ class PythonModules(ModuleSystem):
             ctx.stars.append((("mod", files), None))
             return
         local = imp.alias or imp.name
-        sub = self.submodule(files, imp.name)
+        sub = None if self._defines(files, imp.name) else self.submodule(files, imp.name)
         if sub:
             self._bind_module(ctx, local, sub, imp.line)
             return
