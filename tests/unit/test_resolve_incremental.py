@@ -208,3 +208,13 @@ def test_members_defined_elsewhere_follow_the_imports_of_their_file(lang, files,
     imports change, the callers in the type's file must be resolved again."""
     affected = _incremental_equals_clean(files, lang, path, data)
     assert len(affected) > 1
+
+
+def test_a_package_defining_a_submodule_s_name_re_resolves_its_importers():
+    """``from .. import models`` binds the submodule until ``pkg/__init__.py`` defines
+    ``models`` itself; then it binds that definition, in an incremental run as in a full one."""
+    src = _read("python", "pkg/__init__.py") + b"\n\nclass models:\n    Model = None\n"
+    full, inc, affected = _apply("python", {"pkg/__init__.py": src})
+    assert "pkg/sub/deep.py" in affected
+    assert inc == full
+    assert not any(dst == "pkg/models.py#Model" for _, dst, *_ in full["pkg/sub/deep.py"])
