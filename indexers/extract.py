@@ -14,8 +14,9 @@ tags.scm-style captures:
 ``@package``            the file's package or namespace clause (Go, Java)
 ``@local``              a name bound inside a function (parameter, local variable): calls
                         through it are not calls of a global with that name
-``@declaration``        a declaration that is not a definition (a C prototype); its ``@name``
-                        tells the resolver what a header promises
+``@declaration``        a declaration that is not a definition (a C prototype, a name listed
+                        in Python's ``__all__``); its ``@name`` tells the resolver what a
+                        header promises or what a star import of the module gives
 ``@reference.call``     a call; ``@receiver`` is the object or path before the name
 ``@reference.import``   an import; ``@import.module``, ``@import.name``, ``@import.alias``,
                         ``@import.default`` (local name of a module's default export),
@@ -113,7 +114,7 @@ class FileExtraction:
     calls: list[CallRef] = field(default_factory=list)
     inherits: list[InheritRef] = field(default_factory=list)
     package: str | None = None  # Go package / Java package clause
-    declared: list[str] = field(default_factory=list)  # names declared, not defined (C prototypes)
+    declared: list[str] = field(default_factory=list)  # names declared, not defined (C prototypes, __all__)
     has_errors: bool = False
     error_count: int = 0
     invalid_utf8: bool = False

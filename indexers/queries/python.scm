@@ -63,3 +63,10 @@
 (for_statement left: (pattern_list (identifier) @local))
 (as_pattern alias: (as_pattern_target (identifier) @local))
 (named_expression name: (identifier) @local)
+
+; `__all__`: the names `from module import *` gives (none listed: every public name).
+(module
+  (expression_statement
+    [(assignment left: (identifier) @_all right: [(list (string (string_content) @name)) (tuple (string (string_content) @name))])
+     (augmented_assignment left: (identifier) @_all right: [(list (string (string_content) @name)) (tuple (string (string_content) @name))])]) @declaration
+  (#eq? @_all "__all__"))

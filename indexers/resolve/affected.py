@@ -8,7 +8,7 @@ from typing import Iterable
 
 from indexers.extract import FileExtraction
 from indexers.languages import LANGUAGES
-from indexers.resolve.common import SPLIT, TYPE_KIND_NAMES, ImportContext, last_segment
+from indexers.resolve.common import MAX_REEXPORT_HOPS, SPLIT, TYPE_KIND_NAMES, ImportContext, last_segment
 from indexers.resolve.modules import MODULE_SYSTEMS, FileSet, ModuleSystem
 from indexers.resolve.table import SymbolTable
 
@@ -100,17 +100,41 @@ def affected_files(
             spec = LANGUAGES.get(ext.lang) if ext.lang else None
             if spec is not None and (stem in spec.package_files or spec.directory_scope):
                 names.add(posixpath.basename(posixpath.dirname(path)))
-        elif old is not None and new is not None and _import_keys(old) != _import_keys(new):
-            # What this file re-exports may have changed for files importing it; what its types
+        elif old is not None and new is not None and (
+            _import_keys(old) != _import_keys(new) or old.declared != new.declared
+        ):
+            # What this file re-exports (by import, star import, `__all__`) may have changed for
+            # files importing it and for those importing them through a package; what its types
             # inherit, and which type its out-of-line members (C++ `A::m`, Rust `impl`) belong
             # to, for files using them.
-            affected |= table.importers_of(path)
+            affected |= _reexport_importers(path, table)
             names.update(s.name for ext in (old, new) for s in ext.symbols
                          if s.kind in TYPE_KIND_NAMES or "." in s.qualified_name)
     for name in names:
         affected |= table.referencing_files(name)
     affected |= _rebound_files(changed, old_exts, new_exts, table)
     return {p for p in affected if p in table.files}
+
+
+def _reexport_importers(path: str, table: SymbolTable) -> set[str]:
+    """Importers of ``path``, and importers of those of them that pass names on to their own
+    importers (package files such as ``__init__.py``, files with star imports)."""
+    out: set[str] = set()
+    frontier = [path]
+    for _ in range(MAX_REEXPORT_HOPS):
+        nxt = []
+        for f in frontier:
+            for importer in table.importers_of(f) - out:
+                out.add(importer)
+                ext = table.files[importer]
+                spec = LANGUAGES.get(ext.lang) if ext.lang else None
+                stem = posixpath.splitext(posixpath.basename(importer))[0]
+                if spec is not None and (stem in spec.package_files or table.import_context(importer).stars):
+                    nxt.append(importer)
+        if not nxt:
+            break
+        frontier = nxt
+    return out
 
 
 def _module_facts(ext: FileExtraction | None) -> tuple:

@@ -83,6 +83,19 @@ class Resolver:
                 ent = self.realize(bound[0], hops + 1)
                 if ent is not None:
                     return ent
+        if self.table.modules(self.system).star_reexports:
+            return self.star_member(files, name, hops + 1)
+        return None
+
+    def star_member(self, files: tuple[str, ...], name: str, hops: int) -> Entity | None:
+        """``name`` given by a star import of the module (``from .impl import *``); a
+        submodule only when ``__all__`` lists it."""
+        for f in files:
+            for star, provides in self.context(f).stars:
+                if star[0] == "mod" and (provides is None or name in provides):
+                    ent = self.module_member(star[1], name, hops)
+                    if ent is not None and (ent[0] != "mod" or provides is not None):
+                        return ent
         return None
 
     def realize(self, ent: Entity, hops: int = 0) -> Entity | None:

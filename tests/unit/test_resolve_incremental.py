@@ -148,7 +148,9 @@ def _incremental_equals_clean(files: dict[str, bytes], lang: str, path: str, dat
 
 def test_a_package_appearing_re_resolves_unchanged_importers_of_the_modules_below_it():
     """``app/inner/lib.py`` is the top-level module ``lib`` while ``app/inner`` has no indexed
-    ``__init__.py`` (an empty one is not indexed); ``user.py`` does not change (flask 3.0.3)."""
+    ``__init__.py`` (an empty one is not indexed); ``user.py`` does not change (flask 3.0.3).
+    ``near.py``'s ``from . import lib`` names the same file either way (``app/inner`` is a
+    namespace package until then)."""
     files = {
         "app/__init__.py": b"VERSION = 1\n",
         "app/inner/lib.py": b"def helper():\n    return 2\n",
@@ -158,7 +160,7 @@ def test_a_package_appearing_re_resolves_unchanged_importers_of_the_modules_belo
     }
     init = "app/inner/__init__.py"
     affected = _incremental_equals_clean(files, "python", init, b"def added():\n    return 1\n")
-    assert {"user.py", "app/inner/near.py"} <= affected
+    assert "user.py" in affected
     files[init] = b"def added():\n    return 1\n"
     assert "user.py" in _incremental_equals_clean(files, "python", init, None)
 

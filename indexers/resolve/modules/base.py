@@ -31,6 +31,9 @@ class ModuleSystem:
     """How one family of languages maps import strings to workspace files."""
 
     system = ""
+    # Whether a module's star imports make the names they give its own (Python's
+    # ``from .impl import *`` in a package, Rust's ``pub use a::*``) for those importing it.
+    star_reexports = False
 
     def __init__(self, table: Files):
         self.table = table
@@ -60,7 +63,8 @@ class ModuleSystem:
     # helpers shared by the systems
     def _bind_module(self, ctx: ImportContext, local: str | None, files: tuple[str, ...], line: int) -> None:
         for f in files:
-            ctx.edges.setdefault(f, (Reason.IMPORT, line))
+            if not f.endswith("/"):  # a directory (namespace package) has no file to import
+                ctx.edges.setdefault(f, (Reason.IMPORT, line))
         if local:
             ctx.names.setdefault(local, []).append(("mod", files))
 

@@ -24,6 +24,16 @@ class JavaModules(ModuleSystem):
             self.fqn[f"{pkg}.{stem}" if pkg else stem] = p
             self.packages[pkg].append(p)
 
+    def _in_class(self, dotted: str) -> tuple[str, tuple[str, ...]] | None:
+        """The file of the longest class prefix of a dotted name and the path from that class:
+        ``a.b.D.Inner.k`` -> (``a/b/D.java``, ("D", "Inner", "k"))."""
+        parts = dotted.split(".")
+        for i in range(len(parts), 0, -1):
+            p = self.fqn.get(".".join(parts[:i]))
+            if p is not None:
+                return p, tuple(parts[i - 1 :])
+        return None
+
     def bind(self, ext: FileExtraction, imp: ImportRef, ctx: ImportContext) -> None:
         module, name = imp.module, imp.name
         if name == "*":
@@ -32,22 +42,15 @@ class JavaModules(ModuleSystem):
                 self._bind_module(ctx, None, files, imp.line)
                 ctx.stars.append((("mod", files), None))
                 return
-            p = self.fqn.get(module)  # import static a.B.*
-            if p is not None:
-                ctx.edges.setdefault(p, (Reason.IMPORT, imp.line))
-                ctx.stars.append((("member", (p,), module.rsplit(".", 1)[-1]), None))
-                return
-            self._bind_external(ctx, None, module, None, imp.line)
+        found = self._in_class(module if name == "*" else f"{module}.{name}" if module else name)
+        if found is None:
+            self._bind_external(ctx, None if name == "*" else name, module, None if name == "*" else name, imp.line)
             return
-        full = f"{module}.{name}" if module else name
-        p = self.fqn.get(full)
-        if p is not None:  # import a.b.C
-            ctx.edges.setdefault(p, (Reason.IMPORT, imp.line))
-            ctx.names.setdefault(imp.alias or name, []).append(("member", (p,), name))
-            return
-        p = self.fqn.get(module)
-        if p is not None:  # import static a.b.C.m
-            ctx.edges.setdefault(p, (Reason.IMPORT, imp.line))
-            ctx.names.setdefault(name, []).append(("path", (p,), (module.rsplit(".", 1)[-1], name)))
-            return
-        self._bind_external(ctx, name, module, name, imp.line)
+        # import a.b.C, import a.b.C.Inner, import static a.b.C.m, import static a.b.C.*
+        p, path = found
+        ctx.edges.setdefault(p, (Reason.IMPORT, imp.line))
+        entity = ("member", (p,), path[0]) if len(path) == 1 else ("path", (p,), path)
+        if name == "*":
+            ctx.stars.append((entity, None))
+        else:
+            ctx.names.setdefault(imp.alias or name, []).append(entity)

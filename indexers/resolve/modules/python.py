@@ -1,4 +1,5 @@
-"""Python: packages, relative imports, and a script's directory on ``sys.path``."""
+"""Python: packages, namespace packages (PEP 420), relative imports, ``__all__``, and the
+importer's directories on ``sys.path``."""
 
 from __future__ import annotations
 
@@ -10,15 +11,24 @@ from indexers.extract import FileExtraction, ImportRef
 from indexers.resolve.common import ImportContext
 from indexers.resolve.modules.base import Files, ModuleSystem
 
+_TEST_DIRS = frozenset({"test", "tests", "testing"})
+
 
 class PythonModules(ModuleSystem):
+    """A module is a file, a package (its ``__init__`` file) or a namespace package: a directory
+    with Python files below it and no ``__init__``, written ``"dir/"`` since no file stands
+    for it (its names are its submodules)."""
+
     system = "python"
+    star_reexports = True
 
     def __init__(self, table: Files):
         super().__init__(table)
         (self.init,) = self.package_files  # __init__
         init = self.init
         self.index: dict[str, list[str]] = defaultdict(list)
+        # file -> the directory its importable name starts below, when that is in a test tree
+        self.test_roots: dict[str, str] = {}
         packages = {posixpath.dirname(p) for p in self.paths if posixpath.basename(p) in (f"{init}.py", f"{init}.pyi")}
         for p in sorted(self.paths, key=lambda p: p.endswith(".pyi")):  # .py before .pyi
             stem = posixpath.splitext(p)[0]
@@ -33,11 +43,29 @@ class PythonModules(ModuleSystem):
             while d and d in packages:
                 depth += 1
                 d = posixpath.dirname(d)
+            if _TEST_DIRS.intersection(d.split("/")):
+                self.test_roots[p] = d
             names = {".".join(parts[-(depth + 1) :]), ".".join(parts)}
             for name in names:
                 if p.endswith(".pyi") and self.index.get(name):
                     continue
                 self.index[name].append(p)
+        below: set[str] = set()  # directories with Python files below them
+        for p in self.paths:
+            d = posixpath.dirname(p)
+            while d and d not in below:
+                below.add(d)
+                d = posixpath.dirname(d)
+        self.namespaces = below - packages
+        self.packages = packages
+
+    def _at(self, stem: str) -> tuple[str, ...]:
+        """The module a path names: a file, a package, or a namespace package."""
+        init = self.init
+        for cand in (f"{stem}.py", f"{stem}/{init}.py", f"{stem}.pyi", f"{stem}/{init}.pyi"):
+            if cand in self.path_set:
+                return (cand,)
+        return (stem + "/",) if stem in self.namespaces else ()
 
     def _find(self, importer: str, module: str, level: int) -> tuple[str, ...]:
         if level:
@@ -45,30 +73,45 @@ class PythonModules(ModuleSystem):
             for _ in range(level - 1):
                 base = posixpath.dirname(base)
             rel = module.replace(".", "/")
-            stem = posixpath.join(base, rel) if rel else base
-            init = self.init
-            for cand in (f"{stem}.py", f"{stem}/{init}.py", f"{stem}.pyi", f"{stem}/{init}.pyi"):
-                if cand in self.path_set:
-                    return (cand,)
-            return ()
+            return self._at(posixpath.join(base, rel) if rel else base)
         found = self.index.get(module)
         if found:
-            return tuple(found)
-        # A script directory is on sys.path when the script runs: try next to the importer.
-        stem = posixpath.join(posixpath.dirname(importer), module.replace(".", "/"))
-        for cand in (f"{stem}.py", f"{stem}/{self.init}.py"):
-            if cand in self.path_set:
-                return (cand,)
-        return ()
+            # A test tree is on sys.path for its own files only: its `util` or `sphinx` is not
+            # the one code elsewhere imports.
+            here = posixpath.dirname(importer) + "/"
+            found = [f for f in found if f not in self.test_roots or here.startswith(self.test_roots[f] + "/")]
+            if found:
+                return tuple(found)
+        # Not a name below a regular package: a namespace package or a module next to the
+        # importer, as seen from its directory or one above it that is not a package, all of
+        # which may be on sys.path when it runs (a script's directory, the project root,
+        # ``src``); nearest first.
+        rel = module.replace(".", "/")
+        d = posixpath.dirname(importer)
+        found = self._at(posixpath.join(d, rel) if d else rel)
+        while not found and d:
+            d = posixpath.dirname(d)
+            if d not in self.packages:
+                found = self._at(posixpath.join(d, rel) if d else rel)
+        return found
 
     def submodule(self, files: tuple[str, ...], name: str) -> tuple[str, ...] | None:
         for f in files:
-            if posixpath.basename(f).startswith(f"{self.init}."):
+            if f.endswith("/"):
+                d = f[:-1]
+            elif posixpath.basename(f).startswith(f"{self.init}."):
                 d = posixpath.dirname(f)
-                for cand in (f"{d}/{name}.py", f"{d}/{name}/{self.init}.py", f"{d}/{name}.pyi"):
-                    if cand in self.path_set:
-                        return (cand,)
+            else:
+                continue
+            found = self._at(f"{d}/{name}" if d else name)
+            if found:
+                return found
         return None
+
+    def _exported(self, files: tuple[str, ...]) -> frozenset[str] | None:
+        """The names ``from module import *`` gives when the module lists them in ``__all__``."""
+        names = [n for f in files if f in self.table.files for n in self.table.files[f].declared]
+        return frozenset(names) if names else None
 
     def _defines(self, files: tuple[str, ...], name: str) -> bool:
         """Whether a module defines ``name`` at its top level: ``from pkg import name`` then
@@ -112,7 +155,7 @@ class PythonModules(ModuleSystem):
             return
         if imp.name == "*":
             self._bind_module(ctx, None, files, imp.line)
-            ctx.stars.append((("mod", files), None))
+            ctx.stars.append((("mod", files), self._exported(files)))
             return
         local = imp.alias or imp.name
         sub = None if self._defines(files, imp.name) else self.submodule(files, imp.name)
@@ -120,5 +163,6 @@ class PythonModules(ModuleSystem):
             self._bind_module(ctx, local, sub, imp.line)
             return
         for f in files:
-            ctx.edges.setdefault(f, (Reason.IMPORT, imp.line))
+            if not f.endswith("/"):
+                ctx.edges.setdefault(f, (Reason.IMPORT, imp.line))
         ctx.names.setdefault(local, []).append(("member", files, imp.name))

@@ -12,6 +12,7 @@ from indexers.resolve.modules.base import Files, ModuleSystem
 
 class RustModules(ModuleSystem):
     system = "rust"
+    star_reexports = True
 
     def __init__(self, table: Files):
         super().__init__(table)

@@ -1,0 +1,189 @@
+"""Modules used as values: ``mod.f()``, ``mod.Class()``, ``class X(mod.Base)`` and names a
+package re-exports resolve to the defining symbol, in the workspace or outside it."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexers.extract import extract_file
+from indexers.languages import language_for_path
+from indexers.resolve import SymbolTable, affected_files, resolve_all, resolve_file
+
+
+def _table(files: dict[str, str]) -> SymbolTable:
+    return SymbolTable(extract_file(p, src.encode(), language_for_path(p).name) for p, src in files.items())
+
+
+def _edges(files: dict[str, str], rel: str = "CALLS") -> dict[str, dict[str, tuple[str, float]]]:
+    """src -> {dst: (reason, confidence)} of one relation."""
+    out: dict[str, dict[str, tuple[str, float]]] = {}
+    for e in resolve_all(_table(files))[0]:
+        if e.type == rel:
+            out.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    return out
+
+
+_UTIL = "def now():\n    return 1\n\n\nclass Base:\n    pass\n"
+_APP = "from pkg import util\n\n\ndef f():\n    return util.now()\n\n\nclass X(util.Base):\n    pass\n"
+
+
+@pytest.mark.parametrize("root", ["", "src/"])
+@pytest.mark.parametrize("init", [True, False], ids=["package", "namespace-package"])
+def test_a_module_imported_from_its_package_resolves_in_the_workspace(root, init):
+    files = {f"{root}pkg/util.py": _UTIL, f"{root}pkg/app.py": _APP}
+    if init:
+        files[f"{root}pkg/__init__.py"] = ""
+    assert _edges(files)[f"{root}pkg/app.py#f"] == {f"{root}pkg/util.py#now": ("import", 1.0)}
+    assert _edges(files, "INHERITS")[f"{root}pkg/app.py#X"] == {f"{root}pkg/util.py#Base": ("import", 1.0)}
+
+
+_NAMESPACE = {  # PEP 420: no __init__.py anywhere
+    "src/pkg/mod.py": "def f():\n    pass\n\n\nclass C:\n    pass\n\n\nclass Base:\n    pass\n",
+    "src/pkg/sub/inner.py": "def g():\n    pass\n",
+    "src/pkg/app.py": (
+        "from pkg import mod\nfrom pkg import sub\nimport pkg.mod as m\nimport pkg.sub.inner\nfrom . import mod as rel\n\n\n"
+        "def a():\n    mod.f()\n    mod.C()\n    m.f()\n    pkg.sub.inner.g()\n    rel.f()\n\n\n"
+        "def b():\n    sub.inner.g()\n\n\nclass X(mod.Base):\n    pass\n"
+    ),
+}
+
+
+def test_namespace_packages_resolve_module_attributes_classes_and_bases():
+    calls = _edges(_NAMESPACE)
+    assert calls["src/pkg/app.py#a"] == {
+        "src/pkg/mod.py#f": ("import", 1.0),
+        "src/pkg/mod.py#C": ("import", 1.0),
+        "src/pkg/sub/inner.py#g": ("import", 1.0),
+    }
+    assert calls["src/pkg/app.py#b"] == {"src/pkg/sub/inner.py#g": ("import", 1.0)}
+    assert _edges(_NAMESPACE, "INHERITS")["src/pkg/app.py#X"] == {"src/pkg/mod.py#Base": ("import", 1.0)}
+
+
+def test_a_namespace_package_has_no_file_to_import():
+    imports = _edges(_NAMESPACE, "IMPORTS")["src/pkg/app.py"]
+    assert set(imports) == {"src/pkg/mod.py", "src/pkg/sub/inner.py"}
+
+
+_CHECKS = {
+    "pkg/__init__.py": "",
+    "pkg/checks/__init__.py": (
+        "from .messages import Error, Warning\nfrom .registry import *\n\n__all__ = ['Error', 'register']\n"
+    ),
+    "pkg/checks/messages.py": "class Error:\n    pass\n\n\nclass Warning:\n    pass\n",
+    "pkg/checks/registry.py": "__all__ = ['register']\n\n\ndef register():\n    pass\n\n\ndef hidden():\n    pass\n",
+    "pkg/app.py": (
+        "from pkg import checks\n\n\ndef a():\n    checks.Error()\n    checks.register()\n\n\n"
+        "def b():\n    checks.hidden()\n\n\nclass Y(checks.Error):\n    pass\n"
+    ),
+    "pkg/star.py": "from pkg.checks import *\n\n\ndef c():\n    register()\n    Error()\n    Warning()\n",
+}
+
+
+def test_names_a_package_re_exports_by_import_and_by_star_import():
+    calls = _edges(_CHECKS)
+    assert calls["pkg/app.py#a"] == {
+        "pkg/checks/messages.py#Error": ("import", 1.0),
+        "pkg/checks/registry.py#register": ("import", 1.0),
+    }
+    assert _edges(_CHECKS, "INHERITS")["pkg/app.py#Y"] == {"pkg/checks/messages.py#Error": ("import", 1.0)}
+
+
+def test_all_limits_what_a_star_import_gives():
+    calls = _edges(_CHECKS)
+    # registry's __all__ leaves `hidden` out of the package: no confident edge to it
+    assert all(conf < 1.0 for dst, (_, conf) in calls.get("pkg/app.py#b", {}).items())
+    # the package's __all__ gives Error and register, not Warning (the builtin then)
+    assert calls["pkg/star.py#c"] == {
+        "pkg/checks/registry.py#register": ("import", 1.0),
+        "pkg/checks/messages.py#Error": ("import", 1.0),
+    }
+
+
+def test_a_same_named_module_elsewhere_does_not_steal_an_import():
+    files = {
+        "app/main.py": "import util\nfrom helpers import clock\n\n\ndef f():\n    util.now()\n    clock.tick()\n",
+        "tests/unit/util.py": "def now():\n    pass\n",
+        "tests/unit/helpers/clock.py": "def tick():\n    pass\n",
+        "tests/unit/test_x.py": "import util\n\n\ndef test():\n    util.now()\n",
+    }
+    calls = _edges(files)
+    # neither is on the importer's sys.path: outside the workspace
+    assert calls["app/main.py#f"] == {"ext:util#now": ("external", 1.0), "ext:helpers.clock#tick": ("external", 1.0)}
+    # next to the importer it is (the test's directory is on sys.path when it runs)
+    assert calls["tests/unit/test_x.py#test"] == {"tests/unit/util.py#now": ("import", 1.0)}
+
+
+def test_java_static_imports_of_members_and_nested_classes():
+    files = {
+        "src/a/b/C.java": "package a.b;\npublic class C {\n  public static int m() { return 1; }\n  public static int n() { return 2; }\n}\n",
+        "src/a/b/D.java": "package a.b;\npublic class D {\n  public static class Inner {\n    public static void k() {}\n    public static void j() {}\n  }\n}\n",
+        "src/x/Use.java": (
+            "package x;\nimport static a.b.C.m;\nimport static a.b.C.*;\nimport static a.b.D.Inner.k;\n"
+            "import static a.b.D.Inner.*;\nimport a.b.D.Inner;\n"
+            "public class Use {\n  void f() { m(); n(); k(); j(); Inner.k(); }\n}\n"
+        ),
+    }
+    assert _edges(files)["src/x/Use.java#Use.f"] == {
+        "src/a/b/C.java#C.m": ("import", 1.0),
+        "src/a/b/C.java#C.n": ("import", 1.0),
+        "src/a/b/D.java#D.Inner.k": ("import", 1.0),
+        "src/a/b/D.java#D.Inner.j": ("import", 1.0),
+    }
+
+
+def test_rust_module_paths_and_pub_use_re_exports():
+    files = {
+        "src/lib.rs": "pub mod a;\npub mod b;\npub mod user;\npub use a::helper;\npub use b::*;\n",
+        "src/a/mod.rs": "pub mod inner;\npub fn helper() {}\n",
+        "src/a/inner.rs": "pub fn deep() {}\n",
+        "src/b.rs": "pub fn bee() {}\n",
+        "src/user.rs": "use crate::a::inner;\npub fn run() {\n  inner::deep();\n  crate::helper();\n  crate::bee();\n}\n",
+    }
+    assert _edges(files)["src/user.rs#run"] == {
+        "src/a/inner.rs#deep": ("import", 1.0),
+        "src/a/mod.rs#helper": ("import", 1.0),
+        "src/b.rs#bee": ("import", 1.0),
+    }
+
+
+def _incremental_equals_clean(files: dict[str, str], path: str, new: str | None) -> set[str]:
+    """Change one file; re-resolving the affected files gives what a clean run gives."""
+    table = _table(files)
+    before = {p: set(resolve_file(e, table)) for p, e in table.files.items()}
+    old_ext = table.remove_file(path)
+    new_ext = None
+    if new is not None:
+        new_ext = extract_file(path, new.encode(), "python")
+        table.add_file(new_ext)
+    affected = affected_files([path], {path: old_ext} if old_ext else {}, {path: new_ext} if new_ext else {}, table)
+    incremental = {p: e for p, e in before.items() if p in table.files and p not in affected}
+    incremental.update({p: set(resolve_file(table.files[p], table)) for p in affected})
+    clean = {p: set(resolve_file(e, table)) for p, e in _table({**{k: v for k, v in files.items() if k != path},
+                                                                 **({path: new} if new is not None else {})}).files.items()}
+    assert incremental == clean
+    return affected
+
+
+@pytest.mark.parametrize("path, new", [
+    ("pkg/checks/__init__.py", None),  # the re-exporting package goes
+    ("pkg/checks/__init__.py", "from .messages import Error\n"),  # re-exports less
+    ("pkg/checks/registry.py", None),  # the module re-exported by star goes
+    ("pkg/checks/registry.py", "__all__ = ['register', 'hidden']\n\n\ndef register():\n    pass\n\n\ndef hidden():\n    pass\n"),
+])
+def test_incremental_equals_clean_when_re_exports_change(path, new):
+    _incremental_equals_clean(_CHECKS, path, new)
+
+
+def test_incremental_equals_clean_when_the_re_exporting_file_appears():
+    files = dict(_CHECKS)
+    init = files.pop("pkg/checks/__init__.py")
+    table_files = dict(files)
+    table = _table(table_files)
+    before = {p: set(resolve_file(e, table)) for p, e in table.files.items()}
+    ext = extract_file("pkg/checks/__init__.py", init.encode(), "python")
+    table.add_file(ext)
+    affected = affected_files(["pkg/checks/__init__.py"], {}, {"pkg/checks/__init__.py": ext}, table)
+    incremental = {p: e for p, e in before.items() if p not in affected}
+    incremental.update({p: set(resolve_file(table.files[p], table)) for p in affected})
+    assert incremental == {p: set(resolve_file(e, table)) for p, e in _table(_CHECKS).files.items()}
+    assert "pkg/app.py#a" in {e.src for p in affected for e in resolve_file(table.files[p], table)}
