@@ -19,18 +19,33 @@ Errors are the library's (`InputError`, `NotFoundError`, `AmbiguousError` with c
 from __future__ import annotations
 
 import dataclasses
-import enum
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Literal
+from enum import StrEnum
 
 import strawberry
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field
 
-from graphsvc.api.types import decode, rest_model, shape, to_gql, to_rest
-from graphsvc.context.cache import CacheStats as StatsData
-from graphsvc.context.cache import ContentCache, EntryInfo, Expanded, RecallHit, StoreResult
+from graphsvc.api.types import (
+    ENCODINGS,
+    decode,
+    from_arguments,
+    gql_mutation,
+    rest_input,
+    rest_model,
+    shape,
+    to_gql,
+    to_rest,
+)
+from graphsvc.context.cache import (
+    COUNTERS,
+    RESET_SCOPES,
+    CacheStats,
+    ContentCache,
+    EntryInfo,
+    Expanded,
+    RecallHit,
+    StoreResult,
+)
 from graphsvc.context.continuity import BlockEntry, Continuity, ContinuityBlock, DelegateFile, Entry
 from graphsvc.context.db import Micros
 from graphsvc.errors import InputError
@@ -90,6 +105,41 @@ class Marker:
     compacted_at: Micros
 
 
+# -- inputs: the arguments of a mutation and the JSON body of its route -----------------------
+
+ContentEncoding = StrEnum("ContentEncoding", {e.upper().replace("-", ""): e for e in ENCODINGS})
+CacheResetScope = StrEnum("CacheResetScope", {scope.upper(): scope for scope in RESET_SCOPES})
+
+
+class ContinuityKind(StrEnum):
+    TURN = "turn"
+    OUTCOME = "outcome"
+
+
+@dataclass
+class StoreInput:
+    content: str
+    encoding: ContentEncoding = ContentEncoding.UTF8
+    derived: str | None = None
+    label: str | None = None
+    pin: bool = False
+
+
+@dataclass
+class ResetInput:
+    scope: CacheResetScope
+
+
+@dataclass
+class ContinuityInput:
+    workspace: str
+    session: str
+    text: str
+    kind: ContinuityKind = ContinuityKind.TURN
+    delegate: str | None = None
+    flagged: bool = False
+
+
 _SENT = '"full": payload is the content; "ref": the reference'
 CacheStoreResult = shape(StoreResult, "CacheStoreResult", rest_name="StoreOut", docs={"sent": _SENT})
 CacheExpansion = shape(Expanded, "CacheExpansion", rest_name="ExpandOut")
@@ -105,7 +155,8 @@ CacheResetResult = shape(ResetResult, "CacheResetResult", rest_name="ResetOut",
                          pairs={"removed": ("CacheTableCount", "table", "rows")})
 shape(Compaction, rest_name="CompactOut")
 shape(Marker, rest_name="MarkerOut")
-shape(StatsData, rest_name="StatsOut")
+# GraphQL has no maps and its Int is 32 bits: the counters are fields, byte counts floats.
+CacheStatsType = shape(CacheStats, rest_name="StatsOut", inline={"counters": COUNTERS})
 
 
 def _entry(e: Entry) -> Entry:
@@ -122,70 +173,27 @@ def _record(workspace: str) -> Record:
     )
 
 
-def _record_entry(workspace: str, session: str, text: str, kind: str, delegate: str | None, flagged: bool) -> Entry:
+def _record_entry(given: ContinuityInput) -> Entry:
     c = get_continuity()
-    if kind == "outcome":
-        entry = c.record_outcome(workspace, session, delegate or "", text)
-    elif delegate:
+    if given.kind == ContinuityKind.OUTCOME:
+        entry = c.record_outcome(given.workspace, given.session, given.delegate or "", given.text)
+    elif given.delegate:
         raise InputError("a user turn has no delegate; record the delegate's result as an outcome")
     else:
-        entry = c.record_turn(workspace, session, text, flagged=flagged)
+        entry = c.record_turn(given.workspace, given.session, given.text, flagged=given.flagged)
     return _entry(entry)
 
 
-def _store(content: str, encoding: str, derived: str | None, label: str | None, pin: bool) -> StoreResult:
-    return get_cache().store(decode(content, encoding), derived=derived, label=label, pin=pin)
+def _store(given: StoreInput) -> StoreResult:
+    content = decode(given.content, given.encoding)
+    return get_cache().store(content, derived=given.derived, label=given.label, pin=given.pin)
 
 
-def _reset(scope: str) -> ResetResult:
-    return ResetResult(scope=scope, removed=get_cache().reset(scope))
+def _reset(given: ResetInput) -> ResetResult:
+    return ResetResult(scope=given.scope, removed=get_cache().reset(given.scope))
 
 
 # -- GraphQL ------------------------------------------------------------------------------
-
-
-@strawberry.enum
-class ContentEncoding(enum.Enum):
-    UTF8 = "utf-8"
-    BASE64 = "base64"
-
-
-@strawberry.enum
-class CacheResetScope(enum.Enum):
-    CACHE = "cache"
-    STATS = "stats"
-    EVERYTHING = "everything"
-
-
-@strawberry.enum
-class ContinuityKind(enum.Enum):
-    TURN = "turn"
-    OUTCOME = "outcome"
-
-
-# GraphQL has no maps and its Int is 32 bits: the counters are fields, byte counts floats.
-@strawberry.type
-class CacheStats:
-    entries: int
-    bytes: float
-    max_bytes: float
-    pinned_entries: int
-    pinned_bytes: float
-    searchable_entries: int
-    stores: int
-    hits: int
-    misses: int
-    expands: int
-    recalls: int
-    evictions: int
-    evicted_bytes: float
-    index_failures: int
-
-
-def _stats() -> CacheStats:
-    s = get_cache().stats()
-    values = {**vars(s), **s.counters}
-    return CacheStats(**{f.name: values[f.name] for f in dataclasses.fields(CacheStats)})
 
 
 @strawberry.type
@@ -199,8 +207,8 @@ class CacheQuery:
         return to_gql(list(get_cache().recall(query, limit)))
 
     @strawberry.field(description="Entries, bytes (originals and derived forms), hits, evictions.")
-    def cache_stats(self) -> CacheStats:
-        return _stats()
+    def cache_stats(self) -> CacheStatsType:
+        return to_gql(get_cache().stats())
 
     @strawberry.field(description="Pinned cache entries: never evicted.")
     def pins(self) -> list[CacheEntry]:
@@ -221,16 +229,9 @@ class CacheQuery:
 
 @strawberry.type
 class CacheMutation:
-    @strawberry.mutation(description="Store content; answers with the content, or a §ref:…§ when the consumer saw it recently.")
-    def cache_store(
-        self,
-        content: str,
-        encoding: ContentEncoding = ContentEncoding.UTF8,
-        derived: str | None = None,
-        label: str | None = None,
-        pin: bool = False,
-    ) -> CacheStoreResult:
-        return to_gql(_store(content, encoding.value, derived, label, pin))
+    cache_store = gql_mutation(
+        _store, StoreInput, "Store content; answers with the content, or a §ref:…§ when the consumer saw it recently."
+    )
 
     @strawberry.mutation(description="Pin a cache entry so eviction never removes it.")
     def pin(self, ref: str) -> CacheEntry:
@@ -240,21 +241,13 @@ class CacheMutation:
     def unpin(self, ref: str) -> CacheEntry:
         return to_gql(get_cache().unpin(ref))
 
-    @strawberry.mutation(description="Clear exactly one scope: cache, stats or everything (cache, stats and continuity).")
-    def cache_reset(self, scope: CacheResetScope) -> CacheResetResult:
-        return to_gql(_reset(scope.value))
-
-    @strawberry.mutation(description="Record a user turn (every turn) or a delegate outcome, under the calling session.")
-    def record_continuity(
-        self,
-        workspace: str,
-        session: str,
-        text: str,
-        kind: ContinuityKind = ContinuityKind.TURN,
-        delegate: str | None = None,
-        flagged: bool = False,
-    ) -> ContinuityEntry:
-        return to_gql(_record_entry(workspace, session, text, kind.value, delegate, flagged))
+    cache_reset = gql_mutation(
+        _reset, ResetInput, "Clear exactly one scope: cache, stats or everything (cache, stats and continuity)."
+    )
+    record_continuity = gql_mutation(
+        _record_entry, ContinuityInput,
+        "Record a user turn (every turn) or a delegate outcome, under the calling session.",
+    )
 
     @strawberry.mutation(description="Schedule compaction of a workspace's record in the background.")
     def compact_continuity(self, workspace: str) -> bool:
@@ -267,30 +260,17 @@ class CacheMutation:
 router = APIRouter(tags=["cache", "continuity"])
 
 
-class StoreIn(BaseModel):
-    content: str
-    encoding: Literal["utf-8", "base64"] = "utf-8"
-    derived: str | None = None
-    label: str | None = None
-    pin: bool = False
-
-
-class ResetIn(BaseModel):
-    scope: Literal["cache", "stats", "everything"]
-
-
-class ContinuityIn(BaseModel):
-    workspace: str
-    session: str = Field(description="the calling session's identity")
-    text: str
-    kind: Literal["turn", "outcome"] = "turn"
-    delegate: str | None = Field(None, description="for an outcome: who did the work")
-    flagged: bool = False
+StoreIn = rest_input(StoreInput, "StoreIn")
+ResetIn = rest_input(ResetInput, "ResetIn")
+ContinuityIn = rest_input(
+    ContinuityInput, "ContinuityIn",
+    docs={"session": "the calling session's identity", "delegate": "for an outcome: who did the work"},
+)
 
 
 @router.post("/api/cache/store", response_model=rest_model(StoreResult))
 def rest_store(body: StoreIn) -> dict:
-    return to_rest(_store(body.content, body.encoding, body.derived, body.label, body.pin))
+    return to_rest(_store(from_arguments(StoreInput, body)))
 
 
 @router.get("/api/cache/expand/{ref}", response_model=rest_model(Expanded))
@@ -303,7 +283,7 @@ def rest_recall(q: str, limit: int = 10) -> list[dict]:
     return to_rest(list(get_cache().recall(q, limit)))
 
 
-@router.get("/api/cache/stats", response_model=rest_model(StatsData))
+@router.get("/api/cache/stats", response_model=rest_model(CacheStats))
 def rest_stats() -> dict:
     return to_rest(get_cache().stats())
 
@@ -325,7 +305,7 @@ def rest_unpin(ref: str) -> dict:
 
 @router.post("/api/cache/reset", response_model=rest_model(ResetResult))
 def rest_reset(body: ResetIn) -> dict:
-    return to_rest(_reset(body.scope))
+    return to_rest(_reset(from_arguments(ResetInput, body)))
 
 
 @router.post("/api/cache/compaction-marker", response_model=rest_model(Marker))
@@ -336,7 +316,7 @@ def rest_compaction_marker() -> dict:
 
 @router.post("/api/continuity/entries", response_model=rest_model(Entry))
 def rest_record(body: ContinuityIn) -> dict:
-    return to_rest(_record_entry(body.workspace, body.session, body.text, body.kind, body.delegate, body.flagged))
+    return to_rest(_record_entry(from_arguments(ContinuityInput, body)))
 
 
 @router.get("/api/continuity/entries", response_model=rest_model(Record))

@@ -24,7 +24,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, create_model
 from strawberry.types import Info
 
-from graphsvc.api.types import gql_type
+from graphsvc.api.types import from_arguments, gql_arguments, gql_type, rest_input
 from graphsvc.errors import InputError
 from graphsvc.indexing.jobs import Job, JobRegistry
 from graphsvc.model import Prov, Rel
@@ -109,7 +109,7 @@ class Operation:
         """The API's arguments; in a query string (`query_string`) filters are comma-separated."""
         hints = typing.get_type_hints(self.fn)
         out = []
-        for p in inspect.signature(self.fn).parameters.values():
+        for p in _expanded(self.fn, hints):
             if p.name in SERVER_ARGUMENTS:
                 continue
             if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
@@ -149,6 +149,21 @@ FILTERS: dict[str, tuple[Any, str]] = {
 }
 # Strings of the library that the API offers as enumerations.
 CHOICES: dict[str, type[Enum]] = {"objective": Objective, "algorithm": LeidenAlgorithm}
+
+
+def _expanded(fn: Callable, hints: dict[str, Any]) -> list[inspect.Parameter]:
+    """The parameters of `fn`, a `**kwargs: Unpack[TypedDict]` as that dict's keys (default None);
+    `hints` gains their types."""
+    out = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind is not inspect.Parameter.VAR_KEYWORD:
+            out.append(p)
+            continue
+        (declared,) = typing.get_args(hints[p.name])
+        for name, hint in typing.get_type_hints(declared).items():
+            hints[name] = hint
+            out.append(_keyword(name, hint, None))
+    return out
 
 
 def _keyword(name: str, hint: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
@@ -221,19 +236,34 @@ class GraphQuery:
         return [job]
 
 
+@dataclass
+class IndexRequest:
+    """A directory under the server's workspace roots to index; `replace`: into a workspace
+    that holds another directory."""
+
+    path: str
+    workspace: str | None = None
+    replace: bool = False
+
+
+def _submit(source: Info | Request, command: str, request: IndexRequest) -> Job:
+    return _jobs(source).submit(command, request.path, request.workspace, request.replace)
+
+
+def _index_mutation(command: str) -> Any:
+    async def resolve(info: Info, **given: Any) -> Any:
+        return await _run(info, _submit, info, command, from_arguments(IndexRequest, given))
+
+    resolve.__signature__ = inspect.Signature([_keyword("info", Info), *gql_arguments(IndexRequest)], return_annotation=GqlJob)
+    description = (f"Start `{command}` on a directory under the server's workspace roots. "
+                   "`replace`: index it into a workspace that holds another directory.")
+    return strawberry.mutation(resolve, description=description)
+
+
 @strawberry.type
 class GraphMutation:
-    @strawberry.mutation(description="Start `index-tree` on a directory under the server's workspace roots. "
-                         "`replace`: index it into a workspace that holds another directory.")
-    async def index_tree(self, info: Info, path: str, workspace: str | None = None, replace: bool = False) -> GqlJob:
-        return await _run(info, _jobs(info).submit, "index-tree", path, workspace, replace)
-
-    @strawberry.mutation(description="Start `index-symbols` on a directory under the server's workspace roots. "
-                         "`replace`: index it into a workspace that holds another directory.")
-    async def index_symbols(self, info: Info, path: str, workspace: str | None = None,
-                            replace: bool = False) -> GqlJob:
-        return await _run(info, _jobs(info).submit, "index-symbols", path, workspace, replace)
-
+    index_tree = _index_mutation("index-tree")
+    index_symbols = _index_mutation("index-symbols")
     compute_communities = _gql_field(COMPUTE_COMMUNITIES, mutation=True)
 
 
@@ -242,21 +272,18 @@ class GraphMutation:
 router = APIRouter(prefix="/api/context", tags=["graph"])
 
 
-class IndexRequest(BaseModel):
-    path: str
-    workspace: str | None = None
-    replace: bool = False  # index into a workspace that holds another directory
+IndexRequestIn = rest_input(IndexRequest, "IndexRequest")
 
 
 # Plain functions: submitting reads the workspace's stored root from Neo4j (in the threadpool).
 @router.post("/index-tree", status_code=202, response_model=Job, summary="Start an index-tree job")
-def index_tree(body: IndexRequest, request: Request) -> Job:
-    return _jobs(request).submit("index-tree", body.path, body.workspace, body.replace)
+def index_tree(body: IndexRequestIn, request: Request) -> Job:
+    return _submit(request, "index-tree", from_arguments(IndexRequest, body))
 
 
 @router.post("/index-symbols", status_code=202, response_model=Job, summary="Start an index-symbols job")
-def index_symbols(body: IndexRequest, request: Request) -> Job:
-    return _jobs(request).submit("index-symbols", body.path, body.workspace, body.replace)
+def index_symbols(body: IndexRequestIn, request: Request) -> Job:
+    return _submit(request, "index-symbols", from_arguments(IndexRequest, body))
 
 
 @router.get("/jobs", response_model=list[Job], summary="Index jobs, newest first")

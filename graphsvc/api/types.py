@@ -4,7 +4,13 @@
 of the same fields (for FastAPI's `response_model` and the OpenAPI document), `to_gql(value)`
 and `to_rest(value)` a library value as each surface sends it. Nested dataclasses become
 nested types. `shape(cls, ...)` says, once per class, where the API differs from the class:
-its names, description, field docs, which fields or properties it shows, and GraphQL pairs.
+its names, description, field docs, which fields or properties it shows, GraphQL pairs and
+dicts GraphQL shows as fields.
+
+Inputs are dataclasses too: `gql_arguments(cls)` are its fields as the arguments of a GraphQL
+field, `rest_input(cls, name)` the pydantic model of a JSON body with the same fields and
+defaults, and `from_arguments(cls, given)` the dataclass either surface received.
+`gql_mutation(fn, cls, description)` serves `fn(cls instance)` as a GraphQL mutation.
 
 What a library value holds and what goes over the wire differ only by these rules:
 - bytes (`bytes`, `str | bytes`) go as text followed by an `encoding` field, "utf-8" or
@@ -12,23 +18,29 @@ What a library value holds and what goes over the wire differ only by these rule
 - a `datetime` goes as ISO 8601 ending in `Z`, an int typed `Micros` as ISO 8601 ending in `+00:00`;
 - a dict is a JSON object; GraphQL has no maps, so there it is the JSON scalar, or a list of
   two-field objects where `shape(..., pairs=...)` names them;
-- `Literal[...]` is a string in GraphQL and an enumeration in OpenAPI.
+- `Literal[...]` is a string in GraphQL and an enumeration in OpenAPI; a `StrEnum` is an
+  enumeration on both (GraphQL names its members, OpenAPI lists their values) and reaches
+  the library as its value;
+- an int typed `Int64` is a Float in GraphQL, whose Int has 32 bits.
 """
 
 from __future__ import annotations
 
 import base64
 import dataclasses
+import inspect
 import types
 import typing
+from collections.abc import Callable
 from datetime import datetime, timezone
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 import strawberry
 from pydantic import BaseModel, Field, create_model
 from strawberry.scalars import JSON
 
-from graphsvc.context.db import Micros
+from graphsvc.context.db import Int64, Micros
 from graphsvc.context.events import iso, to_us
 from graphsvc.errors import InputError
 
@@ -45,12 +57,14 @@ class Shape:
     # dict field -> (GraphQL type, key field, value field[, the type's description])
     pairs: dict[str, tuple[str, ...]]
     resolvers: dict[str, Any]  # GraphQL fields computed by a resolver
+    inline: dict[str, dict[str, Any]]  # dict field -> its keys and their types, GraphQL fields in its place
 
 
 _SHAPES: dict[type, Shape] = {}
 _GQL: dict[type, type] = {}
 _REST: dict[type, type[BaseModel]] = {}
 _PAIRS: dict[str, type] = {}
+_ENUMS: dict[type, type] = {}
 
 
 def shape(
@@ -64,11 +78,13 @@ def shape(
     docs: dict[str, str] | None = None,
     pairs: dict[str, tuple[str, ...]] | None = None,
     resolvers: dict[str, Any] | None = None,
+    inline: dict[str, dict[str, Any]] | None = None,
 ) -> type:
     """Declare how `cls` appears on the API; returns its GraphQL type.
 
     `fields` (dataclass fields or properties, in order) replaces the dataclass's own fields;
-    `omit` leaves some of them out."""
+    `omit` leaves some of them out; GraphQL shows each dict named in `inline` as fields in its
+    place, one for each key given there with its type (REST sends the dict)."""
     if cls in _SHAPES:
         raise ValueError(f"{cls.__name__} has a shape already")
     hints = typing.get_type_hints(cls, include_extras=True)
@@ -90,6 +106,7 @@ def shape(
         docs=docs or {},
         pairs=pairs or {},
         resolvers=resolvers or {},
+        inline=inline or {},
     )
     return gql_type(cls)
 
@@ -136,7 +153,17 @@ def _wire_hint(hint: Any, gql: bool) -> Any:
         return JSON if gql else hint
     if origin is Literal:
         return str if gql else hint
+    if isinstance(hint, type) and issubclass(hint, StrEnum):
+        return _gql_enum(hint) if gql else Literal[tuple(m.value for m in hint)]
+    if hint == Int64 and gql:
+        return float
     return _text_hint(hint)
+
+
+def _gql_enum(cls: type[StrEnum]) -> type:
+    if cls not in _ENUMS:
+        _ENUMS[cls] = strawberry.enum(cls, description=_docstring(cls))
+    return _ENUMS[cls]
 
 
 def _text_hint(hint: Any) -> Any:
@@ -158,7 +185,7 @@ def gql_type(cls: type) -> type:
     s = _shape(cls)
     annotations: dict[str, Any] = {}
     namespace: dict[str, Any] = {}
-    for field_name, hint in s.hints.items():
+    for field_name, hint in _gql_hints(s).items():
         if field_name in s.pairs:
             annotations[field_name] = list[_pair_type(_value_hint(hint), *s.pairs[field_name])]
         else:
@@ -171,6 +198,17 @@ def gql_type(cls: type) -> type:
     new = type(s.name, (), {"__annotations__": annotations, "__doc__": s.description, **namespace})
     _GQL[cls] = strawberry.type(new, description=s.description)
     return _GQL[cls]
+
+
+def _gql_hints(s: Shape) -> dict[str, Any]:
+    """The fields GraphQL shows: those of `s`, an inlined dict's keys in its place."""
+    out: dict[str, Any] = {}
+    for field_name, hint in s.hints.items():
+        if field_name in s.inline:
+            out.update(s.inline[field_name])
+        else:
+            out[field_name] = hint
+    return out
 
 
 def _value_hint(hint: Any) -> Any:
@@ -219,6 +257,57 @@ def to_gql(value: Any) -> Any:
     return _wire(value, gql=True)
 
 
+# --- inputs: a dataclass's fields as arguments and as a JSON body ---------------------------
+
+
+def _input_fields(cls: type) -> list[tuple[str, Any, Any]]:
+    """(name, type hint, default or `inspect.Parameter.empty`) of each field of input `cls`."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    out = []
+    for f in dataclasses.fields(cls):
+        if f.default_factory is not dataclasses.MISSING:
+            raise TypeError(f"{cls.__name__}.{f.name}: an input field takes a plain default")
+        default = inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default
+        out.append((f.name, hints[f.name], default))
+    return out
+
+
+def gql_arguments(cls: type) -> list[inspect.Parameter]:
+    """The fields of dataclass `cls` as keyword parameters of a GraphQL resolver."""
+    return [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=_gql_hint(hint), default=default)
+        for name, hint, default in _input_fields(cls)
+    ]
+
+
+def gql_mutation(fn: Callable[[Any], Any], inputs: type, description: str) -> Any:
+    """A GraphQL mutation whose arguments are the fields of dataclass `inputs`, answering with
+    `fn(inputs(...))` as its GraphQL type."""
+    returns = typing.get_type_hints(fn)["return"]
+
+    def resolve(**given: Any) -> Any:
+        return to_gql(fn(from_arguments(inputs, given)))
+
+    resolve.__signature__ = inspect.Signature(gql_arguments(inputs), return_annotation=gql_type(returns))
+    return strawberry.mutation(resolve, description=description)
+
+
+def rest_input(cls: type, name: str, docs: dict[str, str] | None = None) -> type[BaseModel]:
+    """The pydantic model of a JSON body holding the fields of dataclass `cls`, with its defaults."""
+    fields: dict[str, Any] = {}
+    for field_name, hint, default in _input_fields(cls):
+        default = ... if default is inspect.Parameter.empty else getattr(default, "value", default)
+        fields[field_name] = (_rest_hint(hint), Field(default, description=(docs or {}).get(field_name)))
+    return create_model(name, __doc__=_docstring(cls), **fields)
+
+
+def from_arguments(cls: type, given: dict[str, Any] | BaseModel) -> Any:
+    """The dataclass `cls` from the arguments or JSON body a client sent (enums as their values)."""
+    if isinstance(given, BaseModel):
+        given = dict(given)
+    return cls(**{k: v.value if isinstance(v, StrEnum) else v for k, v in given.items()})
+
+
 # --- REST ----------------------------------------------------------------------------------
 
 
@@ -259,6 +348,8 @@ def _wire(value: Any, gql: bool) -> Any:
         item = getattr(value, field_name)
         if _binary(hint):
             out[field_name], out["encoding"] = encode(item)
+        elif gql and field_name in s.inline:
+            out.update({key: item[key] for key in s.inline[field_name]})
         elif gql and field_name in s.pairs and item is not None:
             pair, key, val = s.pairs[field_name][:3]
             out[field_name] = [_PAIRS[pair](**{key: k, val: v}) for k, v in sorted(item.items())]

@@ -24,10 +24,10 @@ import re
 import sqlite3
 import unicodedata
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from graphsvc.context import db
-from graphsvc.context.db import Micros
+from graphsvc.context.db import Int64, Micros
 from graphsvc.errors import AmbiguousError, InputError, NotFoundError
 
 log = logging.getLogger(__name__)
@@ -58,16 +58,17 @@ RESET_SCOPES: dict[str, tuple[str, ...]] = {
     ),
 }
 
-COUNTERS = (
-    "stores",
-    "hits",
-    "misses",
-    "expands",
-    "recalls",
-    "evictions",
-    "evicted_bytes",
-    "index_failures",
-)
+# What the cache counts (rows of `cache_stats`) and the type of each count.
+COUNTERS: dict[str, Any] = {
+    "stores": int,
+    "hits": int,
+    "misses": int,
+    "expands": int,
+    "recalls": int,
+    "evictions": int,
+    "evicted_bytes": Int64,
+    "index_failures": int,
+}
 
 
 def content_hash(data: bytes) -> str:
@@ -148,12 +149,12 @@ class EntryInfo:
 @dataclass
 class CacheStats:
     entries: int
-    bytes: int
-    pinned_bytes: int
-    max_bytes: int
+    bytes: Int64
+    max_bytes: Int64
     pinned_entries: int
+    pinned_bytes: Int64
     searchable_entries: int
-    counters: dict[str, int] = field(default_factory=dict)
+    counters: dict[str, int] = field(default_factory=dict)  # every one of COUNTERS
 
     @property
     def hits(self) -> int:

@@ -28,6 +28,8 @@ WAL_CHECKPOINT_PAGES = 4000
 _NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 # A time as the store keeps it.
 Micros = Annotated[int, "microseconds since the epoch, UTC"]
+# A count that can pass 2**31 (bytes): a Float in GraphQL, whose Int has 32 bits.
+Int64 = Annotated[int, "may exceed 32 bits"]
 
 
 def now_us() -> Micros:

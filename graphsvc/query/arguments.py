@@ -1,17 +1,21 @@
 """The arguments operations share, checked in one place: the scope (a workspace, or a turn
-of the context store and its workspace), the length of ids, the relationship types an
-operation follows and the confidence an edge must reach.
+of the context store and its workspace), the length of ids, the relationship types and
+provenances an operation follows and the confidence an edge must reach. `Walk` declares
+them once for every operation that walks edges from an entity; `check_walk` checks them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import typing
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any, TypedDict
 
 from graphsvc.context.store import get_store
 from graphsvc.errors import InputError, NotFoundError
+from graphsvc.graph.reads import check_provs
 from graphsvc.model import DEFAULT_MIN_CONFIDENCE, Rel
 from graphsvc.settings import get_settings
 
@@ -69,6 +73,14 @@ def rel_types(rels: list[str] | None, default: list[str] = DEFAULT_RELS) -> list
     return out
 
 
+def provenances(provs: list[str] | None) -> list[str]:
+    """The provenances named (any case); none means every one."""
+    try:
+        return check_provs([p.upper() for p in provs or []])
+    except ValueError as exc:
+        raise InputError(f"{exc}: use EXTRACTED, INFERRED or RUNTIME") from None
+
+
 def confidence_floor(value: float | None) -> float:
     """The confidence an edge must reach to be followed: `value` in [0, 1], or the default."""
     if value is None:
@@ -96,3 +108,45 @@ def result_limit(limit: int | None, default: int) -> int:
     if limit < 1:
         raise InputError(f"limit must be at least 1, got {limit}")
     return min(limit, most)
+
+
+def refuse_unknown(given: Mapping[str, Any], declared: type) -> None:
+    """A keyword argument that TypedDict `declared` does not name is a caller's error, as
+    Python's own are for a function's named parameters."""
+    unknown = sorted(given.keys() - typing.get_type_hints(declared).keys())
+    if unknown:
+        raise TypeError(f"unexpected keyword argument(s): {', '.join(unknown)}")
+
+
+class Walk(TypedDict, total=False):
+    """The arguments of an operation that walks edges from an entity, each optional: where
+    (a workspace, or a turn and its workspace), along which relationship types and
+    provenances, above which confidence, and at most how many results."""
+
+    workspace: str | None
+    turn_id: str | None
+    rels: list[str] | None
+    provs: list[str] | None
+    min_confidence: float | None
+    limit: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedWalk:
+    scope: Scope
+    rels: list[str]
+    provs: list[str]
+    min_confidence: float
+    limit: int
+
+
+def check_walk(walk: Walk, default_limit: int) -> CheckedWalk:
+    """`walk` checked, with the defaults filled in (`default_limit` results)."""
+    refuse_unknown(walk, Walk)
+    return CheckedWalk(
+        scope=resolve_scope(walk.get("workspace"), walk.get("turn_id")),
+        rels=rel_types(walk.get("rels")),
+        provs=provenances(walk.get("provs")),
+        min_confidence=confidence_floor(walk.get("min_confidence")),
+        limit=result_limit(walk.get("limit"), default_limit),
+    )

@@ -19,6 +19,7 @@ import threading
 import time
 import uuid
 from collections import Counter
+from typing import TypedDict, Unpack
 
 import igraph
 import leidenalg
@@ -28,7 +29,7 @@ from graphsvc.errors import InputError
 from graphsvc.graph import reads, writer
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.model import CODE_RELS, EXTERNAL_PREFIX, TURN_PREFIX, Rel, community_id
-from graphsvc.query.arguments import confidence_floor, rel_types, resolve_scope, result_limit
+from graphsvc.query.arguments import confidence_floor, refuse_unknown, rel_types, resolve_scope, result_limit
 from graphsvc.query.results import CommunitiesResult, Community, CommunityMember
 
 OBJECTIVES = {
@@ -57,19 +58,26 @@ READ_ATTEMPTS = 5
 READ_PAUSE_S = 0.01
 
 
+class LeidenArguments(TypedDict, total=False):
+    """What a Leiden run may be given, each optional: `compute_communities`'s default for one
+    left out (or None)."""
+
+    rels: list[str] | None
+    min_confidence: float | None
+    resolution: float | None
+    seed: int | None
+    objective: str | None
+    algorithm: str | None
+    min_size: int | None
+
+
 def communities(
     *,
     workspace: str | None = None,
     turn_id: str | None = None,
-    rels: list[str] | None = None,
-    min_confidence: float | None = None,
-    resolution: float | None = None,
-    seed: int | None = None,
-    objective: str | None = None,
-    algorithm: str | None = None,
-    min_size: int | None = None,
     limit: int | None = 20,
     graph: Graph | None = None,
+    **leiden: Unpack[LeidenArguments],
 ) -> CommunitiesResult:
     """Read communities, never writing: a workspace's stored partition (the latest
     `compute_communities`), or a turn's subgraph partitioned now with the Leiden arguments.
@@ -77,22 +85,16 @@ def communities(
     A workspace read takes no Leiden argument (the stored run has its own); with none
     stored, the answer lists no community and its `hint` says how to compute them.
     """
+    refuse_unknown(leiden, LeidenArguments)
+    given = {name: leiden[name] for name in LeidenArguments.__annotations__ if leiden.get(name) not in (None, [])}
     scope = resolve_scope(workspace, turn_id)
     if scope.turn_id:
         return compute_communities(
-            workspace=scope.workspace, turn_id=scope.turn_id, rels=rels, min_confidence=min_confidence,
-            resolution=resolution, seed=seed, objective=objective or "modularity",
-            algorithm=algorithm or "igraph", min_size=3 if min_size is None else min_size, limit=limit,
-            write=False, graph=graph,
+            workspace=scope.workspace, turn_id=scope.turn_id, limit=limit, write=False, graph=graph, **given
         )
-    leiden = {
-        "rels": rels, "min_confidence": min_confidence, "resolution": resolution, "seed": seed,
-        "objective": objective, "algorithm": algorithm, "min_size": min_size,
-    }
-    given = [name for name, value in leiden.items() if value is not None and value != []]
     if given:
         raise InputError(
-            f"{given[0]} is an argument of computing communities; reading a workspace's returns "
+            f"{next(iter(given))} is an argument of computing communities; reading a workspace's returns "
             f"its stored partition: compute with {_HOW_TO_COMPUTE}"
         )
     return stored_communities(scope.workspace, limit=limit, graph=graph)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from typing import Unpack
 
 import igraph
 
@@ -17,7 +18,15 @@ from graphsvc.graph import reads
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.model import ENTITY, ENTITY_PROPERTIES, SEARCHED_PROPERTIES, Label
 from graphsvc.query import ranking
-from graphsvc.query.arguments import check_length, confidence_floor, rel_types, resolve_scope, result_limit
+from graphsvc.query.arguments import (
+    CheckedWalk,
+    Walk,
+    check_length,
+    check_walk,
+    provenances,
+    resolve_scope,
+    result_limit,
+)
 from graphsvc.query.communities import communities
 from graphsvc.query.parser import KNOWN_TURN_KEYS, MAX_DEPTH, MAX_HOPS, ParsedQuery, parse, parse_keywords
 from graphsvc.query.results import (
@@ -57,13 +66,6 @@ _KIND_LABELS = {
     "community": Label.COMMUNITY,
     "workspace": Label.WORKSPACE,
 }
-
-
-def _provs(provs: list[str] | None) -> list[str]:
-    try:
-        return reads.check_provs([p.upper() for p in provs or []])
-    except ValueError as exc:
-        raise InputError(f"{exc}: use EXTRACTED, INFERRED or RUNTIME") from None
 
 
 def to_entity(row: dict, degree: int | None = None) -> Entity:
@@ -204,7 +206,7 @@ def search(
     graph = graph or get_graph()
     keywords = [t.strip() for group in terms for t in group if t.strip()]
     exact = {k: keyword_clauses(k)[0] for k in keywords}
-    token, df, rows = reads.search(graph, lucene, scope_ws, labels, sym_kinds, _provs(provs),
+    token, df, rows = reads.search(graph, lucene, scope_ws, labels, sym_kinds, provenances(provs),
                                    max(limit, SEARCH_CANDIDATES) + 1, keywords, sorted(set(exact.values())),
                                    SEARCH_RANK_DOC_CHARS)
     total = _entity_count(graph, scope_ws, token) if rows else 0
@@ -245,12 +247,15 @@ def _entity_count(graph: Graph, workspace: str | None, token: str | None) -> int
 
 
 def _fetch_neighborhood(
-    graph: Graph, workspace: str, center: dict, depth: int, rels, provs, min_conf, limit
+    graph: Graph, center: dict, depth: int, walk: CheckedWalk
 ) -> tuple[Entity, list[Entity], list[Edge], bool]:
     if not 1 <= depth <= MAX_DEPTH:
         raise InputError(f"depth must be 1..{MAX_DEPTH}, got {depth}")
-    edge_cap = min(max(limit * 20, 2000), 50_000)
-    raw = reads.neighborhood(graph, workspace, center["eid"], depth, rels, provs, min_conf, limit, edge_cap)
+    edge_cap = min(max(walk.limit * 20, 2000), 50_000)
+    raw = reads.neighborhood(
+        graph, walk.scope.workspace, center["eid"], depth, walk.rels, walk.provs, walk.min_confidence, walk.limit,
+        edge_cap,
+    )
     ids = {center["eid"]: center["id"]} | {n["eid"]: n["id"] for n in raw["nodes"]}
     degrees = raw["degrees"]
     center_entity = to_entity(center, degrees.get(center["eid"]))
@@ -260,28 +265,14 @@ def _fetch_neighborhood(
     return center_entity, nodes, edges, raw["truncated"]
 
 
-def neighborhood(
-    ref: str,
-    *,
-    workspace: str | None = None,
-    turn_id: str | None = None,
-    depth: int = 1,
-    rels: list[str] | None = None,
-    provs: list[str] | None = None,
-    min_confidence: float | None = None,
-    limit: int | None = None,
-    graph: Graph | None = None,
-) -> Neighborhood:
+def neighborhood(ref: str, *, depth: int = 1, graph: Graph | None = None, **walk: Unpack[Walk]) -> Neighborhood:
     """Entities within `depth` hops (1-4) along the chosen edges, at most `limit` of them."""
     check_length(ref, "an entity id")
     graph = graph or get_graph()
-    scope = resolve_scope(workspace, turn_id)
-    limit = result_limit(limit, DEFAULT_LIMITS["neigh"])
-    center = _resolve_row(graph, scope.workspace, ref)
-    c, nodes, edges, truncated = _fetch_neighborhood(
-        graph, scope.workspace, center, depth, rel_types(rels), _provs(provs), confidence_floor(min_confidence), limit
-    )
-    return Neighborhood(center=c, depth=depth, nodes=nodes, edges=edges, truncated=truncated, limit=limit)
+    checked = check_walk(walk, DEFAULT_LIMITS["neigh"])
+    center = _resolve_row(graph, checked.scope.workspace, ref)
+    c, nodes, edges, truncated = _fetch_neighborhood(graph, center, depth, checked)
+    return Neighborhood(center=c, depth=depth, nodes=nodes, edges=edges, truncated=truncated, limit=checked.limit)
 
 
 # --- paths -------------------------------------------------------------------------------
@@ -291,30 +282,25 @@ def paths(
     source: str,
     target: str,
     *,
-    workspace: str | None = None,
-    turn_id: str | None = None,
     max_hops: int = 6,
     directed: bool = False,
-    rels: list[str] | None = None,
-    provs: list[str] | None = None,
-    min_confidence: float | None = None,
-    limit: int | None = None,
     graph: Graph | None = None,
+    **walk: Unpack[Walk],
 ) -> PathsResult:
     """The shortest path(s) from `source` to `target`, at most `max_hops` long."""
     check_length(source, "a source id")
     check_length(target, "a target id")
     graph = graph or get_graph()
-    scope = resolve_scope(workspace, turn_id)
+    checked = check_walk(walk, DEFAULT_LIMITS["path"])
     if not 1 <= max_hops <= MAX_HOPS:
         raise InputError(f"maxHops must be 1..{MAX_HOPS}, got {max_hops}")
-    limit = result_limit(limit, DEFAULT_LIMITS["path"])
-    a = _resolve_row(graph, scope.workspace, source)
-    b = _resolve_row(graph, scope.workspace, target)
+    a = _resolve_row(graph, checked.scope.workspace, source)
+    b = _resolve_row(graph, checked.scope.workspace, target)
     found: list[Path] = []
     if a["eid"] != b["eid"]:
         rows = reads.shortest_paths(
-            graph, a["eid"], b["eid"], max_hops, directed, rel_types(rels), _provs(provs), confidence_floor(min_confidence), limit
+            graph, a["eid"], b["eid"], max_hops, directed, checked.rels, checked.provs, checked.min_confidence,
+            checked.limit,
         )
         for row in rows:
             ids = {n["eid"]: n["id"] for n in row["nodes"]}
@@ -333,18 +319,7 @@ def paths(
 # --- explain -----------------------------------------------------------------------------
 
 
-def explain(
-    ref: str,
-    *,
-    workspace: str | None = None,
-    turn_id: str | None = None,
-    depth: int = 2,
-    rels: list[str] | None = None,
-    provs: list[str] | None = None,
-    min_confidence: float | None = None,
-    limit: int | None = None,
-    graph: Graph | None = None,
-) -> Explanation:
+def explain(ref: str, *, depth: int = 2, graph: Graph | None = None, **walk: Unpack[Walk]) -> Explanation:
     """The entity's neighborhood in numbers, the hubs around it and the path to the nearest hub.
 
     Hubs are ranked over the bounded neighborhood (at most `limit` nodes): by total degree in
@@ -352,12 +327,9 @@ def explain(
     """
     check_length(ref, "an entity id")
     graph = graph or get_graph()
-    scope = resolve_scope(workspace, turn_id)
-    limit = result_limit(limit, DEFAULT_LIMITS["explain"])
-    center_row = _resolve_row(graph, scope.workspace, ref)
-    center, nodes, edges, truncated = _fetch_neighborhood(
-        graph, scope.workspace, center_row, depth, rel_types(rels), _provs(provs), confidence_floor(min_confidence), limit
-    )
+    checked = check_walk(walk, DEFAULT_LIMITS["explain"])
+    center_row = _resolve_row(graph, checked.scope.workspace, ref)
+    center, nodes, edges, truncated = _fetch_neighborhood(graph, center_row, depth, checked)
     everyone = [center, *nodes]
     index = {e.id: i for i, e in enumerate(everyone)}
     g = igraph.Graph(n=len(everyone), edges=[(index[e.source], index[e.target]) for e in edges], directed=True)
