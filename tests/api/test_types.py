@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from enum import StrEnum
 
 import strawberry
 
-from graphsvc.api.types import rest_model, shape, to_gql, to_rest
-from graphsvc.context.db import Micros
+from graphsvc.api.types import from_arguments, gql_mutation, rest_input, rest_model, shape, to_gql, to_rest
+from graphsvc.context.db import Int64, Micros
 
 
 @dataclass
@@ -68,3 +69,67 @@ def test_values_follow_the_wire_rules_on_both_surfaces():
         "tags": [{"tag": "a", "count": 1}, {"tag": "b", "count": 2}],
         "parts": [{"name": "p"}],
     }
+
+
+class Color(StrEnum):
+    DARK_RED = "dark-red"
+    BLUE = "blue"
+
+
+@dataclass
+class Paint:
+    """What to paint."""
+
+    wall: str
+    color: Color = Color.BLUE
+    coats: int | None = None
+
+
+@dataclass
+class Usage:
+    rooms: int
+    area: Int64
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+UsageType = shape(Usage, rest_name="UsageOut", inline={"counts": {"walls": int, "litres": Int64}})
+
+
+@strawberry.type
+class PaintQuery:
+    @strawberry.field
+    def usage(self) -> UsageType:
+        return to_gql(Usage(rooms=2, area=2**40, counts={"walls": 8, "litres": 2**33}))
+
+
+def paint(given: Paint) -> Usage:
+    return Usage(rooms=1, area=len(given.wall), counts={"walls": given.coats or 0, "litres": 0})
+
+
+@strawberry.type
+class PaintMutation:
+    paint = gql_mutation(paint, Paint, "Paint a wall.")
+
+
+def test_an_input_dataclass_is_the_arguments_and_the_body_with_its_defaults():
+    schema = strawberry.Schema(query=PaintQuery, mutation=PaintMutation)
+    sdl = schema.as_str()
+    assert "paint(wall: String!, color: Color! = BLUE, coats: Int = null): Usage!" in sdl
+    assert "enum Color {\n  DARK_RED\n  BLUE\n}" in sdl
+    body = rest_input(Paint, "PaintIn")
+    assert body.__name__ == "PaintIn" and body.__doc__ == "What to paint."
+    assert body.model_json_schema()["properties"]["color"] == {
+        "default": "blue", "enum": ["dark-red", "blue"], "title": "Color", "type": "string",
+    }
+    given = body.model_validate({"wall": "north", "color": "dark-red"})
+    assert from_arguments(Paint, given) == Paint(wall="north", color="dark-red")
+    result = schema.execute_sync('mutation { paint(wall: "east", color: DARK_RED, coats: 3) { rooms area walls } }')
+    assert result.errors is None and result.data["paint"] == {"rooms": 1, "area": 4.0, "walls": 3}
+
+
+def test_int64_counts_are_floats_and_an_inlined_dict_is_fields_in_graphql_only():
+    sdl = strawberry.Schema(query=PaintQuery).as_str()
+    assert "type Usage {\n  rooms: Int!\n  area: Float!\n  walls: Int!\n  litres: Float!\n}" in sdl
+    result = strawberry.Schema(query=PaintQuery).execute_sync("{ usage { area walls litres } }")
+    assert result.errors is None and result.data["usage"] == {"area": 2.0**40, "walls": 8, "litres": 2.0**33}
+    assert to_rest(Usage(rooms=2, area=5, counts={"walls": 1})) == {"rooms": 2, "area": 5, "counts": {"walls": 1}}
