@@ -19,7 +19,7 @@ import math
 import re
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import IO, TYPE_CHECKING, Any
@@ -302,6 +302,10 @@ class Ring:
         return min(len(self._items), self.size)
 
 
+# The fields a caller gives an event, in `EventLog.append`'s order.
+APPENDED_FIELDS = ("type", "turn_id", "workspace", "payload", "at")
+
+
 class EventLog:
     """`store.events`: append, query, export/import and retention of the event log."""
 
@@ -309,21 +313,19 @@ class EventLog:
         self._store = store
         self.max_payload_bytes = store.settings.context.max_payload_bytes
 
-    def validate(
-        self,
-        type: str,
-        turn_id: str | None = None,
-        workspace: str | None = None,
-        payload: Any = None,
-        *,
-        at: datetime | int | str | None = None,
-        event_id: str | None = None,
-    ) -> PendingEvent:
+    def _pending(self, event: Mapping[str, Any]) -> PendingEvent:
+        """An event given as its fields (`APPENDED_FIELDS`, and `event_id` when imported),
+        checked and stamped."""
+        if "type" not in event:
+            raise InputError("type: missing")
+        type, turn_id, workspace = event["type"], event.get("turn_id"), event.get("workspace")
         check_type(type)
         check_turn_id(turn_id)
         check_workspace(workspace)
-        text = check_payload(payload, self.max_payload_bytes)
+        text = check_payload(event.get("payload"), self.max_payload_bytes)
+        at = event.get("at")
         ts = now_us() if at is None else to_us(at)
+        event_id = event.get("event_id")
         if event_id is None:
             event_id = new_event_id(ts, self._store.random_bytes())
         elif not isinstance(event_id, str) or not TURN_ID_RE.match(event_id):
@@ -343,7 +345,8 @@ class EventLog:
 
         An event naming a turn must name a known turn; its workspace defaults to the turn's.
         """
-        return self._store.commit([self.validate(type, turn_id, workspace, payload, at=at)])[0]
+        event = {"type": type, "turn_id": turn_id, "workspace": workspace, "payload": payload, "at": at}
+        return self._store.commit([self._pending(event)])[0]
 
     def append_many(self, events: Iterable[dict[str, Any] | tuple]) -> list[Event]:
         """Append several events in one transaction: all are stored or none.
@@ -354,16 +357,15 @@ class EventLog:
         pending = []
         for n, item in enumerate(events):
             try:
-                if isinstance(item, dict):
-                    unknown = set(item) - {"type", "turn_id", "workspace", "payload", "at"}
-                    if unknown:
-                        raise InputError(f"unknown field(s) {sorted(unknown)}")
-                    pending.append(self.validate(**item))
-                else:
-                    pending.append(self.validate(*item))
-            except InputError as exc:
-                raise InputError(f"event {n}: {exc}") from exc
-            except TypeError as exc:
+                if not isinstance(item, dict):
+                    if not 1 <= len(item) <= 4:
+                        raise InputError(f"a tuple takes 1 to 4 fields ({', '.join(APPENDED_FIELDS[:4])})")
+                    item = dict(zip(APPENDED_FIELDS, item))
+                unknown = set(item) - set(APPENDED_FIELDS)
+                if unknown:
+                    raise InputError(f"unknown field(s) {sorted(unknown)}")
+                pending.append(self._pending(item))
+            except (InputError, TypeError) as exc:
                 raise InputError(f"event {n}: {exc}") from exc
         if not pending:
             return []
@@ -472,16 +474,7 @@ class EventLog:
                         raise InputError(f"{required}: missing")
                 if obj.get("prov", Prov.RUNTIME.value) != Prov.RUNTIME.value:
                     raise InputError(f"prov: events are RUNTIME, got {obj['prov']!r}")
-                pending.append(
-                    self.validate(
-                        obj["type"],
-                        obj.get("turn_id"),
-                        obj.get("workspace"),
-                        obj.get("payload"),
-                        at=obj["time"],
-                        event_id=obj["id"],
-                    )
-                )
+                pending.append(self._pending({**obj, "at": obj["time"], "event_id": obj["id"]}))
             except ValueError as exc:
                 raise InputError(f"line {lineno}: invalid JSON ({exc}); nothing was imported") from exc
             except InputError as exc:

@@ -71,9 +71,7 @@ def test_values_follow_the_wire_rules_on_both_surfaces():
     }
 
 
-class Color(StrEnum):
-    DARK_RED = "dark-red"
-    BLUE = "blue"
+Color = StrEnum("Color", {"DARK_RED": "dark-red", "BLUE": "blue"})
 
 
 @dataclass

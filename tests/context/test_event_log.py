@@ -132,6 +132,11 @@ def test_append_many_stores_all_or_nothing_and_names_the_bad_item(store):
     assert count(store) == 0
     stored = store.events.append_many([good, ("RouteDecided", None, "/ws", {"i": 2})])
     assert [e.seq for e in stored] == sorted(e.seq for e in stored) and count(store) == 2
+    with pytest.raises(InputError, match=r"^event 1: a tuple takes 1 to 4 fields"):
+        store.events.append_many([good, ("RouteDecided", None, "/ws", {}, NOW)])
+    with pytest.raises(InputError, match=r"^event 0: type: missing"):
+        store.events.append_many([{"workspace": "/ws"}])
+    assert count(store) == 2
 
 
 def test_the_log_refuses_updates_and_deletes_outside_retention(store):
