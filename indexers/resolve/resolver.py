@@ -112,7 +112,8 @@ class Resolver:
     def member(self, ent: Entity, name: str, hops: int = 0) -> Entity | None:
         kind = ent[0]
         if kind == "mod":
-            return self.module_member(ent[1], name, hops)
+            found = self.module_member(ent[1], name, hops)
+            return found if found is not None else self.table.modules(self.system).outside(ent[1], name)
         if kind == "ext":
             module, sub = ent[1], ent[2]
             sep = "::" if "::" in module else "."

@@ -64,6 +64,23 @@ def test_a_namespace_package_has_no_file_to_import():
     assert set(imports) == {"src/pkg/mod.py", "src/pkg/sub/inner.py"}
 
 
+def test_what_a_namespace_package_lacks_in_the_workspace_is_outside():
+    """``google/cloud/`` is shared by several distributions; only ``storage`` is here."""
+    files = {
+        "google/cloud/storage/__init__.py": "from .client import Client\n",
+        "google/cloud/storage/client.py": "class Client:\n    pass\n",
+        "app.py": (
+            "from google.cloud import storage, _helpers\nimport google.cloud\n\n\n"
+            "def f():\n    storage.Client()\n    _helpers.to_bytes()\n    google.cloud.exceptions.from_http()\n"
+        ),
+    }
+    assert _edges(files)["app.py#f"] == {
+        "google/cloud/storage/client.py#Client": ("import", 1.0),
+        "ext:google.cloud._helpers#to_bytes": ("external", 1.0),
+        "ext:google.cloud.exceptions#from_http": ("external", 1.0),
+    }
+
+
 _CHECKS = {
     "pkg/__init__.py": "",
     "pkg/checks/__init__.py": (

@@ -51,6 +51,11 @@ class ModuleSystem:
     def submodule(self, files: tuple[str, ...], name: str) -> tuple[str, ...] | None:
         return None
 
+    def outside(self, files: tuple[str, ...], name: str) -> Entity | None:
+        """What a workspace module's missing ``name`` is when the module continues outside
+        the workspace (Python namespace packages); None: the name does not exist."""
+        return None
+
     def implicit(self, importer: str, name: str) -> Entity | None:
         """A name visible in every file without an import (Rust ``crate``, ``super``, and
         modules declared with ``mod``)."""

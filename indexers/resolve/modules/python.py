@@ -8,7 +8,7 @@ from collections import defaultdict
 
 from graphsvc.model import Reason
 from indexers.extract import FileExtraction, ImportRef
-from indexers.resolve.common import ImportContext
+from indexers.resolve.common import Entity, ImportContext
 from indexers.resolve.modules.base import Files, ModuleSystem
 
 _TEST_DIRS = frozenset({"test", "tests", "testing"})
@@ -108,6 +108,18 @@ class PythonModules(ModuleSystem):
                 return found
         return None
 
+    def outside(self, files: tuple[str, ...], name: str) -> Entity | None:
+        if not all(f.endswith("/") for f in files):
+            return None
+        # A namespace package spans directories (google/cloud/ of several distributions):
+        # what it lacks here is outside. Its name starts below the directories that are not
+        # namespace packages.
+        parts = files[0][:-1].split("/")
+        top = len(parts) - 1
+        while top > 0 and "/".join(parts[:top]) in self.namespaces:
+            top -= 1
+        return ("ext", ".".join(parts[top:]), name)
+
     def _exported(self, files: tuple[str, ...]) -> frozenset[str] | None:
         """The names ``from module import *`` gives when the module lists them in ``__all__``."""
         names = [n for f in files if f in self.table.files for n in self.table.files[f].declared]
@@ -162,7 +174,10 @@ class PythonModules(ModuleSystem):
         if sub:
             self._bind_module(ctx, local, sub, imp.line)
             return
+        if not imp.level and all(f.endswith("/") for f in files):
+            # A namespace package spans directories: what it lacks here is elsewhere.
+            self._bind_external(ctx, local, imp.module, imp.name, imp.line)
+            return
         for f in files:
-            if not f.endswith("/"):
-                ctx.edges.setdefault(f, (Reason.IMPORT, imp.line))
+            ctx.edges.setdefault(f, (Reason.IMPORT, imp.line))
         ctx.names.setdefault(local, []).append(("member", files, imp.name))
