@@ -216,6 +216,9 @@ def search(
     for row in rows:
         node = row["node"]
         values = {f: node.get(f) for f in SEARCH_FIELDS[:-1]} | {"doc": row["doc"]}
+        if not all(any(ranking.matches(values, k) for k in group if k.strip()) for group in terms if any(
+                k.strip() for k in group)):
+            continue
         matched = [f for f, v in values.items() if v and any(w in str(v).lower() for w in words)]
         doc = row["doc"][:SEARCH_DOC_CHARS] if row["doc"] else None
         hit = SearchHit(entity=to_entity(node), score=ranking.score(values, keywords, idfs), matched=matched, doc=doc)

@@ -78,6 +78,22 @@ def score(fields: Mapping[str, str | None], keywords: list[str], idfs: Mapping[s
     return total
 
 
+def matches(fields: Mapping[str, str | None], keyword: str) -> bool:
+    """Whether an entity holds the keyword as this module reads it: every word of it in some
+    field, or, for a single word long enough, a word starting with it. Lucene's analyzer
+    splits a keyword at punctuation into words it ORs together (`x"y` finds `helper(x)`);
+    an entity that holds only some of them is not a hit."""
+    words = tokens(keyword)
+    if not words:
+        return False
+    held = {t for f in FIELDS for t in tokens(fields.get(f))}
+    if all(w in held for w in words):
+        return True
+    word = keyword.lower()
+    return (len(words) == 1 and len(keyword) >= MIN_PREFIX_CHARS and not any(c.isspace() for c in keyword)
+            and any(t.startswith(word) for t in held))
+
+
 def name_rank(name: str | None, keywords: list[str]) -> int:
     """0: named exactly as a keyword was typed; 1: so named in another case; 2: otherwise."""
     if not name:

@@ -42,13 +42,8 @@ def test_search_filters_kind_and_limit_reports_truncation(graph):
     assert all(h.entity.kind == "method" for h in engine.search("save OR filter", workspace=WS, kinds=["method"]).hits)
 
 
-# Lucene's analyzer splits `x"y` and `(x` at the punctuation and finds `x` in `helper(x)`;
-# the engine then returns that hit with nothing matched and score 0 instead of leaving it out.
-_UNMATCHED_HIT = pytest.mark.xfail(strict=True, reason="a hit that matched no field is returned")
-
-
 @pytest.mark.parametrize("text", [
-    pytest.param('x"y', marks=_UNMATCHED_HIT), "a:b", pytest.param("(x", marks=_UNMATCHED_HIT),
+    'x"y', "a:b",
     "title:[a TO b]", "*", "a && b", "\\", "OR", "NOT x~2",
 ])
 def test_search_treats_lucene_syntax_as_data(graph, text):
@@ -58,6 +53,13 @@ def test_search_treats_lucene_syntax_as_data(graph, text):
     alone = {h.entity.id for h in engine.search("helper", workspace=WS).hits}
     either = {h.entity.id for h in engine.search([[text, "helper"]], workspace=WS).hits}
     assert either == alone and "src/pkg/util.py#helper" in alone
+
+
+def test_search_keeps_only_entities_holding_every_word_of_a_keyword(graph):
+    # Lucene splits both at the punctuation and finds `x` in `def helper(x)`; only the
+    # second keyword is held by that signature.
+    assert engine.search([['x"y']], workspace=WS).hits == []
+    assert [h.entity.id for h in engine.search([["(x"]], workspace=WS).hits] == ["src/pkg/util.py#helper"]
 
 
 def test_entity_resolution_by_id_qualified_name_suffix_and_ambiguity(graph):

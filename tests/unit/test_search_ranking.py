@@ -31,3 +31,13 @@ def test_exact_name_in_the_typed_case_ranks_before_another_case():
     assert ranking.name_rank("queryset", ["QuerySet"]) == 1
     assert ranking.name_rank("QuerySetX", ["QuerySet"]) == 2
     assert ranking.name_rank(None, ["x"]) == 2
+
+
+def test_a_keyword_matches_only_when_every_word_of_it_is_held():
+    # Lucene splits `x"y` into x OR y and finds `helper(x)`; that entity does not hold `x"y`.
+    assert not ranking.matches({"signature": "def helper(x)"}, 'x"y')
+    assert ranking.matches({"signature": "def helper(x, y)"}, 'x"y')
+    assert ranking.matches({"name": "parse_header"}, "parse")  # a prefix of one word
+    assert ranking.matches({"doc": "Sets the Accept-Language header"}, "accept-language")
+    assert not ranking.matches({"doc": "the language of a page"}, "Accept-Language")
+    assert not ranking.matches({"name": "anything"}, "*")  # no words at all
