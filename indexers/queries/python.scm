@@ -64,9 +64,19 @@
 (as_pattern alias: (as_pattern_target (identifier) @local))
 (named_expression name: (identifier) @local)
 
-; `__all__`: the names `from module import *` gives (none listed: every public name).
+; `__all__`: the names `from module import *` gives (none listed: every public name). A
+; value that is not a literal list is declared as written: the names are then not known.
 (module
   (expression_statement
     [(assignment left: (identifier) @_all right: [(list (string (string_content) @name)) (tuple (string (string_content) @name))])
      (augmented_assignment left: (identifier) @_all right: [(list (string (string_content) @name)) (tuple (string (string_content) @name))])]) @declaration
+  (#eq? @_all "__all__"))
+(module
+  (expression_statement
+    [(assignment left: (identifier) @_all right: [(identifier) (attribute) (binary_operator) (call) (list_comprehension)] @name)
+     (augmented_assignment left: (identifier) @_all right: [(identifier) (attribute) (binary_operator) (call) (list_comprehension)] @name)]) @declaration
+  (#eq? @_all "__all__"))
+(module
+  (expression_statement
+    (call function: (attribute object: (identifier) @_all attribute: (identifier)) @name)) @declaration
   (#eq? @_all "__all__"))

@@ -116,6 +116,15 @@ def test_all_limits_what_a_star_import_gives():
     }
 
 
+def test_an_all_that_is_not_a_literal_list_does_not_limit_a_star_import():
+    files = {
+        "pkg/__init__.py": "from .fields import *\nfrom . import fields\n\n__all__ = ['Model']\n__all__ += fields.__all__\n",
+        "pkg/fields.py": "__all__ = ['CharField']\n\n\nclass CharField:\n    pass\n",
+        "app.py": "from pkg import *\n\n\ndef f():\n    CharField()\n",
+    }
+    assert _edges(files)["app.py#f"] == {"pkg/fields.py#CharField": ("import", 1.0)}
+
+
 def test_a_same_named_module_elsewhere_does_not_steal_an_import():
     files = {
         "app/main.py": "import util\nfrom helpers import clock\n\n\ndef f():\n    util.now()\n    clock.tick()\n",

@@ -123,7 +123,8 @@ class PythonModules(ModuleSystem):
     def _exported(self, files: tuple[str, ...]) -> frozenset[str] | None:
         """The names ``from module import *`` gives when the module lists them in ``__all__``."""
         names = [n for f in files if f in self.table.files for n in self.table.files[f].declared]
-        return frozenset(names) if names else None
+        # `__all__ = a.__all__ + [...]`, `__all__.extend(...)`: not known
+        return frozenset(names) if names and all(n.isidentifier() for n in names) else None
 
     def _defines(self, files: tuple[str, ...], name: str) -> bool:
         """Whether a module defines ``name`` at its top level: ``from pkg import name`` then
