@@ -91,7 +91,7 @@ class Resolver:
         """``name`` given by a star import of the module (``from .impl import *``); a
         submodule only when ``__all__`` lists it."""
         for f in files:
-            for star, provides in self.context(f).stars:
+            for star, provides in reversed(self.context(f).stars):  # the last one binds
                 if star[0] == "mod" and (provides is None or name in provides):
                     ent = self.module_member(star[1], name, hops)
                     if ent is not None and (ent[0] != "mod" or provides is not None):

@@ -125,6 +125,16 @@ def test_an_all_that_is_not_a_literal_list_does_not_limit_a_star_import():
     assert _edges(files)["app.py#f"] == {"pkg/fields.py#CharField": ("import", 1.0)}
 
 
+def test_of_two_star_imports_giving_a_name_the_last_one_binds_it():
+    files = {
+        "pkg/__init__.py": "from .a import *\nfrom .b import *\n",
+        "pkg/a.py": "def f():\n    pass\n",
+        "pkg/b.py": "def f():\n    pass\n",
+        "app.py": "import pkg\n\n\ndef g():\n    pkg.f()\n",
+    }
+    assert _edges(files)["app.py#g"] == {"pkg/b.py#f": ("import", 1.0)}
+
+
 def test_a_same_named_module_elsewhere_does_not_steal_an_import():
     files = {
         "app/main.py": "import util\nfrom helpers import clock\n\n\ndef f():\n    util.now()\n    clock.tick()\n",
