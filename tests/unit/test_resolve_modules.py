@@ -210,6 +210,13 @@ def test_incremental_equals_clean_when_re_exports_change(path, new):
     _incremental_equals_clean(_CHECKS, path, new)
 
 
+@pytest.mark.parametrize("path", ["src/pkg/mod.py", "src/pkg/sub/inner.py"])
+def test_incremental_equals_clean_when_a_module_of_a_namespace_package_comes_and_goes(path):
+    without = {k: v for k, v in _NAMESPACE.items() if k != path}
+    assert "src/pkg/app.py" in _incremental_equals_clean(without, path, _NAMESPACE[path])
+    assert "src/pkg/app.py" in _incremental_equals_clean(_NAMESPACE, path, None)
+
+
 def test_incremental_equals_clean_when_the_re_exporting_file_appears():
     files = dict(_CHECKS)
     init = files.pop("pkg/checks/__init__.py")
