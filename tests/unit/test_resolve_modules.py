@@ -167,6 +167,14 @@ def test_java_static_imports_of_members_and_nested_classes():
     }
 
 
+def test_java_fully_qualified_names_resolve_through_their_packages():
+    files = {
+        "src/a/b/C.java": "package a.b;\npublic class C {\n  public static int n() { return 2; }\n}\n",
+        "src/x/Use.java": "package x;\npublic class Use {\n  void g() { a.b.C.n(); java.util.Objects.hash(1); }\n}\n",
+    }
+    assert _edges(files)["src/x/Use.java#Use.g"] == {"src/a/b/C.java#C.n": ("import", 1.0)}
+
+
 def test_rust_module_paths_and_pub_use_re_exports():
     files = {
         "src/lib.rs": "pub mod a;\npub mod b;\npub mod user;\npub use a::helper;\npub use b::*;\n",

@@ -1,4 +1,4 @@
-"""Java: packages, single-type, on-demand and static imports."""
+"""Java: packages, single-type, on-demand and static imports, fully qualified names."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections import defaultdict
 
 from graphsvc.model import Reason
 from indexers.extract import FileExtraction, ImportRef
-from indexers.resolve.common import ImportContext
+from indexers.resolve.common import Entity, ImportContext
 from indexers.resolve.modules.base import Files, ModuleSystem
 
 
@@ -23,6 +23,24 @@ class JavaModules(ModuleSystem):
             stem = posixpath.splitext(posixpath.basename(p))[0]
             self.fqn[f"{pkg}.{stem}" if pkg else stem] = p
             self.packages[pkg].append(p)
+        # every package and every package above one: `a.b.C.m()` is written from the first
+        self.prefixes = {".".join(parts[:i]) for pkg in self.packages if pkg
+                         for parts in [pkg.split(".")] for i in range(1, len(parts) + 1)}
+
+    def _package(self, name: str) -> tuple[str, ...] | None:
+        """A package as a module: its files, or ``"a.b."`` when it has none (only packages below)."""
+        if name not in self.prefixes:
+            return None
+        return tuple(self.packages[name]) if name in self.packages else (name + ".",)
+
+    def implicit(self, importer: str, name: str) -> Entity | None:
+        found = self._package(name)  # the first name of a fully qualified one
+        return ("mod", found) if found else None
+
+    def submodule(self, files: tuple[str, ...], name: str) -> tuple[str, ...] | None:
+        f = files[0]
+        package = f[:-1] if f.endswith(".") else self.table.files[f].package if f in self.table.files else None
+        return self._package(f"{package}.{name}") if package else None
 
     def _in_class(self, dotted: str) -> tuple[str, tuple[str, ...]] | None:
         """The file of the longest class prefix of a dotted name and the path from that class:
