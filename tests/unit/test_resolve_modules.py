@@ -177,16 +177,21 @@ def test_java_fully_qualified_names_resolve_through_their_packages():
 
 def test_rust_module_paths_and_pub_use_re_exports():
     files = {
-        "src/lib.rs": "pub mod a;\npub mod b;\npub mod user;\npub use a::helper;\npub use b::*;\n",
+        "src/lib.rs": "pub mod a;\npub mod b;\npub mod tools;\npub mod user;\npub use a::helper;\npub use b::*;\n",
         "src/a/mod.rs": "pub mod inner;\npub fn helper() {}\n",
         "src/a/inner.rs": "pub fn deep() {}\n",
         "src/b.rs": "pub fn bee() {}\n",
-        "src/user.rs": "use crate::a::inner;\npub fn run() {\n  inner::deep();\n  crate::helper();\n  crate::bee();\n}\n",
+        "src/tools.rs": "pub mod prelude {\n  pub fn tool() {}\n}\n",
+        "src/user.rs": (
+            "use crate::a::inner;\nuse crate::tools::prelude::*;\n\npub fn run() {\n"
+            "  inner::deep();\n  crate::helper();\n  crate::bee();\n  tool();\n}\n"
+        ),
     }
     assert _edges(files)["src/user.rs#run"] == {
         "src/a/inner.rs#deep": ("import", 1.0),
-        "src/a/mod.rs#helper": ("import", 1.0),
-        "src/b.rs#bee": ("import", 1.0),
+        "src/a/mod.rs#helper": ("import", 1.0),  # pub use a::helper
+        "src/b.rs#bee": ("import", 1.0),  # pub use b::*
+        "src/tools.rs#prelude.tool": ("import", 1.0),  # a glob import of an inline module
     }
 
 

@@ -97,9 +97,11 @@ class RustModules(ModuleSystem):
             return
         for f in files:
             ctx.edges.setdefault(f, (Reason.IMPORT, imp.line))
-        entity: Entity = ("member", files, rest[0])
-        if local:
-            ctx.names.setdefault(local, []).append(entity if len(rest) == 1 else ("path", files, tuple(rest)))
+        entity: Entity = ("member", files, rest[0]) if len(rest) == 1 else ("path", files, tuple(rest))
+        if imp.name == "*":  # `use crate::prelude::*` of an inline module, `use Kind::*`
+            ctx.stars.append((entity, None))
+        elif local:
+            ctx.names.setdefault(local, []).append(entity)
 
     def implicit(self, importer: str, name: str) -> Entity | None:
         root = self.crate_of.get(importer, "")
