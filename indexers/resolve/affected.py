@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import defaultdict
 from typing import Iterable
 
@@ -162,6 +163,7 @@ def _rebound_files(
         else:
             before.pop(path, None)
     before_view = FileSet(before, table.js_paths)
+    words = _renamed_words(changed, old_exts, new_exts, before, table)
     out = set()
     for system in sorted(systems):
         now, then = table.modules(system), MODULE_SYSTEMS[system](before_view)
@@ -169,9 +171,49 @@ def _rebound_files(
             if path in changed:
                 continue
             ext = table.files[path]
-            if now.place(path) != then.place(path) or _bindings(now, ext) != _bindings(then, ext):
+            if now.place(path) != then.place(path):
+                out.add(path)
+            elif _may_name(ext, words) and _bindings(now, ext) != _bindings(then, ext):
                 out.add(path)
     return out
+
+
+def _renamed_words(
+    changed: set[str], old_exts: dict[str, FileExtraction], new_exts: dict[str, FileExtraction],
+    before: dict[str, FileExtraction], table: SymbolTable,
+) -> frozenset[str]:
+    """The words an import must mention to bind differently: the directory names and stems
+    of the changed files and, below a changed package file (``__init__.py``, a Rust crate
+    root), of every file whose module name it may change."""
+    paths = set(changed)
+    for path in changed:
+        for ext in (old_exts.get(path), new_exts.get(path)):
+            spec = LANGUAGES.get(ext.lang) if ext is not None and ext.lang else None
+            if spec is not None and posixpath.splitext(posixpath.basename(path))[0] in spec.package_files:
+                prefix = posixpath.dirname(path)
+                prefix = prefix + "/" if prefix else ""
+                paths.update(p for p in (*table.files, *before) if p.startswith(prefix))
+    words = set()
+    for path in paths:
+        parts = path.split("/")
+        words.update(parts[:-1])
+        words.add(posixpath.splitext(parts[-1])[0])
+    return frozenset(words)
+
+
+def _may_name(ext: FileExtraction, words: frozenset[str]) -> bool:
+    """Whether one of the file's imports mentions one of ``words``, or is relative to the
+    file's own package with no module named (``from . import x`` binds what is there)."""
+    for imp in ext.imports:
+        module = imp.module or ""
+        if not module.strip("./"):
+            return True
+        if imp.name in words or any(w in words for w in _WORDS.split(module)):
+            return True
+    return False
+
+
+_WORDS = re.compile(r"[./:\\@]+")
 
 
 def _bindings(modules: ModuleSystem, ext: FileExtraction) -> tuple:
