@@ -37,13 +37,14 @@ class Rel(StrEnum):
     INHERITS = "INHERITS"
     IMPLEMENTS = "IMPLEMENTS"
     REFERENCES = "REFERENCES"
+    OVERRIDES = "OVERRIDES"
     TOUCHED = "TOUCHED"
     MENTIONS = "MENTIONS"
     IN_TURN = "IN_TURN"
     MEMBER_OF = "MEMBER_OF"
 
 
-CODE_RELS = (Rel.CONTAINS, Rel.IMPORTS, Rel.CALLS, Rel.INHERITS, Rel.IMPLEMENTS, Rel.REFERENCES)
+CODE_RELS = (Rel.CONTAINS, Rel.IMPORTS, Rel.CALLS, Rel.INHERITS, Rel.IMPLEMENTS, Rel.REFERENCES, Rel.OVERRIDES)
 RUNTIME_RELS = (Rel.TOUCHED, Rel.MENTIONS, Rel.IN_TURN, Rel.MEMBER_OF)
 
 
@@ -286,6 +287,18 @@ class FileParse:
 
 
 @_slot_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnresolvedCalls:
+    """The calls of a symbol (or of a file's top level) that resolution found no target for,
+    written on its node with its outgoing edges: how many, and the first ones as written, so
+    an answer can say what the graph does not know."""
+
+    id: str  # the calling symbol or file
+    unresolved_calls: int = prop(returned=True)
+    unresolved_sites: list[str] = prop(returned=True)  # "<line>: <call as written>", in source order
+
+
+@_slot_init
 @dataclass(frozen=True, slots=True)
 class CodeEdge:
     """A relationship of `CODE_RELS` between two entity ids, with how it is known.
@@ -303,6 +316,8 @@ class CodeEdge:
 
 # Node kinds in the order their returned properties appear in `Entity`.
 NODE_RECORDS = (WorkspaceNode, DirectoryNode, SymbolNode, ExternalNode, FileNode)
+# What later steps of an index run write onto nodes of those kinds; returned ones follow.
+NODE_PART_RECORDS = (FileParse, UnresolvedCalls)
 
 
 def stored_fields(record: type) -> tuple[dataclasses.Field, ...]:
@@ -339,7 +354,7 @@ def _without_none(hint: Any) -> Any:
 def _returned_properties() -> list[tuple[str, Any, dataclasses.Field]]:
     """Every returned property of a node kind, optional in `Entity` (other kinds lack it)."""
     seen: dict[str, Any] = {}
-    for record in NODE_RECORDS:
+    for record in (*NODE_RECORDS, *NODE_PART_RECORDS):
         hints = typing.get_type_hints(record)
         for f in dataclasses.fields(record):
             if not f.metadata.get(RETURNED):

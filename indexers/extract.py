@@ -18,6 +18,10 @@ tags.scm-style captures:
                         in Python's ``__all__``); its ``@name`` tells the resolver what a
                         header promises or what a star import of the module gives
 ``@reference.call``     a call; ``@receiver`` is the object or path before the name
+``@reference.value``    a name used as a value, not called (an argument, a default, the
+                        right side of an assignment, an element of a list or table, a
+                        return value): the function or class it names is referenced;
+                        ``@name`` and ``@receiver`` as for a call
 ``@reference.import``   an import; ``@import.module``, ``@import.name``, ``@import.alias``,
                         ``@import.default`` (local name of a module's default export),
                         ``@import.wildcard`` (everything the module exports)
@@ -113,6 +117,7 @@ class FileExtraction:
     imports: list[ImportRef] = field(default_factory=list)
     calls: list[CallRef] = field(default_factory=list)
     inherits: list[InheritRef] = field(default_factory=list)
+    values: list[CallRef] = field(default_factory=list)  # names used as values, shaped as calls
     package: str | None = None  # Go package / Java package clause
     declared: list[str] = field(default_factory=list)  # names declared, not defined (C prototypes, __all__)
     has_errors: bool = False
@@ -134,6 +139,7 @@ class FileExtraction:
             (
                 self.path, self.lang, syms, [_import_values(i) for i in self.imports],
                 [_call_values(c) for c in self.calls], [_inherit_values(r) for r in self.inherits],
+                [_call_values(c) for c in self.values],
                 self.package, self.declared, self.has_errors, self.error_count, self.invalid_utf8,
                 self.skip_reason, self.problems,
             ),
@@ -148,7 +154,7 @@ _call_values = attrgetter(*(f.name for f in fields(CallRef)))
 _inherit_values = attrgetter(*(f.name for f in fields(InheritRef)))
 
 
-def _rebuild(path, lang, syms, imports, calls, inherits, *rest) -> FileExtraction:
+def _rebuild(path, lang, syms, imports, calls, inherits, values, *rest) -> FileExtraction:
     return FileExtraction(
         path,
         lang,
@@ -156,6 +162,7 @@ def _rebuild(path, lang, syms, imports, calls, inherits, *rest) -> FileExtractio
         [ImportRef(*i) for i in imports],
         [CallRef(*c) for c in calls],
         [InheritRef(*r) for r in inherits],
+        [CallRef(*c) for c in values],
         *rest,
     )
 
@@ -263,6 +270,7 @@ class _Extractor:
     def run(self, root: tree_sitter.Node) -> None:
         defs: dict[tuple[int, int], _Def] = {}
         calls: list[tuple[tree_sitter.Node, dict]] = []
+        values: list[tuple[tree_sitter.Node, dict]] = []
         locals_: list[tree_sitter.Node] = []
         typed: dict[int, str] = {}  # start byte of a bound name -> the callee it is bound by
         inherits: list[tuple[str, tree_sitter.Node, dict]] = []
@@ -287,6 +295,8 @@ class _Extractor:
             node = caps[role][0]
             if role == "reference.call":
                 calls.append((node, caps))
+            elif role == "reference.value":
+                values.append((node, caps))
             elif role == "reference.import":
                 imports.append((node, caps))
             elif role == "reference.inherits" or role == "reference.implements":
@@ -297,7 +307,9 @@ class _Extractor:
                     self.out.package = _text(caps["package"][0]).strip()
         ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
         self._nest(ordered)
-        self._calls(ordered, calls, self._locals(ordered, locals_, typed))
+        local_names = self._locals(ordered, locals_, typed)
+        self._calls(ordered, calls, local_names, self.out.calls)
+        self._calls(ordered, values, local_names, self.out.values)
         self._inherits(ordered, inherits)
         self._imports(imports)
 
@@ -486,13 +498,13 @@ class _Extractor:
                 out.setdefault(id(encl), {}).setdefault(_text(node), set()).add(typed.get(node.start_byte))
         return out
 
-    def _calls(self, ordered: list[_Def], calls: list, local_names: dict[int, dict[str, set[str | None]]]) -> None:
+    def _calls(self, ordered: list[_Def], calls: list, local_names: dict[int, dict[str, set[str | None]]],
+               out: list[CallRef]) -> None:
         if not calls:
             return
         spec = self.spec
         self_names = spec.self_names
         super_names = spec.super_names
-        out = self.out.calls
         enclosing = self._enclosing_all(ordered, [node for node, _ in calls])
         for (node, caps), encl in zip(calls, enclosing):
             name_nodes = caps.get("name")

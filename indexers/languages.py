@@ -93,6 +93,9 @@ class LanguageSpec:
     caps_are_constants: bool = False
     # Inside a method, are the class's members callable without `this.` (Java, C++)?
     members_visible: bool = False
+    # Does a method replace a same-named method of a base type (OVERRIDES edges)? Not where
+    # "bases" are embedded fields whose methods are promoted (Go).
+    overriding: bool = True
     # Declarations may carry macros the parser cannot expand (C, C++).
     macros: MacroHints | None = None
     # Files of this language whose bytes match the pattern are another language's (a `.h`
@@ -246,6 +249,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             module_system="go",
             builtins=_GO_BUILTINS,
             directory_scope=True,
+            overriding=False,
         ),
         LanguageSpec(
             name="rust",

@@ -144,6 +144,29 @@ WHERE f:{Label.FILE.value}
 SET {_set("f", _properties(model.FileParse)[1])}
 """
 
+_SET_UNRESOLVED = f"""
+UNWIND $rows AS row
+MATCH (n:Entity {{workspace: $ws, id: row.id}}) USING INDEX SEEK n:Entity(workspace, id)
+SET {_set("n", _properties(model.UnresolvedCalls)[1])}
+"""
+
+# Resolving a file records its unresolved calls again, as it writes its outgoing edges again.
+_UNRESOLVED = [name for name, _ in _properties(model.UnresolvedCalls)[1]]
+_UNRESOLVED_PROPS = ", ".join(f"n.{name}" for name in _UNRESOLVED)
+_CLEAR_UNRESOLVED = f"""
+UNWIND $files AS file
+CALL (file) {{
+  MATCH (n:Entity {{workspace: $ws, file: file}}) USING INDEX SEEK n:Entity(workspace, file)
+  WHERE n.{_UNRESOLVED[0]} IS NOT NULL
+  REMOVE {_UNRESOLVED_PROPS}
+}}
+CALL (file) {{
+  MATCH (n:Entity {{workspace: $ws, id: file}}) USING INDEX SEEK n:Entity(workspace, id)
+  WHERE n.{_UNRESOLVED[0]} IS NOT NULL
+  REMOVE {_UNRESOLVED_PROPS}
+}}
+"""
+
 # An external node exists while something refers to it, as after a clean index.
 _DELETE_ORPHAN_EXTERNALS = """
 UNWIND $ids AS id
@@ -220,7 +243,7 @@ def _row_getter(record: type, keys: tuple[str, ...] = ()) -> Callable[[Any], dic
 
 
 # Built once: the writer turns millions of records into rows. An edge's row names its ends.
-_ROWS = {record: _row_getter(record) for record in (*model.NODE_RECORDS, model.FileParse)}
+_ROWS = {record: _row_getter(record) for record in (*model.NODE_RECORDS, *model.NODE_PART_RECORDS)}
 _ROWS[model.CodeEdge] = _row_getter(model.CodeEdge, ("src", "dst"))
 _SYMBOL_ROW = _ROWS[model.SymbolNode]
 _EXTERNAL_ROW = _ROWS[model.ExternalNode]  # also takes the SymbolNode the resolver makes of one
@@ -365,8 +388,10 @@ class GraphWriter:
         self._delete_batched(_DELETE_BY_FILE, "files", files)
 
     def delete_outgoing_code_edges(self, files: Sequence[str]) -> None:
-        """Remove every code edge leaving these files and their symbols."""
+        """Remove every code edge leaving these files and their symbols, and the unresolved
+        calls recorded on them."""
         self._delete_batched(_DELETE_CODE_EDGES, "files", files)
+        self._run_batched(_CLEAR_UNRESOLVED, "files", files)
 
     def create_edges(self, rel: Rel, rows: Sequence[dict]) -> None:
         """Create edges given by entity ids; an edge whose endpoint does not exist is skipped."""
@@ -381,6 +406,9 @@ class GraphWriter:
             if row["src"] in eids and row["dst"] in eids
         ]
         self._run_concurrently(_CREATE_EDGES[rel], keyed, what=f"{rel.value} edges")
+
+    def set_unresolved_calls(self, records: Iterable[model.UnresolvedCalls]) -> None:
+        self._run_batched(_SET_UNRESOLVED, "rows", [row(r) for r in records])
 
     def mark_files(self, parses: Iterable[model.FileParse]) -> None:
         self._run_batched(_MARK_FILES, "rows", [row(p) for p in parses])

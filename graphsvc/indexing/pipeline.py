@@ -464,6 +464,7 @@ def _write_edges(writer: GraphWriter, plan: _Plan, resolved: _Resolved, summary:
             summary.edges_written[rel.value] = len(rows)
             reasons.update(row["reason"] for row in rows)
     summary.edges_by_reason = dict(reasons)
+    writer.set_unresolved_calls(resolved.stats.unresolved_sites)
 
 
 def _mark_files(writer: GraphWriter, plan: _Plan, new_exts: dict[str, FileExtraction]) -> None:

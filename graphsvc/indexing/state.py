@@ -23,14 +23,15 @@ from pathlib import Path
 from indexers.extract import CallRef, FileExtraction, ImportRef, InheritRef
 from indexers.records import SymbolRecord
 
-FORMAT = "3"
+FORMAT = "4"
 
 _SYM = tuple(f.name for f in fields(SymbolRecord) if f.init)
 _IMP = tuple(f.name for f in fields(ImportRef))
 _CALL = tuple(f.name for f in fields(CallRef))
 _INH = tuple(f.name for f in fields(InheritRef))
-# Every field but the four record lists; derived from the class so a new field is never dropped.
-_EXT = tuple(f.name for f in fields(FileExtraction) if f.name not in ("symbols", "imports", "calls", "inherits"))
+# Every field but the record lists; derived from the class so a new field is never dropped.
+_EXT = tuple(f.name for f in fields(FileExtraction)
+             if f.name not in ("symbols", "imports", "calls", "inherits", "values"))
 
 
 def _plain(value):
@@ -49,16 +50,18 @@ def encode(ext: FileExtraction) -> bytes:
         [_row(i, _IMP) for i in ext.imports],
         [_row(c, _CALL) for c in ext.calls],
         [_row(i, _INH) for i in ext.inherits],
+        [_row(c, _CALL) for c in ext.values],
     ))
 
 
 def decode(blob: bytes) -> FileExtraction:
-    head, symbols, imports, calls, inherits = marshal.loads(blob)
+    head, symbols, imports, calls, inherits, values = marshal.loads(blob)
     ext = FileExtraction(**dict(zip(_EXT, head)))
     ext.symbols = [SymbolRecord(*s) for s in symbols]
     ext.imports = [ImportRef(*i) for i in imports]
     ext.calls = [CallRef(*c) for c in calls]
     ext.inherits = [InheritRef(*i) for i in inherits]
+    ext.values = [CallRef(*c) for c in values]
     return ext
 
 

@@ -24,6 +24,17 @@
 (new_expression constructor: (identifier) @name) @reference.call
 (new_expression constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
 
+; Functions and classes used as values: arguments (callbacks), defaults, assignments,
+; elements of arrays and objects (handler tables), return values.
+(arguments [(identifier) @name (member_expression object: (_) @receiver property: (property_identifier) @name)] @reference.value)
+(assignment_pattern right: [(identifier) @name (member_expression object: (_) @receiver property: (property_identifier) @name)] @reference.value)
+(variable_declarator value: [(identifier) @name (member_expression object: (_) @receiver property: (property_identifier) @name)] @reference.value)
+(assignment_expression right: [(identifier) @name (member_expression object: (_) @receiver property: (property_identifier) @name)] @reference.value)
+(array [(identifier) @name (member_expression object: (_) @receiver property: (property_identifier) @name)] @reference.value)
+(pair value: [(identifier) @name (member_expression object: (_) @receiver property: (property_identifier) @name)] @reference.value)
+(object (shorthand_property_identifier) @name @reference.value)
+(return_statement [(identifier) @name (member_expression object: (_) @receiver property: (property_identifier) @name)] @reference.value)
+
 ; import x from "m" / import {a as b} from "m" / import * as ns from "m" / import "m"
 (import_statement (import_clause (identifier) @import.default) source: (string) @import.module) @reference.import
 (import_statement

@@ -35,6 +35,17 @@
 (call_expression
   function: (selector_expression operand: (_) @receiver field: (field_identifier) @name)) @reference.call
 
+; Functions used as values: arguments (callbacks), elements and field values of composite
+; literals (handler tables), right sides of assignments, return values.
+(argument_list [(identifier) @name (selector_expression operand: (_) @receiver field: (field_identifier) @name)] @reference.value)
+; (a keyed element's key is a field name or a map key, not a reference)
+(literal_value (literal_element [(identifier) @name (selector_expression operand: (_) @receiver field: (field_identifier) @name)] @reference.value))
+(keyed_element value: (literal_element [(identifier) @name (selector_expression operand: (_) @receiver field: (field_identifier) @name)] @reference.value))
+(assignment_statement right: (expression_list [(identifier) @name (selector_expression operand: (_) @receiver field: (field_identifier) @name)] @reference.value))
+(short_var_declaration right: (expression_list [(identifier) @name (selector_expression operand: (_) @receiver field: (field_identifier) @name)] @reference.value))
+(var_spec value: (expression_list [(identifier) @name (selector_expression operand: (_) @receiver field: (field_identifier) @name)] @reference.value))
+(return_statement (expression_list [(identifier) @name (selector_expression operand: (_) @receiver field: (field_identifier) @name)] @reference.value))
+
 (import_spec
   name: [(package_identifier) (dot) (blank_identifier)]? @import.alias
   path: [(interpreted_string_literal) (raw_string_literal)] @import.module) @reference.import

@@ -29,6 +29,29 @@
 ; Calls: f(), obj.f(), a.b.f()
 (call function: (identifier) @name) @reference.call
 (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
+; A decorator is called with the definition: `@dec`, `@mod.dec` (`@dec(...)` is a call above).
+(decorator (identifier) @name) @reference.call
+(decorator (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
+
+; Functions and classes used as values: arguments, keyword arguments and defaults,
+; assignments, elements of lists, tuples, sets and dicts, return values.
+(call arguments: (argument_list
+  [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value))
+(call arguments: (argument_list (keyword_argument
+  value: [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value)))
+(default_parameter
+  value: [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value)
+(typed_default_parameter
+  value: [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value)
+(assignment
+  right: [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value)
+(list [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value)
+(tuple [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value)
+(set [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value)
+(pair
+  value: [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value)
+(return_statement
+  [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value)
 
 ; import a.b / import a.b as c
 (import_statement name: (dotted_name) @import.module) @reference.import

@@ -27,3 +27,5 @@
 
 (required_parameter pattern: (identifier) @local)
 (optional_parameter pattern: (identifier) @local)
+; A parameter's default value is a value (see ecma.scm for the others).
+(required_parameter value: [(identifier) @name (member_expression object: (_) @receiver property: (property_identifier) @name)] @reference.value)

@@ -32,6 +32,7 @@ from indexers.languages import LANGUAGES
 from indexers.records import EdgeRecord, SymbolRecord
 from indexers.resolve.affected import affected_files, with_shared_sources
 from indexers.resolve.common import MAX_CANDIDATES, METHOD_NAME_CONFIDENCE, ResolveStats, paused_gc
+from indexers.resolve.references import overrides, references, unresolved_calls
 from indexers.resolve.resolver import Resolver
 from indexers.resolve.table import SymbolTable
 
@@ -42,7 +43,8 @@ __all__ = [
 
 
 def resolve_file(ext: FileExtraction, table: SymbolTable, stats: ResolveStats | None = None) -> list[EdgeRecord]:
-    """Edges going out of one file: CONTAINS, IMPORTS, INHERITS/IMPLEMENTS, CALLS.
+    """Edges going out of one file: CONTAINS, IMPORTS, INHERITS/IMPLEMENTS, CALLS, REFERENCES,
+    OVERRIDES. The calls left unresolved are added to ``stats.unresolved_sites``.
 
     The table must hold every file of the workspace (including this one). External targets
     are ``ext:`` ids; ``external_nodes(edges)`` gives the nodes to create for them.
@@ -54,6 +56,9 @@ def resolve_file(ext: FileExtraction, table: SymbolTable, stats: ResolveStats | 
     r.imports()
     r.inherits()
     r.calls()
+    references(r)
+    overrides(r)
+    r.stats.unresolved_sites.extend(unresolved_calls(r))
     return r.records()
 
 

@@ -9,7 +9,7 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from graphsvc.model import TYPE_KINDS
+from graphsvc.model import TYPE_KINDS, UnresolvedCalls
 
 METHOD_NAME_CONFIDENCE = 0.5
 MAX_CANDIDATES = 8  # more same-named targets than this say nothing; leave the call unresolved
@@ -44,6 +44,8 @@ class ResolveStats:
     imports_internal: int = 0
     imports_external: int = 0
     imports_unresolved: int = 0
+    # Per calling symbol (or file), the calls left unresolved: for the graph, not the summary.
+    unresolved_sites: list[UnresolvedCalls] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {

@@ -39,6 +39,7 @@ class Resolver:
         self._chains: dict[str, list] = {}
         self.prefix = ext.path + "#"
         self.quals = table.quals_in(ext.path)
+        self.missed: list[CallRef] = []  # calls left unresolved, in source order
 
     # edges
     def edge(self, src: str, dst: str, rel: str, prov: str, conf: float, reason: str, line: int | None) -> None:
@@ -51,6 +52,10 @@ class Resolver:
         old[4] += 1
         if conf > old[1]:
             old[0], old[1], old[2] = prov, conf, reason
+
+    def unresolved(self, call: CallRef) -> None:
+        self.stats.unresolved += 1
+        self.missed.append(call)
 
     def records(self) -> list[EdgeRecord]:
         # Plain strings (not enum members) for the writer and for pickling across processes.
@@ -365,7 +370,7 @@ class Resolver:
             if result is memo:
                 result = memo[key] = self.resolve_call(call)
             if result is None:
-                stats.unresolved += 1
+                self.unresolved(call)
                 continue
             if result == "builtin":
                 stats.builtin += 1
@@ -375,18 +380,18 @@ class Resolver:
                 module, name = ent[1], ent[2]
                 dst = external_symbol_id(module, name) if name else None
                 if dst is None:
-                    stats.unresolved += 1
+                    self.unresolved(call)
                     continue
                 stats.external += 1
                 self.edge(call.caller, dst, Rel.CALLS, Prov.INFERRED, 1.0, Reason.EXTERNAL, call.line)
                 continue
             if ent[0] != "sym":
-                stats.unresolved += 1
+                self.unresolved(call)
                 continue
             ids = list(ent[1])
             if len(ids) > 1:
                 if len(ids) > MAX_CANDIDATES:
-                    stats.unresolved += 1
+                    self.unresolved(call)
                     continue
                 stats.candidate_calls += 1
                 stats.by_reason[Reason.CANDIDATE] += 1

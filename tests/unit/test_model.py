@@ -39,6 +39,7 @@ def _set_targets(cypher: str, var: str) -> set[str]:
         (SymbolNode, writer._UPSERT_SYMBOLS, "s"),
         (ExternalNode, writer._UPSERT_EXTERNALS, "s"),
         (model.FileParse, writer._MARK_FILES, "f"),
+        (model.UnresolvedCalls, writer._SET_UNRESOLVED, "n"),
     ],
 )
 def test_writer_sets_exactly_the_stored_properties(record, cypher, var):
@@ -65,7 +66,7 @@ def test_symbol_rows_hold_what_the_statements_read():
 
 def test_entity_is_every_returned_property_of_a_node_kind():
     returned = set()
-    for record in model.NODE_RECORDS:
+    for record in (*model.NODE_RECORDS, *model.NODE_PART_RECORDS):
         for f in dataclasses.fields(record):
             if f.metadata.get(model.RETURNED):
                 returned |= {f.name, model.also(f)} - {None}

@@ -1,0 +1,153 @@
+"""What a file says about other code besides calling it: functions and classes used as values
+(REFERENCES), methods that override a base type's method (OVERRIDES), and the calls no target
+was found for (recorded on the caller, so answers can say what the graph does not know).
+
+Values are resolved by the same lookup as calls (scopes, ``self``, imports, module members),
+but never by a guess from a name alone: a name used as a value is far more often a variable
+than a function, and only functions, methods and types are referenced.
+"""
+
+from __future__ import annotations
+
+from graphsvc.model import Prov, Reason, Rel, UnresolvedCalls
+from indexers.extract import RECEIVER_NAME, RECEIVER_OTHER, RECEIVER_SELF, RECEIVER_SUPER, CallRef
+from indexers.resolve.common import MAX_CANDIDATES, MAX_HIERARCHY, TYPE_KIND_NAMES
+from indexers.resolve.resolver import Resolver
+
+MAX_UNRESOLVED_SITES = 20  # call sites kept per caller; the count says how many there were
+
+_REFERENCED_KINDS = TYPE_KIND_NAMES | {"function", "method"}
+_GUESSES = frozenset({Reason.UNIQUE_NAME, Reason.CANDIDATE})
+
+
+def references(r: Resolver) -> None:
+    """REFERENCES edges from each value's enclosing symbol (or file) to what it names."""
+    memo: dict[tuple, tuple | None] = {}
+    symbols = r.table.symbols
+    for ref in r.ext.values:
+        key = (ref.caller, ref.name, ref.receiver_kind, ref.receiver, ref.local, ref.receiver_type)
+        found = memo.get(key, memo)
+        if found is memo:
+            found = memo[key] = _referenced(r, ref, symbols)
+        if found is None:
+            continue
+        ids, reason, conf = found
+        if len(ids) > 1:
+            for dst in ids:
+                r.edge(ref.caller, dst, Rel.REFERENCES, Prov.INFERRED, conf / len(ids), Reason.CANDIDATE, ref.line)
+        else:
+            r.edge(ref.caller, ids[0], Rel.REFERENCES, r.prov_for(ids[0], reason), conf, reason, ref.line)
+
+
+def _referenced(r: Resolver, ref: CallRef, symbols: dict) -> tuple[list[str], str, float] | None:
+    if ref.receiver_kind == RECEIVER_OTHER:
+        return None
+    found = r.resolve_call(ref)
+    if found is None or found == "builtin":
+        return None
+    ent, reason, conf = found
+    if ent[0] != "sym" or reason in _GUESSES:
+        return None
+    ids = [i for i in ent[1] if i in symbols and symbols[i].kind in _REFERENCED_KINDS]
+    if not ids or len(ids) > MAX_CANDIDATES:
+        return None
+    return ids, reason, conf
+
+
+def overrides(r: Resolver) -> None:
+    """OVERRIDES edges from each method of this file to the same-named methods of the nearest
+    base types that define one."""
+    if not r.spec.overriding:
+        return
+    symbols = r.table.symbols
+    for sym in r.ext.symbols:
+        if sym.kind != "method":
+            continue
+        parent = symbols.get(sym.parent)
+        if parent is not None and parent.kind in TYPE_KIND_NAMES:
+            owner = parent.id
+        elif "." in sym.qualified_name:
+            owner = r.enclosing_type(sym.qualified_name)
+        else:
+            continue
+        if owner is None or not r.bases(owner):
+            continue
+        for dst, reason, conf in _overridden(r, owner, sym.name):
+            if dst == sym.id:
+                continue
+            if conf == 1.0 and dst.startswith(r.prefix):
+                r.edge(sym.id, dst, Rel.OVERRIDES, Prov.EXTRACTED, 1.0, Reason.SYNTAX, sym.start_line)
+            else:
+                r.edge(sym.id, dst, Rel.OVERRIDES, Prov.INFERRED, conf, reason, sym.start_line)
+
+
+def _overridden(r: Resolver, type_id: str, name: str) -> list[tuple[str, str, float]]:
+    """The methods called ``name`` on the first level of the hierarchy above ``type_id`` that
+    has any, with how each base was known (its weakest step) and the confidence of the path."""
+    symbols = r.table.symbols
+    seen = {type_id}
+    frontier = _steps(r, type_id, None, 1.0, seen)
+    for _ in range(MAX_HIERARCHY):
+        found: list[tuple[str, str, float]] = []
+        nxt: list[tuple[str, str, float]] = []
+        for tid, reason, conf in frontier:
+            ids = [i for i in r.members_of(tid).get(name, ()) if symbols[i].kind == "method"]
+            if len(ids) > 1:  # overloads or redefinitions: which one is not known by name
+                found.extend((i, Reason.CANDIDATE, conf / len(ids)) for i in ids)
+            elif ids:
+                found.append((ids[0], reason, conf))
+            else:
+                nxt.extend(_steps(r, tid, reason, conf, seen))
+        if found or not nxt:
+            return found
+        frontier = nxt
+    return []
+
+
+def _steps(r: Resolver, type_id: str, reason: str | None, conf: float,
+           seen: set[str]) -> list[tuple[str, str, float]]:
+    """The unseen bases of a type reached by a path known by ``reason`` (None: the type
+    itself) with confidence ``conf``: (base, how the path to it is known, confidence). A path
+    is known as its first step is, unless a later step is a guess."""
+    bases = r.bases(type_id)
+    candidates = sum(1 for _, how in bases if how == Reason.CANDIDATE)
+    out = []
+    for base, how in bases:
+        if base in seen:
+            continue
+        seen.add(base)
+        if how == Reason.CANDIDATE:
+            out.append((base, Reason.CANDIDATE, conf / candidates))
+        elif how == Reason.UNIQUE_NAME:
+            weaker = reason if reason == Reason.CANDIDATE else Reason.UNIQUE_NAME
+            out.append((base, weaker, conf * r.spec.unique_name_confidence))
+        else:
+            out.append((base, how if reason is None else reason, conf))
+    return out
+
+
+def unresolved_calls(r: Resolver) -> list[UnresolvedCalls]:
+    """Per caller, how many calls were left unresolved and the first of them as written."""
+    by_caller: dict[str, list[CallRef]] = {}
+    for call in r.missed:
+        by_caller.setdefault(call.caller, []).append(call)
+    return [
+        UnresolvedCalls(
+            id=caller, unresolved_calls=len(calls),
+            unresolved_sites=[f"{c.line}: {_written(r, c)}" for c in calls[:MAX_UNRESOLVED_SITES]],
+        )
+        for caller, calls in by_caller.items()
+    ]
+
+
+def _written(r: Resolver, call: CallRef) -> str:
+    kind = call.receiver_kind
+    if kind == RECEIVER_NAME:
+        return f"{call.receiver}.{call.name}()"
+    if kind == RECEIVER_SELF:
+        return f"{'self' if 'self' in r.spec.self_names else 'this'}.{call.name}()"
+    if kind == RECEIVER_SUPER:
+        return f"super().{call.name}()"
+    if kind == RECEIVER_OTHER:
+        return f"(…).{call.name}()"
+    return f"{call.name}()"
