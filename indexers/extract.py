@@ -309,7 +309,7 @@ class _Extractor:
         self._nest(ordered)
         local_names = self._locals(ordered, locals_, typed)
         self._calls(ordered, calls, local_names, self.out.calls)
-        self._calls(ordered, values, local_names, self.out.values)
+        self._calls(ordered, values, local_names, self.out.values, only_typed_locals=True)
         self._inherits(ordered, inherits)
         self._imports(imports)
 
@@ -499,7 +499,10 @@ class _Extractor:
         return out
 
     def _calls(self, ordered: list[_Def], calls: list, local_names: dict[int, dict[str, set[str | None]]],
-               out: list[CallRef]) -> None:
+               out: list[CallRef], only_typed_locals: bool = False) -> None:
+        """Calls (or values) with their callers and receivers. ``only_typed_locals``: leave
+        out those through a local name whose type is not known (for values, which are never
+        resolved by a guess)."""
         if not calls:
             return
         spec = self.spec
@@ -540,6 +543,8 @@ class _Extractor:
                     if local and receiver == head and len(bindings) == 1:
                         rtype = next(iter(bindings))
                     d = d.parent
+            if local and only_typed_locals and rtype is None:
+                continue
             out.append(CallRef(caller, name, rkind, receiver, _line(node), local, rtype))
 
     def _inherits(self, ordered: list[_Def], refs: list) -> None:
