@@ -277,11 +277,14 @@ def _discard(items: list, item) -> None:
 
 
 def _referenced_names(ext: FileExtraction) -> set[str]:
-    names = {c.name for c in ext.calls}
-    names.update(SPLIT.split(r, 1)[0] for r in {c.receiver for c in ext.calls if c.receiver})
+    refs = (*ext.calls, *ext.values)
+    names = {c.name for c in refs}
+    names.update(SPLIT.split(r, 1)[0] for r in {c.receiver for c in refs if c.receiver})
     for r in ext.inherits:
         names.add(SPLIT.split(r.base)[-1])
         names.add(SPLIT.split(r.subject)[-1])
+    if ext.inherits:  # a method overrides whatever a base defines under its name
+        names.update(s.name for s in ext.symbols if s.kind == "method")
     for imp in ext.imports:
         if imp.name:
             names.add(imp.name)

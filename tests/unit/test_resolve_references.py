@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from indexers.extract import extract_file
 from indexers.languages import language_for_path
-from indexers.resolve import ResolveStats, SymbolTable, resolve_all
+from indexers.resolve import SymbolTable, affected_files, resolve_all
 
 
 def _resolve(files: dict[str, str]):
@@ -232,3 +232,22 @@ def test_go_callbacks_and_handler_tables_are_referenced():
         "srv/handlers.go#About": ("scope", 1.0, "INFERRED"),  # a field value, not its key
         "srv/server.go#Server.serve": ("self", 1.0, "EXTRACTED"),  # a method value
     }
+
+
+def _affected_by(files: dict[str, str], path: str, new_src: str) -> set[str]:
+    exts = {p: extract_file(p, src.encode(), language_for_path(p).name) for p, src in files.items()}
+    table = SymbolTable(exts.values())
+    old = table.remove_file(path)
+    new = extract_file(path, new_src.encode(), old.lang)
+    table.add_file(new)
+    return affected_files([path], {path: old}, {path: new}, table)
+
+
+def test_a_base_losing_a_method_re_resolves_the_overriding_file():
+    changed = OVERRIDE_PY["base.py"].replace("    def stop(self): pass\n", "")
+    assert "app.py" in _affected_by(OVERRIDE_PY, "base.py", changed)
+
+
+def test_a_value_referencing_a_same_package_function_is_re_resolved_when_it_goes():
+    files = {"p/a.go": "package p\nfunc Index() {}\n", "p/b.go": "package p\nvar Routes = []func(){Index}\n"}
+    assert "p/b.go" in _affected_by(files, "p/a.go", "package p\n")
