@@ -8,11 +8,13 @@ and compares them with:
 
 - Python definitions: the ``ast`` module over the standard library of the running Python;
 - other languages: Universal Ctags over pinned packages fetched into ``bench/.cache/``;
-- Python calls: Jedi's goto-definition over a seeded sample of standard-library call sites.
+- Python calls: Jedi's goto-definition over a seeded sample of standard-library call sites;
+- Go calls: go/types (golang.org/x/tools/go/packages) over every call site of pinned modules.
 
 Prints a Markdown table (the one in docs/accuracy.md) and writes every detail, with
 examples of each kind of disagreement, to ``bench/.cache/accuracy.json``.
 Needs the ``bench`` extra (Jedi), ``ctags`` (Debian: universal-ctags), npm, go, cargo and mvn.
+``--only go-calls`` runs the Go call oracle alone (go and the Go module proxy).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import re
 import subprocess
 import sys
 import sysconfig
@@ -28,12 +31,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.accuracy import corpora, ctags_defs, python_calls, python_defs  # noqa: E402
+from bench.accuracy import corpora, ctags_defs, go_calls, python_calls, python_defs  # noqa: E402
 from bench.accuracy.common import index_corpus, pct, read_graph  # noqa: E402
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 STDLIB_EXCLUDE = ["/site-packages/"]
-PARTS = ("python-defs", "ctags", "python-calls")
+PARTS = ("python-defs", "ctags", "python-calls", "go-calls")
 TARGETS = {"python-defs": 0.99, "ctags": 0.95, "calls-precision": 0.95, "calls-recall": 0.80}
 
 
@@ -101,6 +104,8 @@ def run(parts: list[str], seed: int, min_sites: int, languages: list[str], cold:
         report["python_calls"]["jedi"] = data["jedi"]
         report["python_calls"]["seed"] = seed
         report["python_calls"]["resolver_stats_whole_stdlib"] = state["stdlib"].calls
+    if "go-calls" in parts:
+        report["go_calls"] = _go_calls(graph, state["cold"])
     if "ctags" in parts:
         report["conditions"]["ctags"] = ctags_defs.ctags_version()
         report["conditions"]["typescript_arbiter"] = "npm typescript@5.4.5"
@@ -121,6 +126,26 @@ def run(parts: list[str], seed: int, min_sites: int, languages: list[str], cold:
                                "skipped": summary.skipped}
             report["ctags"][lang] = result
     return report
+
+
+def _go_calls(graph, cold: bool) -> dict:
+    out: dict = {}
+    for module, version in go_calls.MODULES:
+        log(f"go calls: {module}@{version}: fetching, go/types, indexing ...")
+        try:
+            corpus = corpora.go_module(module, version)
+            data = go_calls.oracle(module, version, corpus.root, corpora.CACHE / "go-oracle")
+        except corpora.FetchError as exc:
+            out[module] = {"error": str(exc)}
+            log(f"{module}: {exc}")
+            continue
+        ws = "acc-go-" + [p for p in module.split("/") if not re.fullmatch(r"v\d+", p)][-1]
+        summary = index_corpus(graph, corpus.root, ws, [], cold=cold)
+        view = read_graph(graph, ws, calls=True)
+        result = go_calls.measure(data, view.symbols, view.calls)
+        result.update(corpus=corpus.label, go=data["go"], tools=data["tools"], resolver_stats=summary.calls)
+        out[module] = result
+    return out
 
 
 def _ok(value: float | None, target: float) -> str:
@@ -167,6 +192,29 @@ def table(report: dict) -> str:
         for group, s in c["precision"].items():
             if not group.startswith("at "):
                 rows.append(f"| {group} | | {s['ours']:,} | {s['confirmed']:,} | {pct(s['precision'])} |")
+    if "go_calls" in report:
+        rows += ["", _go_table(report["go_calls"])]
+    return "\n".join(rows)
+
+
+def _go_table(results: dict) -> str:
+    t = go_calls.TARGETS
+    tools = next((r["tools"] for r in results.values() if "tools" in r), "?")
+    rows = [f"Go calls against go/types (golang.org/x/tools {tools}): every call site of each module, tests "
+            "included; pairs (caller, callee) of static and interface calls to the module's own code.", "",
+            "| module | call sites | oracle pairs | precision, confidence = 1 | recall, confidence = 1 | "
+            "recall, any edge | sites without an edge |",
+            "|---|---:|---:|---:|---:|---:|---:|"]
+    for module, r in results.items():
+        if "error" in r:
+            rows.append(f"| {module} | fetch or oracle failed | | | | | |")
+            continue
+        s = go_calls.summary_row(r["corpus"], r)
+        rows.append(f"| {r['corpus'].removeprefix('Go module ')} | {s['sites']:,} | {s['pairs']:,} | "
+                    f"{pct(s['precision'])}{_ok(s['precision'], t['precision'])} ({s['right']:,}/{s['judged']:,}) | "
+                    f"{pct(s['recall'])}{_ok(s['recall'], t['recall'])} | "
+                    f"{pct(s['recall_candidates'])}{_ok(s['recall_candidates'], t['recall-candidates'])} | "
+                    f"{pct(s['unresolved'])} |")
     return "\n".join(rows)
 
 

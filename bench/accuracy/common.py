@@ -132,3 +132,34 @@ def file_problem(files: dict[str, FileState], path: str) -> str | None:
     if state.has_errors:
         return "file has syntax errors for tree-sitter"
     return None
+
+
+def resolve_in_process(root: Path, exclude: list[str] | None = None) -> GraphView:
+    """What indexing ``root`` would write, computed without a database: for quick runs while
+    working on the resolver. The figures that count come from the graph (``read_graph``)."""
+    from indexers.extract import extract_file
+    from indexers.languages import language_for_path
+    from indexers.module_config import read_go_modules, read_js_paths
+    from indexers.resolve import SymbolTable, resolve_all
+    from indexers.tree import scan_tree
+
+    scan = scan_tree(root, max_file_bytes=8 * 1024 * 1024, exclude=exclude or [])
+    exts = []
+    view = GraphView()
+    for f in scan.files:
+        spec = language_for_path(f.id) if f.skip_reason is None else None
+        if spec is None:
+            continue
+        ext = extract_file(f.id, (scan.root / f.id).read_bytes(), spec.name)
+        exts.append(ext)
+        view.files[f.id] = FileState(ext.skip_reason, ext.has_errors, ext.skip_reason)
+        view.symbols.extend(Sym(s.file, s.qualified_name, s.name, s.kind, s.start_line, s.end_line)
+                            for s in ext.symbols)
+    table = SymbolTable(exts)
+    readable = [f.id for f in scan.files if f.skip_reason is None]
+    table.set_js_paths(read_js_paths(scan.root, readable)[0])
+    table.set_go_modules(read_go_modules(scan.root, readable)[0])
+    edges, _ = resolve_all(table)
+    view.calls = [CallEdge(e.src, e.dst, e.reason, e.confidence, e.line, e.count, e.dst.startswith("ext:"))
+                  for e in edges if e.type == "CALLS"]
+    return view

@@ -72,15 +72,21 @@ def typescript_compiler() -> Path:
     return lib
 
 
-def go() -> Corpus:
-    """github.com/spf13/cobra v1.8.0 through `go mod download` into a private module cache."""
-    module, version = "github.com/spf13/cobra", "v1.8.0"
+GO_ENV = {"GOPATH": str(CACHE / "go" / "path"), "GOMODCACHE": str(CACHE / "go" / "mod"),
+          "GOFLAGS": "-modcacherw", "GO111MODULE": "on"}
+
+
+def go_module(module: str, version: str) -> Corpus:
+    """A Go module through `go mod download` into a private module cache."""
     base = CACHE / "go"
-    env = {"GOPATH": str(base / "path"), "GOMODCACHE": str(base / "mod"), "GOFLAGS": "-modcacherw",
-           "GO111MODULE": "on"}
     base.mkdir(parents=True, exist_ok=True)
-    info = json.loads(_run(["go", "mod", "download", "-json", f"{module}@{version}"], base, env))
+    info = json.loads(_run(["go", "mod", "download", "-json", f"{module}@{version}"], base, GO_ENV))
     return Corpus("go", f"Go module {module}@{version}", Path(info["Dir"]))
+
+
+def go() -> Corpus:
+    """github.com/spf13/cobra v1.8.0."""
+    return go_module("github.com/spf13/cobra", "v1.8.0")
 
 
 _CARGO_TOML = """[package]

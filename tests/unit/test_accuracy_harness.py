@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.accuracy import ctags_defs, python_calls, python_defs
+from bench.accuracy import ctags_defs, go_calls, python_calls, python_defs
 from bench.accuracy.corpora import Corpus
 from bench.accuracy.common import CallEdge, FileState, Sym
 
@@ -170,3 +170,36 @@ def test_call_form_names_how_the_callee_is_written(text, form):
     col = text.index("(") if form == "f()" else text.rindex(".") + 1
     col = text.index("f") if form == "f()" else col
     assert python_calls.call_form(text, col) == form
+
+
+def test_go_call_scores_judge_pairs_conversions_and_external_packages():
+
+
+    def site(line, name, kind, **kw):
+        return {"file": "a.go", "line": line, "col": 2, "name": name, "caller": {"name": "F", "line": 1},
+                "kind": kind, "form": "f()", **kw}
+
+    data = {"module": "example.com/m", "files": ["a.go"], "sites": [
+        site(2, "G", "static", pkg="example.com/m", callee="G", decl_file="a.go", decl_line=10),
+        site(3, "T", "conversion", pkg="example.com/m", callee="T", decl_file="a.go", decl_line=12),
+        site(4, "Encode", "static", pkg="encoding/base64", recv="Encoding", callee="Encode"),
+        site(5, "H", "static", pkg="example.com/m", callee="H", decl_file="a.go", decl_line=11),
+        site(6, "f", "dynamic"),
+    ]}
+    syms = [Sym("a.go", "F", "F", "function", 1, 8), Sym("a.go", "G", "G", "function", 10, 10),
+            Sym("a.go", "H", "H", "function", 11, 11), Sym("a.go", "T", "T", "type_alias", 12, 12)]
+    calls = [
+        CallEdge("a.go#F", "a.go#G", "scope", 1.0, 2, 1, False),  # right
+        CallEdge("a.go#F", "a.go#T", "scope", 1.0, 3, 1, False),  # a conversion: not judged
+        CallEdge("a.go#F", "ext:encoding/base64.StdEncoding#Encode", "external", 1.0, 4, 1, True),  # right
+        CallEdge("a.go#F", "ext:example.com/m#H", "external", 1.0, 5, 1, True),  # wrong: H is ours
+    ]
+    r = go_calls.measure(data, syms, calls)
+    assert r["oracle_pairs"] == 2
+    assert r["precision"]["at confidence = 1"] == {"oracle": 0, "ours": 1, "found": 0, "confirmed": 1,
+                                                   "recall": None, "precision": 1.0}
+    assert r["precision"]["external at confidence = 1"]["ours"] == 2
+    assert r["precision"]["external at confidence = 1"]["confirmed"] == 1
+    assert r["recall"]["confidence = 1"]["found"] == 1  # F -> G; F -> H is missed
+    # Sites other than builtins and conversions without any edge of their name: the dynamic f().
+    assert r["unresolved_sites"]["sites"] == 4 and r["unresolved_sites"]["without an edge"] == 1
