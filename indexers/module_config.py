@@ -1,5 +1,5 @@
 """Module resolution settings that live beside the code: `compilerOptions.paths` and
-`baseUrl` of `tsconfig.json` / `jsconfig.json`.
+`baseUrl` of `tsconfig.json` / `jsconfig.json`, and the module paths of Go's `go.mod` files.
 
 TypeScript projects import through aliases (``import { x } from "@app/util"`` with
 ``"paths": {"@app/*": ["src/*"]}``); without them those imports look external and the calls
@@ -7,6 +7,11 @@ through them stay unresolved. The job reads the config files (`read_js_paths`); 
 asks for the candidate file stems of an import (`JsPaths.candidates`), as TypeScript does:
 the nearest config above the importing file applies, an exact pattern beats a wildcard, the
 longest wildcard prefix wins, and targets are tried in order, then ``baseUrl`` itself.
+
+Go imports name packages by import path: ``example.com/mod/sub`` is the directory ``sub``
+of the module whose ``go.mod`` says ``module example.com/mod`` (`read_go_modules`;
+`GoModules.directory`). A repository may hold several modules, and a ``replace`` directive
+may point a module path at a directory of the workspace.
 """
 
 from __future__ import annotations
@@ -126,3 +131,97 @@ def read_js_paths(root: str | Path, file_ids: list[str]) -> tuple[JsPaths, list[
             directory = posixpath.dirname(rel)
             scopes.append(_Scope("" if directory == "." else directory, base, tuple(rules)))
     return JsPaths(tuple(scopes)), problems
+
+
+GO_MOD = "go.mod"
+_GO_COMMENT = re.compile(r"//.*")
+
+
+@dataclass(frozen=True, slots=True)
+class GoModules:
+    """The workspace's Go modules: (module path, directory), longest module path first, and
+    the directories holding a ``go.mod``."""
+
+    roots: tuple[tuple[str, str], ...] = ()
+    mod_dirs: frozenset[str] = frozenset()
+
+    @property
+    def digest(self) -> str:
+        """Changes whenever resolution through these settings may change ("" when there are none)."""
+        return hashlib.sha256(repr(self.roots).encode()).hexdigest()[:16] if self.roots else ""
+
+    def directory(self, import_path: str) -> str | None:
+        """The workspace directory an import path names, when it is below a workspace module."""
+        for module, directory in self.roots:
+            if import_path == module or import_path.startswith(module + "/"):
+                rest = import_path[len(module) + 1 :]
+                return posixpath.join(directory, rest) if directory and rest else directory or rest
+        return None
+
+    def module_dir(self, path: str) -> str | None:
+        """The directory of the nearest ``go.mod`` above a file, or None."""
+        d = posixpath.dirname(path)
+        while True:
+            if d in self.mod_dirs:
+                return d
+            if not d:
+                return None
+            d = posixpath.dirname(d)
+
+
+def _go_mod(text: str) -> tuple[str | None, list[tuple[str, str]]]:
+    """The ``module`` path of a go.mod and its replacements by local directories."""
+    module = None
+    replaces: list[tuple[str, str]] = []
+    in_block = False
+    for raw in text.splitlines():
+        line = _GO_COMMENT.sub("", raw).strip()
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "module" and len(words) > 1:
+            module = words[1].strip('"')
+            continue
+        if words[0] == "replace":
+            if words[1:] == ["("]:
+                in_block = True
+                continue
+            words = words[1:]
+        elif in_block:
+            if words[0] == ")":
+                in_block = False
+                continue
+        else:
+            continue
+        if "=>" in words:
+            i = words.index("=>")
+            target = words[i + 1] if i + 1 < len(words) else ""
+            if i >= 1 and (target.startswith(("./", "../")) or target in (".", "..")):
+                replaces.append((words[0].strip('"'), target))
+    return module, replaces
+
+
+def read_go_modules(root: str | Path, file_ids: list[str]) -> tuple[GoModules, list[str]]:
+    """The module paths of every ``go.mod`` among `file_ids`, and a note per unreadable one."""
+    root = Path(root)
+    found: dict[str, str] = {}
+    dirs = set()
+    problems = []
+    for rel in sorted((f for f in file_ids if posixpath.basename(f) == GO_MOD), key=lambda f: (f.count("/"), f)):
+        try:
+            module, replaces = _go_mod((root / rel).read_bytes()[:MAX_CONFIG_BYTES].decode("utf-8", "replace"))
+        except OSError as exc:
+            problems.append(f"{rel}: not usable for import paths ({exc})")
+            continue
+        directory = posixpath.dirname(rel)
+        dirs.add(directory)
+        if module:
+            found.setdefault(module, directory)  # the shallowest go.mod of a path wins
+        for path, target in replaces:
+            target_dir = posixpath.normpath(posixpath.join(directory, target))
+            if target_dir == ".":
+                target_dir = ""
+            if not target_dir.startswith(".."):
+                found.setdefault(path, target_dir)
+    roots = tuple(sorted(found.items(), key=lambda kv: (-len(kv[0]), kv[0])))
+    return GoModules(roots, frozenset(dirs)), problems

@@ -37,7 +37,7 @@ from graphsvc.model import Rel
 from graphsvc.settings import get_settings
 from indexers.extract import FileExtraction
 from indexers.languages import language_for_path
-from indexers.module_config import JsPaths, read_js_paths
+from indexers.module_config import GoModules, JsPaths, read_go_modules, read_js_paths
 from indexers.records import EdgeRecord
 from indexers.resolve import (
     ResolveStats, SymbolTable, affected_files, external_nodes, resolve_file, with_shared_sources,
@@ -328,7 +328,12 @@ class _Plan:
     changed: list[str]
     deleted: list[str]
     js_paths: JsPaths
+    go_modules: GoModules
     config_changed: bool
+
+    @property
+    def config_digest(self) -> str:
+        return self.js_paths.digest + self.go_modules.digest
 
     @property
     def nothing_to_do(self) -> bool:
@@ -356,12 +361,16 @@ def _plan(scan: TreeScan, state: IndexState, graph_token: str | None, indexer: s
     summary.files = len(current)
     summary.unchanged = len(current) - len(changed)
     summary.deleted = len(deleted)
-    # Import aliases of tsconfig/jsconfig files: when they change, every file is re-resolved.
-    js_paths, config_problems = read_js_paths(scan.root, [f.id for f in scan.files if f.skip_reason is None])
-    if config_problems:
-        summary.skipped["unusable-config"] = len(config_problems)  # counted beside the files' reasons
-    config_changed = not full and state.module_config != js_paths.digest
-    return _Plan(state, full, current, changed, deleted, js_paths, config_changed)
+    # Import aliases of tsconfig/jsconfig files and Go module paths: when they change, every
+    # file is re-resolved.
+    readable = [f.id for f in scan.files if f.skip_reason is None]
+    js_paths, config_problems = read_js_paths(scan.root, readable)
+    go_modules, go_problems = read_go_modules(scan.root, readable)
+    if config_problems or go_problems:
+        summary.skipped["unusable-config"] = len(config_problems) + len(go_problems)  # beside the files' reasons
+    plan = _Plan(state, full, current, changed, deleted, js_paths, go_modules, False)
+    plan.config_changed = not full and state.module_config != plan.config_digest
+    return plan
 
 
 def _parse_changed(
@@ -405,6 +414,7 @@ def _resolve(
     """Resolve the affected files against a table that knows every file."""
     all_exts, table = _symbol_table(plan, warm, new_exts)
     table.set_js_paths(plan.js_paths)
+    table.set_go_modules(plan.go_modules)
     if plan.full or plan.config_changed:
         affected = set(all_exts)
     else:
@@ -486,6 +496,6 @@ def _record(spath: Path, writer: GraphWriter, plan: _Plan, indexer: str, new_blo
     token = IndexState.new_token()
     changed_rows = {fid: (plan.current[fid][0], blob) for fid, blob in new_blobs.items()}
     symbols = sum(len(ext.symbols) for ext in resolved.all_exts.values())
-    save_state(spath, token, changed_rows, plan.deleted, plan.full, symbols, plan.js_paths.digest, indexer)
+    save_state(spath, token, changed_rows, plan.deleted, plan.full, symbols, plan.config_digest, indexer)
     writer.set_symbols_token(token)
     _WARM[spath] = _Warm(token, resolved.all_exts, resolved.table)

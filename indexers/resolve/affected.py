@@ -162,7 +162,7 @@ def _rebound_files(
             before[path] = old_exts[path]
         else:
             before.pop(path, None)
-    before_view = FileSet(before, table.js_paths)
+    before_view = FileSet(before, table.js_paths, table.go_modules)
     words = _renamed_words(changed, old_exts, new_exts, before, table)
     out = set()
     for system in sorted(systems):
@@ -198,6 +198,10 @@ def _renamed_words(
         parts = path.split("/")
         words.update(parts[:-1])
         words.add(posixpath.splitext(parts[-1])[0])
+    # A Go module's root package is imported by the module path alone.
+    for module, directory in table.go_modules.roots:
+        if any(posixpath.dirname(p) == directory for p in paths):
+            words.add(module.rpartition("/")[2])
     return frozenset(words)
 
 

@@ -11,7 +11,7 @@ from typing import Iterable
 from graphsvc.model import SymbolKind
 from indexers.extract import FileExtraction
 from indexers.languages import LANGUAGES, LanguageSpec
-from indexers.module_config import JsPaths
+from indexers.module_config import GoModules, JsPaths
 from indexers.records import SymbolRecord
 from indexers.resolve.common import TYPE_KIND_NAMES, SPLIT, ImportContext, base_qual, last_segment, paused_gc
 from indexers.resolve.modules import MODULE_SYSTEMS, ModuleSystem
@@ -37,6 +37,7 @@ class SymbolTable:
         # members of a type of that name are defined, for languages with members_anywhere.
         self._owners: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
         self.js_paths = JsPaths()  # import aliases of tsconfig/jsconfig files (set by the job)
+        self.go_modules = GoModules()  # module paths of go.mod files (set by the job)
         self._types: dict[tuple[str, str], list[str]] = defaultdict(list)  # (system, qual) -> type ids
         self._module_index: dict[str, ModuleSystem] = {}
         self._dirty = True
@@ -118,6 +119,11 @@ class SymbolTable:
     def set_js_paths(self, js_paths: JsPaths) -> None:
         if js_paths != self.js_paths:
             self.js_paths = js_paths
+            self._touch()
+
+    def set_go_modules(self, go_modules: GoModules) -> None:
+        if go_modules != self.go_modules:
+            self.go_modules = go_modules
             self._touch()
 
     def _touch(self) -> None:

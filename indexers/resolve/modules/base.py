@@ -8,15 +8,17 @@ from typing import Protocol
 from graphsvc.model import Reason, external_module_id
 from indexers.extract import FileExtraction, ImportRef
 from indexers.languages import LANGUAGES
-from indexers.module_config import JsPaths
+from indexers.module_config import GoModules, JsPaths
 from indexers.resolve.common import Entity, ImportContext
 
 
 class Files(Protocol):
-    """What a module system reads: the files by path, and the project's import aliases."""
+    """What a module system reads: the files by path, the project's import aliases and Go
+    module paths."""
 
     files: dict[str, FileExtraction]
     js_paths: JsPaths
+    go_modules: GoModules
 
 
 @dataclass(slots=True)
@@ -25,6 +27,7 @@ class FileSet:
 
     files: dict[str, FileExtraction]
     js_paths: JsPaths
+    go_modules: GoModules
 
 
 class ModuleSystem:

@@ -1,4 +1,12 @@
-"""Go: an import path names a directory; its package name is bound."""
+"""Go: an import path names a directory; its package name is bound.
+
+Below a workspace module (``go.mod``: ``module example.com/mod``, or a ``replace`` by a local
+directory) the import path names its directory exactly: ``example.com/mod`` is the module's
+root, ``example.com/mod/sub`` its ``sub``. From a file under a ``go.mod``, any other import is
+external (the standard library, dependencies), unless the module vendors it. Without a
+``go.mod`` above the importer, the longest workspace directory that ends the import path is
+taken, as for code checked out by import path.
+"""
 
 from __future__ import annotations
 
@@ -18,8 +26,30 @@ class GoModules(ModuleSystem):
         self.dirs: dict[str, list[str]] = defaultdict(list)
         for p in self.paths:
             self.dirs[posixpath.dirname(p)].append(p)
+        self.go_mod = table.go_modules
+        self._found: dict[tuple[str, str | None], tuple[str, ...]] = {}
 
-    def _find(self, module: str) -> tuple[str, ...]:
+    def _find(self, module: str, importer: str) -> tuple[str, ...]:
+        key = (module, self.go_mod.module_dir(importer))
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = self._search(module, key[1])
+        return found
+
+    def _search(self, module: str, module_dir: str | None) -> tuple[str, ...]:
+        directory = self.go_mod.directory(module)
+        if directory is None and module_dir is not None:
+            vendored = posixpath.join(module_dir, "vendor", module)
+            directory = vendored if vendored in self.dirs else None
+            if directory is None:
+                return ()
+        if directory is None:
+            directory = self._by_suffix(module)
+        if directory is None:
+            return ()
+        return tuple(sorted(p for p in self.dirs.get(directory, ()) if not p.endswith("_test.go")))
+
+    def _by_suffix(self, module: str) -> str | None:
         best = None
         for d in self.dirs:
             if d and (module == d or module.endswith("/" + d)) and (best is None or len(d) > len(best)):
@@ -30,18 +60,15 @@ class GoModules(ModuleSystem):
             for i in range(1, len(parts)):
                 tail = "/".join(parts[i:])
                 if tail in self.dirs:
-                    best = tail
-                    break
-        if best is None:
-            return ()
-        return tuple(sorted(p for p in self.dirs[best] if not p.endswith("_test.go")))
+                    return tail
+        return best
 
     def bind(self, ext: FileExtraction, imp: ImportRef, ctx: ImportContext) -> None:
         if imp.alias in ("_",):
             return
-        files = self._find(imp.module)
+        files = self._find(imp.module, ext.path)
         if not files:
-            self._bind_external(ctx, imp.alias or imp.module.rsplit("/", 1)[-1], imp.module, None, imp.line)
+            self._bind_external(ctx, imp.alias or _package_name(imp.module), imp.module, None, imp.line)
             return
         if imp.alias == ".":
             self._bind_module(ctx, None, files, imp.line)
@@ -49,3 +76,15 @@ class GoModules(ModuleSystem):
             return
         package = next((self.table.files[f].package for f in files if self.table.files[f].package), None)
         self._bind_module(ctx, imp.alias or package or imp.module.rsplit("/", 1)[-1], files, imp.line)
+
+
+def _package_name(import_path: str) -> str:
+    """The name an external package is most likely declared with: the last element of its
+    path, without a major version (``chi/v5`` is ``chi``, ``gopkg.in/yaml.v3`` is ``yaml``)."""
+    parts = import_path.split("/")
+    last = parts[-1]
+    if len(parts) > 1 and last[:1] == "v" and last[1:].isdigit():
+        last = parts[-2]
+    if import_path.startswith("gopkg.in/"):
+        last = last.split(".v", 1)[0]
+    return last
