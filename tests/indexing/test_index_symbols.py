@@ -16,6 +16,7 @@ import pytest
 from indexers.extract import extract_file
 from graphsvc.indexing.pipeline import _merge_edges, index_symbols
 from indexers.languages import language_for_path
+from indexers.module_config import read_go_modules, read_js_paths
 from indexers.resolve import SymbolTable, resolve_all
 from tests.graph_compare import assert_same_graph
 from tests.indexing.conftest import edges, entities
@@ -27,14 +28,18 @@ LANGUAGES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
 def expected_graph(root: Path) -> tuple[set[str], set[tuple[str, str, str]]]:
     """Symbols and code edges computed purely (no database) from the same files."""
     exts = []
+    ids = []
     for dirpath, _, names in os.walk(root):
         for name in names:
             rel = os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/")
+            ids.append(rel)
             spec = language_for_path(rel)
             data = Path(dirpath, name).read_bytes()
             if spec is not None and data.strip() and b"\0" not in data[:8192]:
                 exts.append(extract_file(rel, data, spec.name))
     table = SymbolTable(exts)
+    table.set_js_paths(read_js_paths(root, ids)[0])
+    table.set_go_modules(read_go_modules(root, ids)[0])
     found, _ = resolve_all(table)
     symbols = {s.id for e in exts for s in e.symbols}
     code = {(row["src"], rel, row["dst"]) for rel, rows in _merge_edges(found).items() for row in rows}
@@ -256,6 +261,23 @@ def test_import_aliases_of_tsconfig_and_their_changes(graph, workspace, tmp_path
     index_symbols(repo, workspace=workspace)
     assert ("src/main.ts#run", "CALLS", "src/lib/math.ts#add") in edges(graph, workspace, "CALLS")
     assert index_symbols(repo, workspace=workspace).resolved_files == 0  # unchanged: nothing redone
+
+
+def test_go_module_path_and_its_changes(graph, workspace, tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    (repo / "run.go").write_text("package app\n\nfunc Run() {}\n")
+    (repo / "sub" / "sub.go").write_text('package sub\n\nimport "example.com/app"\n\nfunc Start() { app.Run() }\n')
+    gomod = repo / "go.mod"
+    gomod.write_text("module example.com/app\n")
+    index_symbols(repo, workspace=workspace)
+    assert ("sub/sub.go#Start", "CALLS", "run.go#Run") in edges(graph, workspace, "CALLS")
+
+    # Another module path: no source file changed, yet the importer is resolved again.
+    gomod.write_text("module example.com/renamed\n")
+    summary = index_symbols(repo, workspace=workspace)
+    assert summary.mode == "incremental" and summary.parsed == 0 and summary.resolved_files == 2
+    assert ("sub/sub.go#Start", "CALLS", "ext:example.com/app#Run") in edges(graph, workspace, "CALLS")
 
 
 def test_progress_covers_resolving_and_writing(graph, workspace, tmp_path):
