@@ -61,6 +61,7 @@ class Reason(StrEnum):
     SCOPE = "scope"
     SELF = "self"
     IMPORT = "import"
+    TYPE = "type"  # through the inferred type of the receiver or the value of a variable
     UNIQUE_NAME = "unique-name"
     CANDIDATE = "candidate"
     EXTERNAL = "external"

@@ -12,8 +12,22 @@ tags.scm-style captures:
 ``@self``               the receiver name of a method (Go ``func (s *T)``)
 ``@doc``                a docstring inside the definition
 ``@package``            the file's package or namespace clause (Go, Java)
-``@local``              a name bound inside a function (parameter, local variable): calls
-                        through it are not calls of a global with that name
+``@local``              a name bound in the scope around it (parameter, local variable, a
+                        module-level variable; in a type's body, a field of the type). Inside
+                        a function, calls through it are not calls of a global with that name.
+                        What it is bound to, when the match says so (otherwise: unknown):
+``@local.type``         its declared type as written (``x: Foo``, ``e *Engine``, ``Engine e``)
+``@local.value``        the expression it is bound to (``Foo(...)``, ``New()``, ``mod.f``,
+                        ``a.b().c``); kept only when it is a chain of names, member accesses
+                        and calls (arguments dropped: ``Foo()``), else the binding is unknown.
+                        A language's null literal (``LanguageSpec.null_literals``) binds nothing.
+``@local.enter``        the expression whose context it is bound to (Python ``with X as f``):
+                        the value of ``X.<LanguageSpec.context_enter>()``
+``@field``              a field of the type around the enclosing method, assigned through
+                        the receiver (``self.x = ...``); ``@field.type`` / ``@field.value`` as
+                        for ``@local``, the value read in the method's scope
+``@result``             the declared result type of the enclosing function (``-> Foo``)
+``@return``             an expression the enclosing function returns (``return Foo()``)
 ``@declaration``        a declaration that is not a definition (a C prototype, a name listed
                         in Python's ``__all__``); its ``@name`` tells the resolver what a
                         header promises or what a star import of the module gives
@@ -60,7 +74,11 @@ RECEIVER_NONE = "none"
 RECEIVER_SELF = "self"
 RECEIVER_SUPER = "super"
 RECEIVER_NAME = "name"  # a plain name or a dotted/path chain of plain names
+RECEIVER_EXPR = "expr"  # a chain of names and calls, arguments dropped: "cmd.root()", "f()"
 RECEIVER_OTHER = "other"
+
+# The name a function's result is bound to in ``Binding`` (no identifier can be it).
+RESULT = "()"
 
 INHERITS = "inherits"
 IMPLEMENTS = "implements"
@@ -72,7 +90,11 @@ _RANK = {"variable": 0, "constant": 1}
 _NAME_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*$")
 _GENERIC_ARGS = re.compile(r"<.*>$", re.S)
 _WS = re.compile(r"\s+")
-_HEAD = re.compile(r"[^.:>-]*")
+_WS_AROUND_OPS = re.compile(r"\s*(\.|::|->|\(\))\s*")
+_HEAD = re.compile(r"[^.:>(-]*")
+_VALUE_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:\(\))*(?:(?:\.|::|->)[A-Za-z_$][\w$]*(?:\(\))*)*$")
+MAX_VALUE = 400  # longer bound expressions (arguments dropped) say nothing we can use
+_BINDING_ROLES = frozenset({"local", "field", "result", "return"})
 _FUNCTION_KINDS = frozenset({"function", "method"})
 
 
@@ -95,9 +117,18 @@ class CallRef:
     # The called name (or the receiver's first name) is a parameter or local variable of
     # the enclosing function, so it does not name a global definition or an import.
     local: bool = False
-    # For a local receiver bound only by calls of one callee (``p = Parser(...)``), that callee
-    # as written: the receiver's type when it names a class.
-    receiver_type: str | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class Binding:
+    """A name bound in a scope, with what it is bound to as far as the source says."""
+
+    scope: str  # id of the function, type (a field) or file the name is bound in
+    name: str  # RESULT for what a function returns
+    type: str | None  # declared type as written
+    value: str | None  # bound expression (``@local.value``); both None: bound to something unknown
+    line: int
+    context: str | None = None  # where ``value`` is read when not in ``scope`` (the method of ``self.x = v``)
 
 
 @dataclass(slots=True, frozen=True)
@@ -118,6 +149,7 @@ class FileExtraction:
     calls: list[CallRef] = field(default_factory=list)
     inherits: list[InheritRef] = field(default_factory=list)
     values: list[CallRef] = field(default_factory=list)  # names used as values, shaped as calls
+    bindings: list[Binding] = field(default_factory=list)
     package: str | None = None  # Go package / Java package clause
     declared: list[str] = field(default_factory=list)  # names declared, not defined (C prototypes, __all__)
     has_errors: bool = False
@@ -140,6 +172,7 @@ class FileExtraction:
                 self.path, self.lang, syms, [_import_values(i) for i in self.imports],
                 [_call_values(c) for c in self.calls], [_inherit_values(r) for r in self.inherits],
                 [_call_values(c) for c in self.values],
+                [_binding_values(b) for b in self.bindings],
                 self.package, self.declared, self.has_errors, self.error_count, self.invalid_utf8,
                 self.skip_reason, self.problems,
             ),
@@ -152,9 +185,10 @@ _symbol_values = attrgetter(*(f.name for f in fields(SymbolRecord) if f.init))
 _import_values = attrgetter(*(f.name for f in fields(ImportRef)))
 _call_values = attrgetter(*(f.name for f in fields(CallRef)))
 _inherit_values = attrgetter(*(f.name for f in fields(InheritRef)))
+_binding_values = attrgetter(*(f.name for f in fields(Binding)))
 
 
-def _rebuild(path, lang, syms, imports, calls, inherits, values, *rest) -> FileExtraction:
+def _rebuild(path, lang, syms, imports, calls, inherits, values, bindings, *rest) -> FileExtraction:
     return FileExtraction(
         path,
         lang,
@@ -163,6 +197,7 @@ def _rebuild(path, lang, syms, imports, calls, inherits, values, *rest) -> FileE
         [CallRef(*c) for c in calls],
         [InheritRef(*r) for r in inherits],
         [CallRef(*c) for c in values],
+        [Binding(*b) for b in bindings],
         *rest,
     )
 
@@ -271,8 +306,7 @@ class _Extractor:
         defs: dict[tuple[int, int], _Def] = {}
         calls: list[tuple[tree_sitter.Node, dict]] = []
         values: list[tuple[tree_sitter.Node, dict]] = []
-        locals_: list[tree_sitter.Node] = []
-        typed: dict[int, str] = {}  # start byte of a bound name -> the callee it is bound by
+        binds: list[tuple[str, dict]] = []
         inherits: list[tuple[str, tree_sitter.Node, dict]] = []
         imports: list[tuple[tree_sitter.Node, dict]] = []
         roles = _pattern_roles(self.spec.name)
@@ -280,10 +314,8 @@ class _Extractor:
             role = roles.get(pattern)
             if role is None:
                 role = roles[pattern] = _role_of(caps)
-            if role == "local":
-                locals_.extend(caps["local"])
-                if "local.type" in caps:
-                    typed[caps["local"][0].start_byte] = _text(caps["local.type"][0])
+            if role in _BINDING_ROLES:
+                binds.append((role, caps))
                 continue
             if role == "package":
                 self.out.package = _text(caps["package"][0]).strip()
@@ -307,7 +339,7 @@ class _Extractor:
                     self.out.package = _text(caps["package"][0]).strip()
         ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
         self._nest(ordered)
-        local_names = self._locals(ordered, locals_, typed)
+        local_names = self._bindings(ordered, binds)
         self._calls(ordered, calls, local_names, self.out.calls)
         self._calls(ordered, values, local_names, self.out.values, only_typed_locals=True)
         self._inherits(ordered, inherits)
@@ -484,25 +516,85 @@ class _Extractor:
             result[i] = stack[-1] if stack else None
         return result
 
-    def _locals(self, ordered: list[_Def], nodes: list[tree_sitter.Node],
-                typed: dict[int, str]) -> dict[int, dict[str, set[str | None]]]:
-        """Names bound inside each function, keyed by ``id()`` of its definition, with the
-        callees they are bound by (None for any other binding: a parameter, a loop, ...)."""
-        out: dict[int, dict[str, set[str | None]]] = {}
-        if not nodes:
-            return out
-        for node, encl in zip(nodes, self._enclosing_all(ordered, nodes)):
-            while encl is not None and encl.kind not in _FUNCTION_KINDS:
+    def _bindings(self, ordered: list[_Def], binds: list[tuple[str, dict]]) -> dict[int, dict[str, bool]]:
+        """Record every binding (``Binding``); return the names bound inside each function,
+        keyed by ``id()`` of its definition, and whether any binding says what the name is."""
+        local_names: dict[int, dict[str, bool]] = {}
+        if not binds:
+            return local_names
+        out = self.out.bindings
+        # A name matched by a general and a specific pattern: keep the match that says more.
+        best: dict[tuple[str, int], tuple[str, dict]] = {}
+        for role, caps in binds:
+            key = (role, caps[role][0].start_byte)
+            if key not in best or len(caps) > len(best[key][1]):
+                best[key] = (role, caps)
+        binds = list(best.values())
+        anchors = [caps[role][0] for role, caps in binds]
+        for (role, caps), anchor, encl in zip(binds, anchors, self._enclosing_all(ordered, anchors)):
+            while encl is not None and encl.sym is None:
                 encl = encl.parent
-            if encl is not None:
-                out.setdefault(id(encl), {}).setdefault(_text(node), set()).add(typed.get(node.start_byte))
-        return out
+            line = _line(anchor)
+            if role == "result" or role == "return":
+                if encl is None or encl.kind not in _FUNCTION_KINDS:
+                    continue
+                if role == "result":
+                    out.append(Binding(encl.sym.id, RESULT, _type_text(anchor), None, line))
+                else:
+                    value = self._value(anchor)
+                    if value != "":
+                        out.append(Binding(encl.sym.id, RESULT, None, value, line))
+                continue
+            decl, value = caps.get(role + ".type"), caps.get(role + ".value")
+            type_text = _type_text(decl[0]) if decl else None
+            value_text = self._value(value[0]) if value else None
+            if value_text is None and role + ".enter" in caps and self.spec.context_enter:
+                value_text = self._value(caps[role + ".enter"][0])
+                if value_text:
+                    value_text = f"{value_text}.{self.spec.context_enter}()"
+            if value_text == "":  # bound to the null literal: says nothing about the name
+                continue
+            if role == "field":
+                owner = encl
+                while owner is not None and owner.kind not in _TYPE_KINDS:
+                    owner = owner.parent
+                if owner is None or owner.sym is None or encl is owner:
+                    continue
+                for node in caps["field"]:
+                    out.append(Binding(owner.sym.id, _text(node), type_text, value_text, line, encl.sym.id))
+                continue
+            scope = encl.sym.id if encl is not None else self.path
+            names = caps["local"]
+            if len(names) > 1:
+                type_text = value_text = None
+            for node in names:
+                name = _text(node)
+                out.append(Binding(scope, name, type_text, value_text, line))
+            # Closures see the names of the functions around them; a class body nested in a
+            # function binds names of that function, as before.
+            fn = encl
+            while fn is not None and fn.kind not in _FUNCTION_KINDS:
+                fn = fn.parent
+            if fn is not None:
+                bound = local_names.setdefault(id(fn), {})
+                for node in names:
+                    name = _text(node)
+                    bound[name] = bound.get(name, False) or type_text is not None or value_text is not None
+        return local_names
 
-    def _calls(self, ordered: list[_Def], calls: list, local_names: dict[int, dict[str, set[str | None]]],
+    def _value(self, node: tree_sitter.Node) -> str | None:
+        """A bound expression as a chain with arguments dropped (``a.b().c``); "" for the
+        language's null literal; None when it is anything else."""
+        text = _text(node)
+        if text in self.spec.null_literals:
+            return ""
+        return value_chain(text)
+
+    def _calls(self, ordered: list[_Def], calls: list, local_names: dict[int, dict[str, bool]],
                out: list[CallRef], only_typed_locals: bool = False) -> None:
         """Calls (or values) with their callers and receivers. ``only_typed_locals``: leave
-        out those through a local name whose type is not known (for values, which are never
-        resolved by a guess)."""
+        out those through a local name no binding says anything about (for values, which
+        are never resolved by a guess)."""
         if not calls:
             return
         spec = self.spec
@@ -531,21 +623,19 @@ class _Extractor:
                     rkind = RECEIVER_NAME
                     receiver = rtext
                 else:
-                    rkind = RECEIVER_OTHER
+                    receiver = value_chain(rtext) if "(" in rtext else None
+                    rkind = RECEIVER_OTHER if receiver is None else RECEIVER_EXPR
             local = False
-            rtype = None
-            if local_names and rkind in (RECEIVER_NONE, RECEIVER_NAME):
+            if local_names and rkind in (RECEIVER_NONE, RECEIVER_NAME, RECEIVER_EXPR):
                 head = name if receiver is None else _HEAD.match(receiver).group(0)
                 d = encl
                 while d is not None and not local:  # closures see the enclosing functions' names
-                    bindings = local_names.get(id(d), {}).get(head)
-                    local = bindings is not None
-                    if local and receiver == head and len(bindings) == 1:
-                        rtype = next(iter(bindings))
+                    typed = local_names.get(id(d), {}).get(head)
+                    local = typed is not None
                     d = d.parent
-            if local and only_typed_locals and rtype is None:
+            if local and only_typed_locals and not typed and head not in self_names:
                 continue
-            out.append(CallRef(caller, name, rkind, receiver, _line(node), local, rtype))
+            out.append(CallRef(caller, name, rkind, receiver, _line(node), local))
 
     def _inherits(self, ordered: list[_Def], refs: list) -> None:
         if not refs:
@@ -592,6 +682,39 @@ class _Extractor:
             out.append(ImportRef(module, name, alias, level, _line(node)))
 
 
+def value_chain(text: str) -> str | None:
+    """``Foo(a, g(b)).bar`` -> ``Foo().bar``: an expression of names, member accesses and
+    calls with the arguments dropped; None for any other expression."""
+    if len(text) > 64 * MAX_VALUE:
+        return None
+    if "(" in text:
+        parts, depth, quote = [], 0, ""
+        for ch in text:
+            if not depth:
+                depth = ch == "("
+                parts.append(ch if not depth else "")
+            elif quote:
+                quote = "" if ch == quote else quote
+            elif ch in "\"'`":
+                quote = ch
+            elif ch == "(" or ch == ")":
+                depth += 1 if ch == "(" else -1
+                parts.append("" if depth else "()")
+        if depth:
+            return None
+        text = "".join(parts)
+    if any(c.isspace() for c in text):
+        text = _WS_AROUND_OPS.sub(r"\1", text.strip())
+    if len(text) > MAX_VALUE or not _VALUE_CHAIN.match(text):
+        return None
+    return text
+
+
+def _type_text(node: tree_sitter.Node) -> str | None:
+    text = _WS.sub(" ", _text(node)).strip()
+    return text if len(text) <= MAX_VALUE else None
+
+
 def _end_line(node: tree_sitter.Node) -> int:
     end_row, end_col = node.end_point
     # A node that swallows its trailing newline (a #define) ends on the line before.
@@ -615,7 +738,7 @@ def _role_of(caps: dict) -> str:
     for cap in caps:
         if cap.startswith(("definition.", "reference.")) or cap == _SCOPE:
             return cap
-    for cap in ("local", "package", "declaration"):
+    for cap in ("local", "field", "result", "return", "package", "declaration"):
         if cap in caps:
             return cap
     return "declaration"

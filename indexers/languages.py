@@ -98,6 +98,16 @@ class LanguageSpec:
     overriding: bool = True
     # Declarations may carry macros the parser cannot expand (C, C++).
     macros: MacroHints | None = None
+    # Values that bind a name to nothing (``None``, ``nil``): they leave its type open.
+    null_literals: frozenset[str] = frozenset()
+    # The method whose result ``with X as f`` binds to f (Python ``__enter__``).
+    context_enter: str = ""
+    # Members are looked up in the C3 linearisation of the bases (Python's MRO) instead of
+    # level by level.
+    linear_mro: bool = False
+    # Methods of a type that answer any attribute (``__getattr__``): a member not found is
+    # then unknown, not missing.
+    dynamic_members: frozenset[str] = frozenset()
     # Files of this language whose bytes match the pattern are another language's (a `.h`
     # header with classes or namespaces is C++): (pattern, language).
     dialect: tuple[re.Pattern[bytes], str] | None = None
@@ -219,6 +229,10 @@ LANGUAGES: dict[str, LanguageSpec] = {
             super_names=frozenset({"super()"}),
             doc_style="docstring",
             builtins=_PY_BUILTINS,
+            null_literals=frozenset({"None"}),
+            context_enter="__enter__",
+            linear_mro=True,
+            dynamic_members=frozenset({"__getattr__", "__getattribute__"}),
             # An unqualified name that is neither defined nor imported in a Python module can
             # only come from a star import or be an error, so a workspace-wide match is weak.
             unique_name_confidence=0.5,

@@ -20,7 +20,7 @@ import uuid
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from indexers.extract import CallRef, FileExtraction, ImportRef, InheritRef
+from indexers.extract import Binding, CallRef, FileExtraction, ImportRef, InheritRef
 from indexers.records import SymbolRecord
 
 FORMAT = "4"
@@ -29,9 +29,10 @@ _SYM = tuple(f.name for f in fields(SymbolRecord) if f.init)
 _IMP = tuple(f.name for f in fields(ImportRef))
 _CALL = tuple(f.name for f in fields(CallRef))
 _INH = tuple(f.name for f in fields(InheritRef))
+_BIND = tuple(f.name for f in fields(Binding))
+_LISTS = ("symbols", "imports", "calls", "inherits", "values", "bindings")
 # Every field but the record lists; derived from the class so a new field is never dropped.
-_EXT = tuple(f.name for f in fields(FileExtraction)
-             if f.name not in ("symbols", "imports", "calls", "inherits", "values"))
+_EXT = tuple(f.name for f in fields(FileExtraction) if f.name not in _LISTS)
 
 
 def _plain(value):
@@ -51,17 +52,19 @@ def encode(ext: FileExtraction) -> bytes:
         [_row(c, _CALL) for c in ext.calls],
         [_row(i, _INH) for i in ext.inherits],
         [_row(c, _CALL) for c in ext.values],
+        [_row(b, _BIND) for b in ext.bindings],
     ))
 
 
 def decode(blob: bytes) -> FileExtraction:
-    head, symbols, imports, calls, inherits, values = marshal.loads(blob)
+    head, symbols, imports, calls, inherits, values, bindings = marshal.loads(blob)
     ext = FileExtraction(**dict(zip(_EXT, head)))
     ext.symbols = [SymbolRecord(*s) for s in symbols]
     ext.imports = [ImportRef(*i) for i in imports]
     ext.calls = [CallRef(*c) for c in calls]
     ext.inherits = [InheritRef(*i) for i in inherits]
     ext.values = [CallRef(*c) for c in values]
+    ext.bindings = [Binding(*b) for b in bindings]
     return ext
 
 

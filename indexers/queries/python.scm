@@ -69,23 +69,45 @@
   module_name: (_) @import.module
   (wildcard_import) @import.name) @reference.import
 
-; Names bound inside functions: parameters and local assignments.
+;; Bindings: names bound in a scope and what they are bound to (see extract.py).
+; Parameters; an annotation is the declared type.
 (parameters [(identifier) @local
              (default_parameter name: (identifier) @local)
-             (typed_parameter (identifier) @local)
-             (typed_default_parameter name: (identifier) @local)
              (list_splat_pattern (identifier) @local)
              (dictionary_splat_pattern (identifier) @local)])
+(typed_parameter (identifier) @local type: (type) @local.type)
+(typed_parameter [(list_splat_pattern (identifier) @local) (dictionary_splat_pattern (identifier) @local)])
+(typed_default_parameter name: (identifier) @local type: (type) @local.type)
 (lambda_parameters (identifier) @local)
-; (only those inside a function count; module and class assignments are left alone)
-(assignment left: (identifier) @local)
-; A local bound by a call of a name has the type of that class when every binding agrees.
-(assignment left: (identifier) @local right: (call function: [(identifier) (attribute)] @local.type))
+; Assignments, in functions, at module level and in class bodies (fields of the class).
+(assignment left: (identifier) @local !type right: (_) @local.value)
+(assignment left: (identifier) @local type: (type) @local.type)
 (assignment left: (pattern_list (identifier) @local))
+(assignment left: (tuple_pattern (identifier) @local))
+(augmented_assignment left: (identifier) @local)
 (for_statement left: (identifier) @local)
 (for_statement left: (pattern_list (identifier) @local))
+(for_statement left: (tuple_pattern (identifier) @local))
+(for_in_clause left: (identifier) @local)
+(for_in_clause left: (pattern_list (identifier) @local))
+; (a more specific pattern for the same name, with its value, wins over this one)
 (as_pattern alias: (as_pattern_target (identifier) @local))
-(named_expression name: (identifier) @local)
+(with_item value: (as_pattern (_) @local.enter alias: (as_pattern_target (identifier) @local)))
+(named_expression name: (identifier) @local value: (_) @local.value)
+(global_statement (identifier) @local)
+(nonlocal_statement (identifier) @local)
+; Attributes assigned through the receiver in a method: fields of the class.
+((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @field) !type right: (_) @field.value)
+  (#eq? @_self "self"))
+((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @field) type: (type) @field.type)
+  (#eq? @_self "self"))
+((assignment left: (pattern_list (attribute object: (identifier) @_self attribute: (identifier) @field)))
+  (#eq? @_self "self"))
+((augmented_assignment left: (attribute object: (identifier) @_self attribute: (identifier) @field))
+  (#eq? @_self "self"))
+; What functions return: the annotation, else every returned expression.
+(function_definition return_type: (type) @result)
+(return_statement (_) @return)
 
 ; `__all__`: the names `from module import *` gives (none listed: every public name). A
 ; value that is not a literal list is declared as written: the names are then not known.

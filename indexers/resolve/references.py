@@ -10,7 +10,7 @@ than a function, and only functions, methods and types are referenced.
 from __future__ import annotations
 
 from graphsvc.model import Prov, Reason, Rel, UnresolvedCalls
-from indexers.extract import RECEIVER_NAME, RECEIVER_OTHER, RECEIVER_SELF, RECEIVER_SUPER, CallRef
+from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_OTHER, RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import MAX_CANDIDATES, MAX_HIERARCHY, TYPE_KIND_NAMES
 from indexers.resolve.resolver import Resolver
 
@@ -25,7 +25,7 @@ def references(r: Resolver) -> None:
     memo: dict[tuple, tuple | None] = {}
     symbols = r.table.symbols
     for ref in r.ext.values:
-        key = (ref.caller, ref.name, ref.receiver_kind, ref.receiver, ref.local, ref.receiver_type)
+        key = (ref.caller, ref.name, ref.receiver_kind, ref.receiver, ref.local)
         found = memo.get(key, memo)
         if found is memo:
             found = memo[key] = _referenced(r, ref, symbols)
@@ -142,7 +142,7 @@ def unresolved_calls(r: Resolver) -> list[UnresolvedCalls]:
 
 def _written(r: Resolver, call: CallRef) -> str:
     kind = call.receiver_kind
-    if kind == RECEIVER_NAME:
+    if kind == RECEIVER_NAME or kind == RECEIVER_EXPR:
         return f"{call.receiver}.{call.name}()"
     if kind == RECEIVER_SELF:
         return f"{'self' if 'self' in r.spec.self_names else 'this'}.{call.name}()"

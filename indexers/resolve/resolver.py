@@ -4,9 +4,18 @@ docstring states: scopes, ``self``, imports, star imports, the same package, uni
 from __future__ import annotations
 
 import posixpath
+import re
 
 from graphsvc.model import Prov, Reason, Rel, external_module_id, external_symbol_id
-from indexers.extract import RECEIVER_NAME, RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef, FileExtraction
+from indexers.extract import (
+    RECEIVER_EXPR,
+    RECEIVER_NAME,
+    RECEIVER_NONE,
+    RECEIVER_SELF,
+    RECEIVER_SUPER,
+    CallRef,
+    FileExtraction,
+)
 from indexers.languages import LANGUAGES
 from indexers.records import EdgeRecord
 from indexers.resolve.common import (
@@ -22,8 +31,11 @@ from indexers.resolve.common import (
     base_qual,
 )
 from indexers.resolve.table import SymbolTable
+from indexers.resolve.types import BUILTIN, UNKNOWN, Types, chain_of
 
 _LOCAL_REASONS = frozenset({Reason.SCOPE, Reason.SELF, Reason.SYNTAX})
+_CALLEE_KINDS = frozenset({"function", "method"})
+_HEAD = re.compile(r"[^.:>(-]*")
 # Definitions whose bodies are scopes for unqualified names.
 _SCOPE_KINDS = frozenset({"function", "method", "module"})
 
@@ -40,6 +52,16 @@ class Resolver:
         self.prefix = ext.path + "#"
         self.quals = table.quals_in(ext.path)
         self.missed: list[CallRef] = []  # calls left unresolved, in source order
+        self.types = Types(self)
+
+    def other(self, path: str) -> Resolver:
+        """The resolver of another file of the table, to evaluate what is written there."""
+        if path == self.ext.path:
+            return self
+        found = self.table.resolvers.get(path)
+        if found is None:
+            found = self.table.resolvers[path] = Resolver(self.table.files[path], self.table, ResolveStats())
+        return found
 
     # edges
     def edge(self, src: str, dst: str, rel: str, prov: str, conf: float, reason: str, line: int | None) -> None:
@@ -159,7 +181,69 @@ class Resolver:
                         out.extend((b, found[1]) for b in found[0][1] if b != type_id)
         return out
 
+    def open_bases(self, type_id: str) -> list[Entity | None]:
+        """The bases of a type that are not workspace types: external entities, or None for
+        a base that resolves to nothing known. Builtin bases (``object``) are left out."""
+        recursive, key = self.table.recursive, ("open", type_id)
+        found = recursive.values.get(key)
+        if found is not None:
+            return found
+        return recursive.get(key, [], lambda: self._open_bases(type_id))
+
+    def _open_bases(self, type_id: str) -> list[Entity | None]:
+        sym = self.table.symbols.get(type_id)
+        ext = self.table.files.get(sym.file) if sym else None
+        out: list[Entity | None] = []
+        if ext is None:
+            return out
+        resolver = self.other(ext.path)
+        for ref in ext.inherits:
+            if ref.type_id == type_id or (ref.type_id is None and ref.subject == sym.qualified_name):
+                if ref.base in self.spec.builtins:
+                    continue
+                found = resolver.resolve_type(ref.base, sym.qualified_name)
+                if found is None or found[0][0] != "sym":
+                    out.append(found[0] if found is not None and found[0][0] == "ext" else None)
+        return out
+
+    def linearization(self, type_id: str) -> list[str]:
+        """The type and its workspace bases in lookup order: Python's C3 linearisation where
+        the language says so, else level by level."""
+        recursive, key = self.table.recursive, ("mro", type_id)
+        found = recursive.values.get(key)
+        if found is not None:
+            return found
+        return recursive.get(key, [type_id], lambda: self._linearization(type_id))
+
+    def _linearization(self, type_id: str) -> list[str]:
+        bases = list(dict.fromkeys(b for b, _ in self.bases(type_id)))
+        if self.spec.linear_mro:
+            merged = _c3([self.linearization(b) for b in bases] + [bases])
+            if merged is not None:
+                return [type_id, *merged]
+        order = [type_id]
+        seen = {type_id}
+        frontier = bases
+        for _ in range(MAX_HIERARCHY):
+            nxt = []
+            for t in frontier:
+                if t not in seen:
+                    seen.add(t)
+                    order.append(t)
+                    nxt.extend(b for b, _ in self.bases(t))
+            if not nxt:
+                break
+            frontier = nxt
+        return order
+
     def find_in_hierarchy(self, type_id: str, name: str, include_self: bool) -> list[str]:
+        if self.spec.linear_mro:
+            order = self.linearization(type_id)
+            for t in order if include_self else order[1:]:
+                ids = self.members_of(t).get(name)
+                if ids:
+                    return ids
+            return []
         seen = {type_id}
         frontier = [type_id] if include_self else [b for b, _ in self.bases(type_id)]
         for _ in range(MAX_HIERARCHY):
@@ -353,19 +437,20 @@ class Resolver:
         # depends on where the call is; every other call can share one answer per file.
         nested = {s.name for s in self.ext.symbols if "." in s.qualified_name}
         members_visible = self.spec.members_visible
+        self_names = self.spec.self_names
         for call in self.ext.calls:
             stats.calls += 1
             rkind = call.receiver_kind
             if rkind == RECEIVER_SELF or rkind == RECEIVER_SUPER:
                 key = (call.caller.rpartition(".")[0], call.name, rkind, None, False)
             else:
-                head = call.name if call.receiver is None else SPLIT.split(call.receiver, 1)[0]
-                if members_visible or head in nested or (call.receiver is not None and call.name in nested):
-                    key = (call.caller, call.name, rkind, call.receiver, call.local, call.receiver_type)
+                head = call.name if call.receiver is None else _HEAD.match(call.receiver).group(0)
+                # Locals, the receiver and chains are evaluated in the caller's scope.
+                if (members_visible or call.local or rkind == RECEIVER_EXPR or head in nested or head in self_names
+                        or (call.receiver is not None and call.name in nested)):
+                    key = (call.caller, call.name, rkind, call.receiver, call.local)
                 else:
-                    # A receiver's type is looked up from the caller's scope.
-                    key = (call.caller if call.receiver_type else "", call.name, rkind, call.receiver, call.local,
-                           call.receiver_type)
+                    key = ("", call.name, rkind, call.receiver, call.local)
             result = memo.get(key, memo)
             if result is memo:
                 result = memo[key] = self.resolve_call(call)
@@ -407,17 +492,21 @@ class Resolver:
         name = call.name
         kind = call.receiver_kind
         if kind == RECEIVER_NONE and call.local:
-            # A parameter or local variable; only a nested definition of that name can be meant.
+            # A parameter or local variable: a nested definition of that name, or what the
+            # variable holds (`a = func; a()`).
             for prefix, is_scope, _, _ in self.scope_chain(qual):
                 if prefix and is_scope:
                     ids = self.quals.get(f"{prefix}.{name}")
                     if ids:
                         return ("sym", tuple(ids)), Reason.SCOPE, 1.0
-            return None
+            found = self.callee(self.types.value(name, qual))
+            return found if found is not UNKNOWN else None
         if kind == RECEIVER_NONE:
             found = self.lookup(name, qual)
             if found is not None:
-                return None if found[0][0] == "unresolved" else found
+                if found[0][0] == "unresolved":
+                    return None
+                return self.held(found)
             if name in self.spec.builtins:
                 return "builtin"
             return self.unique(name, "callable")
@@ -434,17 +523,15 @@ class Resolver:
             ids = self.find_in_hierarchy(tid, name, include_self=kind == RECEIVER_SELF)
             if ids:
                 return ("sym", tuple(ids)), Reason.SELF, 1.0
-            return None
-        if kind == RECEIVER_NAME and call.local and call.receiver_type:
-            # `p = Parser(...)` then `p.parse()`: a method of that class or its bases.
-            bound = self.resolve_receiver(call.receiver_type, qual)
-            if bound is not None and bound[0][0] == "sym":
-                types = [i for i in bound[0][1] if self.table.symbols[i].kind in TYPE_KIND_NAMES]
-                if len(types) == 1 and len(bound[0][1]) == 1:
-                    ids = self.find_in_hierarchy(types[0], name, include_self=True)
-                    if ids:
-                        return ("sym", tuple(ids)), Reason.SCOPE, bound[2]
-        if kind == RECEIVER_NAME and call.receiver and not call.local:
+            # A field holding a function, or a member an external base provides.
+            found = self.callee(self.types.member((tid,), name, instance=True, skip_self=kind == RECEIVER_SUPER))
+            return found if found is not UNKNOWN else None
+        if kind == RECEIVER_EXPR or (kind == RECEIVER_NAME and (call.local or _HEAD.match(call.receiver).group(0)
+                                                                 in self.spec.self_names)):
+            found = self.callee(self.types.value(chain_of(call.receiver, name), qual))
+            if found is not UNKNOWN:
+                return found
+        elif kind == RECEIVER_NAME and call.receiver:
             target = self.resolve_receiver(call.receiver, qual)
             if target is not None:
                 ent, reason, conf = target
@@ -461,6 +548,10 @@ class Resolver:
                     if i in self.table.symbols
                 ):
                     return None  # a known type or namespace without that member: do not guess
+            # A chain through a module-level variable (`x = C()` then `x.m()`).
+            found = self.callee(self.types.value(chain_of(call.receiver, name), qual))
+            if found is not UNKNOWN:
+                return found
         # An object of unknown type: match the method name alone, weakly.
         ids = self.table.by_name(self.system, "method", name)
         if not ids or len(ids) > MAX_CANDIDATES:
@@ -468,6 +559,37 @@ class Resolver:
         if len(ids) == 1:
             return ("sym", tuple(ids)), Reason.UNIQUE_NAME, METHOD_NAME_CONFIDENCE
         return ("sym", tuple(ids)), Reason.CANDIDATE, 1.0 / len(ids)
+
+    def callee(self, value: tuple):
+        """What a call of a value calls: UNKNOWN when the value is not known."""
+        kind = value[0]
+        if kind == "method":
+            return ("sym", value[1]), Reason.TYPE, 1.0
+        if kind == "sym":
+            syms = [self.table.symbols.get(i) for i in value[1]]
+            if all(s is not None and (s.kind in _CALLEE_KINDS or s.kind in TYPE_KIND_NAMES) for s in syms):
+                return value, Reason.TYPE, 1.0
+            return UNKNOWN
+        if kind == "ext":
+            return (value, Reason.EXTERNAL, 1.0) if value[2] else UNKNOWN
+        if kind == "missing":
+            ext = value[1]
+            return (ext, Reason.EXTERNAL, 1.0) if ext is not None and ext[0] == "ext" and ext[2] else None
+        if value is BUILTIN:
+            return "builtin"
+        return UNKNOWN
+
+    def held(self, found: tuple):
+        """A call of a resolved name; a module-level variable stands for what it holds when
+        that is known (`handler = func` then `handler()`)."""
+        ent = found[0]
+        if ent[0] == "sym" and found[2] == 1.0:
+            syms = [self.table.symbols.get(i) for i in ent[1]]
+            if syms and all(s is not None and s.kind in ("variable", "constant") for s in syms):
+                held = self.callee(self.types.entity(ent))
+                if held is not UNKNOWN and held is not None and held != "builtin":
+                    return held
+        return found
 
     def resolve_receiver(self, receiver: str, qual: str):
         ctx = self.context(self.ext.path)
@@ -553,3 +675,20 @@ def _merge(ents: list[Entity]) -> Entity:
     if syms:
         return ("sym", tuple(dict.fromkeys(syms)))
     return ents[-1]
+
+
+def _c3(seqs: list[list[str]]) -> list[str] | None:
+    """C3 merge of the bases' linearisations; None when they cannot be merged."""
+    seqs = [list(s) for s in seqs if s]
+    out: list[str] = []
+    while seqs:
+        for seq in seqs:
+            head = seq[0]
+            if not any(head in s[1:] for s in seqs):
+                break
+        else:
+            return None
+        out.append(head)
+        seqs = [s[1:] if s[0] == head else s for s in seqs]
+        seqs = [s for s in seqs if s]
+    return out

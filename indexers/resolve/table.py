@@ -9,7 +9,7 @@ from collections import defaultdict
 from typing import Iterable
 
 from graphsvc.model import SymbolKind
-from indexers.extract import FileExtraction
+from indexers.extract import Binding, FileExtraction
 from indexers.languages import LANGUAGES, LanguageSpec
 from indexers.module_config import GoModules, JsPaths
 from indexers.records import SymbolRecord
@@ -42,6 +42,8 @@ class SymbolTable:
         self._module_index: dict[str, ModuleSystem] = {}
         self._dirty = True
         self._ctx_cache: dict[str, ImportContext] = {}
+        self._bindings: dict[str, dict[tuple[str, str], list[Binding]]] = {}  # file -> (scope, name) -> bindings
+        self.resolvers: dict[str, object] = {}  # file -> its resolver, for lookups from other files
         self.recursive = RecursiveCache()  # base types and members found anywhere
         with paused_gc():
             for ext in exts:
@@ -53,6 +55,7 @@ class SymbolTable:
         if ext.path in self.files:
             self.remove_file(ext.path)
         self.files[ext.path] = ext
+        self._bindings.pop(ext.path, None)
         self._dirs[posixpath.dirname(ext.path)].add(ext.path)
         spec = LANGUAGES.get(ext.lang) if ext.lang else None
         system = spec.module_system if spec else ""
@@ -85,6 +88,7 @@ class SymbolTable:
         ext = self.files.pop(path, None)
         if ext is None:
             return None
+        self._bindings.pop(path, None)
         self._dirs[posixpath.dirname(path)].discard(path)
         spec = LANGUAGES.get(ext.lang) if ext.lang else None
         system = spec.module_system if spec else ""
@@ -129,6 +133,7 @@ class SymbolTable:
     def _touch(self) -> None:
         self._dirty = True
         self._ctx_cache.clear()
+        self.resolvers.clear()
         self.recursive = RecursiveCache()
 
     @staticmethod
@@ -156,6 +161,21 @@ class SymbolTable:
                     modules.bind(ext, imp, ctx)
             self._ctx_cache[path] = ctx
         return ctx
+
+    def bindings(self, scope: str, name: str) -> list[Binding]:
+        """The bindings of ``name`` in a scope (a function, type or file id)."""
+        path = scope.partition("#")[0]
+        index = self._bindings.get(path)
+        if index is None:
+            index = self._bindings[path] = {}
+            ext = self.files.get(path)
+            for b in ext.bindings if ext is not None else ():
+                key = (b.scope, b.name)
+                if key in index:
+                    index[key].append(b)
+                else:
+                    index[key] = [b]
+        return index.get((scope, name), [])
 
     def quals_in(self, path: str) -> dict[str, list[str]]:
         """A file's definitions by qualified name (redefinition suffixes removed)."""

@@ -1,4 +1,5 @@
-"""A local variable bound only by a call of a class has that class's type for method calls."""
+"""A local variable bound only by a call of a class (or of a function returning one) has
+that class's type for method calls."""
 
 from indexers.extract import extract_file
 from indexers.resolve import SymbolTable, resolve_file
@@ -48,13 +49,15 @@ def _calls() -> dict[tuple[str, str], tuple[str, float]]:
 
 def test_methods_of_a_local_bound_by_a_class_call_resolve_through_the_hierarchy():
     calls = _calls()
-    assert calls[("app.py#typed", "shapes.py#Square.side")] == ("scope", 1.0)
-    assert calls[("app.py#typed", "shapes.py#Base.area")] == ("scope", 1.0)  # inherited
+    assert calls[("app.py#typed", "shapes.py#Square.side")] == ("type", 1.0)
+    assert calls[("app.py#typed", "shapes.py#Base.area")] == ("type", 1.0)  # inherited
     assert ("app.py#typed", "shapes.py#Other.area") not in calls
+    # make() returns Square(): its result has that type.
+    assert calls[("app.py#factory", "shapes.py#Base.area")] == ("type", 1.0)
 
 
-def test_another_binding_a_parameter_or_a_function_call_gives_no_type():
+def test_another_binding_or_a_parameter_gives_no_type():
     calls = _calls()
-    for caller in ("app.py#rebound", "app.py#param", "app.py#factory"):
+    for caller in ("app.py#rebound", "app.py#param"):
         areas = [conf for (src, dst), (_, conf) in calls.items() if src == caller and dst.endswith(".area")]
         assert areas and all(conf < 1.0 for conf in areas), caller

@@ -47,7 +47,7 @@ def test_receiver_bound_by_a_class_call_is_resolved_through_its_type():
     # type stay below confidence 1: tests/unit/test_resolve_local_types.py)
     main = P.targets("CALLS", "app.py#main")
     runs = {k: v for k, v in main.items() if k.endswith(".run")}
-    assert runs == {"pkg/models.py#Model.run": ("scope", 1.0)}
+    assert runs == {"pkg/models.py#Model.run": ("type", 1.0)}
 
 
 def test_self_calls_and_inherited_methods_and_super():

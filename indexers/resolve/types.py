@@ -1,0 +1,312 @@
+"""What an expression stands for: conservative type inference over the extraction's bindings.
+
+An expression is a chain as the extractor keeps it (``x``, ``mod.f``, ``self.a.b()``,
+``Foo().run()``: names, member accesses and calls with the arguments dropped). Evaluated in
+a scope of a file, it becomes a *value*:
+
+  ("inst", type_ids)      an instance of a workspace type
+  ("this", type_id)       the receiver of a method of that type (``self``): a method
+                          returning it returns the instance it is called on
+  ("method", ids, types)  methods looked up on an instance of ``types``
+  ("sym", ids)            workspace definitions themselves (a function, a class, a variable)
+  ("mod", files)          a workspace module
+  ("ext", module, name)   something outside the workspace (an instance of an external type
+                          reads its members as the type's)
+  BUILTIN                 a value of a builtin type: its members are the language's
+  ("missing", ext)        a member a known type does not have; ``ext`` is the external
+                          entity of a base that may provide it (None: nowhere)
+  UNKNOWN                 anything not proven
+
+A name is what every binding of it says (``Binding``), and only when they all agree: a
+declared type wins over values; a binding to something unknown (a loop, an unannotated
+parameter, tuple unpacking) leaves the name unknown. A function's result is its declared
+type, else what all its ``return`` expressions agree on. Fields are the bindings of the
+name in the type and its workspace bases. Answers that other files may ask for (a function's
+result, a field, a module-level variable) are cached in the table's ``RecursiveCache``, which
+also ends cycles (``x = x.next()``); the others per resolver.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from graphsvc.model import Reason
+from indexers.extract import RESULT, Binding
+from indexers.resolve.common import SPLIT, TYPE_KIND_NAMES, Entity
+
+if TYPE_CHECKING:
+    from indexers.resolve.resolver import Resolver
+
+UNKNOWN = ("unknown",)
+BUILTIN = ("builtin",)
+MAX_DEPTH = 24
+_FUNCTION_KINDS = frozenset({"function", "method"})
+_VARIABLE_KINDS = frozenset({"variable", "constant"})
+# A chain: a head name, then ".name" members and "()" calls.
+_STEP = re.compile(r"\(\)|(?:\.|::|->)([A-Za-z_$][\w$]*)")
+_HEAD = re.compile(r"[A-Za-z_$][\w$]*")
+# Type text: wrappers that say "this type or nothing" and how a type is referred to.
+_OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.*)\]$", re.S)
+_UNION_NONE = re.compile(r"^(.*?)\s*\|\s*None$|^None\s*\|\s*(.*)$", re.S)
+_TYPE_NAME = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
+
+
+def type_name(text: str) -> str | None:
+    """``Optional["Foo"]`` / ``Foo | None`` / ``*Foo`` / ``Foo<T>`` -> ``Foo``; None when
+    the text is not one named type (a union, a function type, a literal)."""
+    text = text.strip().strip("\"'").strip()
+    for _ in range(3):
+        m = _OPTIONAL.match(text) or _UNION_NONE.match(text)
+        if m is None:
+            break
+        text = (m.group(1) or m.group(2) or "").strip().strip("\"'").strip()
+    text = text.lstrip("*&").strip()
+    m = _TYPE_NAME.match(text)
+    if m is None:
+        return None
+    rest = text[m.end():].strip()
+    if rest and rest[0] not in "<[":
+        return None  # `A | B`, `A, B`, `fn(...)`
+    return m.group(0)
+
+
+class Types:
+    """Values of expressions in one file; answers other files may share live in the table."""
+
+    def __init__(self, resolver: Resolver):
+        self.r = resolver
+        self.table = resolver.table
+        self.spec = resolver.spec
+        self.memo: dict[tuple[str, str], tuple] = {}
+        self.depth = 0
+
+    # -- expressions ---------------------------------------------------------------------
+
+    def value(self, text: str, qual: str) -> tuple:
+        """The value of a chain written in the scope ``qual`` of this file."""
+        found = self.raw(text, qual)
+        if found[0] == "this":
+            return ("inst", (found[1],))
+        return found
+
+    def raw(self, text: str, qual: str) -> tuple:
+        key = (text, qual)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = self._value(text, qual)
+        return found
+
+    def _value(self, text: str, qual: str) -> tuple:
+        head = _HEAD.match(text)
+        if head is None:
+            return UNKNOWN
+        pos = head.end()
+        steps = [m.group(1) for m in _STEP.finditer(text, pos)]  # None for a call
+        cur, used = self.head(text, head.group(0), steps, qual)
+        for step in steps[used:]:
+            if cur is BUILTIN:
+                return BUILTIN
+            if cur[0] == "unknown" or cur[0] == "missing":
+                return UNKNOWN
+            cur = self.call(cur) if step is None else self.attribute(cur, step)
+        return cur
+
+    def head(self, text: str, name: str, steps: list, qual: str) -> tuple[tuple, int]:
+        """The value of the chain's first name, or of a longer dotted prefix bound by an
+        import (``import a.b`` binds "a.b"); with the number of steps it took."""
+        r = self.r
+        if name in self.spec.self_names:
+            tid = r.enclosing_type(qual) if qual else None
+            if tid is not None:
+                return ("this", tid), 0
+        local = self.local(name, qual)
+        if local is not None:
+            return local, 0
+        if self.spec.super_names and f"{name}()" in self.spec.super_names and steps[:1] == [None]:
+            tid = r.enclosing_type(qual) if qual else None
+            return (("super", tid) if tid is not None else UNKNOWN), 1
+        names = r.context(r.ext.path).names
+        dotted = name
+        best = None
+        for i, step in enumerate(steps):
+            if step is None:
+                break
+            dotted = f"{dotted}.{step}"
+            if dotted in names:
+                best = (dotted, i + 1)
+        if best is not None:
+            ents = [e for e in (r.realize(b) for b in names[best[0]]) if e is not None]
+            return (self.entity(ents[0]) if len(ents) == 1 else UNKNOWN), best[1]
+        found = r.lookup(name, qual)
+        if found is None:
+            return (BUILTIN if name in self.spec.builtins else UNKNOWN), 0
+        ent, reason, conf = found
+        if conf < 1.0 or reason == Reason.CANDIDATE or ent[0] == "unresolved":
+            return UNKNOWN, 0
+        return self.entity(ent), 0
+
+    def local(self, name: str, qual: str) -> tuple | None:
+        """The value of a name bound in a function around ``qual`` (None: not bound there)."""
+        path = self.r.ext.path
+        for prefix, is_scope, owner_kind, _ in self.r.scope_chain(qual):
+            if not prefix or owner_kind not in _FUNCTION_KINDS:
+                continue
+            scope = f"{path}#{prefix}"
+            if self.table.bindings(scope, name):
+                return self.bound(scope, name)
+        return None
+
+    def entity(self, ent: Entity) -> tuple:
+        """A resolved entity as a value: a module-level variable is what it is bound to."""
+        if ent[0] == "sym":
+            syms = [self.table.symbols.get(i) for i in ent[1]]
+            if syms and all(s is not None and s.kind in _VARIABLE_KINDS for s in syms):
+                if len(syms) != 1:
+                    return UNKNOWN
+                return self.bound(syms[0].file, syms[0].name)
+        return ent
+
+    # -- steps ---------------------------------------------------------------------------
+
+    def attribute(self, cur: tuple, name: str) -> tuple:
+        kind = cur[0]
+        r = self.r
+        if kind == "inst" or kind == "super" or kind == "this":
+            return self.member(cur[1] if kind == "inst" else (cur[1],), name, instance=True, skip_self=kind == "super")
+        if kind == "sym":
+            syms = [self.table.symbols.get(i) for i in cur[1]]
+            if len(syms) == 1 and syms[0] is not None and syms[0].kind in TYPE_KIND_NAMES:
+                return self.member(cur[1], name, instance=False, skip_self=False)
+            if all(s is not None and s.kind == "module" for s in syms):
+                m = r.member(cur, name)
+                return self.entity(m) if m is not None else UNKNOWN
+            return UNKNOWN
+        if kind == "mod":
+            m = r.member(cur, name)
+            return self.entity(m) if m is not None else ("missing", None)
+        if kind == "ext":
+            return r.member(cur, name)
+        return UNKNOWN
+
+    def call(self, cur: tuple) -> tuple:
+        if cur[0] == "method":
+            found = self.call(("sym", cur[1]))
+            return ("inst", cur[2]) if found[0] == "this" else found
+        if cur[0] != "sym":
+            return UNKNOWN
+        syms = [self.table.symbols.get(i) for i in cur[1]]
+        if any(s is None for s in syms):
+            return UNKNOWN
+        if len(syms) == 1 and syms[0].kind in TYPE_KIND_NAMES:
+            return ("inst", cur[1])
+        if not all(s.kind in _FUNCTION_KINDS for s in syms):
+            return UNKNOWN
+        results = {self.result(s.id) for s in syms}
+        found = results.pop() if len(results) == 1 else UNKNOWN
+        return ("inst", (found[1],)) if found[0] == "this" and cur[0] == "sym" and syms[0].kind == "function" else found
+
+    def member(self, type_ids: tuple, name: str, instance: bool, skip_self: bool) -> tuple:
+        """A member of a type through its bases: methods and nested types as symbols,
+        fields as the value they are bound to."""
+        if len(type_ids) != 1:
+            return UNKNOWN
+        tid = type_ids[0]
+        r = self.r
+        order = r.linearization(tid)
+        if skip_self:
+            order = order[1:]
+        for t in order:
+            ids = r.members_of(t).get(name)
+            if ids:
+                if instance and all(self.table.symbols[i].kind in _FUNCTION_KINDS for i in ids):
+                    return ("method", tuple(ids), type_ids)
+                return ("sym", tuple(ids))
+            if self.table.bindings(t, name):
+                return self.field(t, name)
+        for t in order:
+            members = r.members_of(t)
+            if any(m in members for m in self.spec.dynamic_members):
+                return UNKNOWN
+        return self.missing(order, name)
+
+    def missing(self, order: list[str], name: str) -> tuple:
+        """A member none of the workspace types has: in an external base, if one may have it."""
+        for t in order:
+            for base in self.r.open_bases(t):
+                if base is None:
+                    return UNKNOWN  # a base we cannot see: it may have anything
+                return ("missing", self.r.member(base, name))
+        return ("missing", None)
+
+    # -- bindings (cached table-wide) ----------------------------------------------------
+
+    def bound(self, scope: str, name: str) -> tuple:
+        """What every binding of ``name`` in ``scope`` (a function, a file) agrees on."""
+        return self._cached(("bound", scope, name), lambda: self._agree(self.table.bindings(scope, name), scope))
+
+    def field(self, type_id: str, name: str) -> tuple:
+        return self._cached(("bound", type_id, name), lambda: self._agree(self.table.bindings(type_id, name), type_id))
+
+    def result(self, func_id: str) -> tuple:
+        return self._cached(("bound", func_id, RESULT), lambda: self._agree(self.table.bindings(func_id, RESULT), func_id))
+
+    def _cached(self, key: tuple, compute) -> tuple:
+        recursive = self.table.recursive
+        found = recursive.values.get(key)
+        if found is not None:
+            return found
+        if self.depth >= MAX_DEPTH:
+            return UNKNOWN
+        self.depth += 1
+        try:
+            return recursive.get(key, UNKNOWN, compute)
+        finally:
+            self.depth -= 1
+
+    def _agree(self, binds: list[Binding], scope: str) -> tuple:
+        if not binds:
+            return UNKNOWN
+        declared = [b for b in binds if b.type is not None]
+        if declared:
+            values = {self._in_file_of(b.context or scope, "type", b.type) for b in declared}
+        else:
+            values = set()
+            for b in binds:
+                if b.value is None:
+                    return UNKNOWN
+                values.add(self._in_file_of(b.context or scope, "value", b.value))
+                if len(values) > 1:
+                    return UNKNOWN
+        value = values.pop() if len(values) == 1 else UNKNOWN
+        return UNKNOWN if value[0] == "missing" else value
+
+    def _in_file_of(self, scope: str, what: str, text: str) -> tuple:
+        path, _, qual = scope.partition("#")
+        types = self if path == self.r.ext.path else self.r.other(path).types
+        return types.raw(text, qual) if what == "value" else types.declared(text, qual)
+
+    def declared(self, text: str, qual: str) -> tuple:
+        """An instance of the type written ``text`` in the scope ``qual``."""
+        name = type_name(text)
+        if name is None:
+            return UNKNOWN
+        if name in self.spec.builtins:
+            return BUILTIN
+        found = self.r.resolve_type(name, qual)
+        if found is None:
+            return UNKNOWN
+        ent, reason, conf = found
+        if conf < 1.0 or reason == Reason.CANDIDATE:
+            return UNKNOWN
+        if ent[0] == "ext":
+            return ent
+        if ent[0] == "sym" and len(ent[1]) == 1 and self.table.symbols[ent[1][0]].kind in TYPE_KIND_NAMES:
+            return ("inst", ent[1])
+        return UNKNOWN
+
+
+def chain_of(receiver: str, name: str) -> str:
+    """The chain of a member call's callee: receiver and name."""
+    sep = "." if not SPLIT.search(receiver) or "." in receiver else SPLIT.search(receiver).group(0)
+    return f"{receiver}{sep}{name}"

@@ -1,0 +1,202 @@
+"""Calls through inferred types: annotations, constructor and function results, fields,
+variables holding functions, context managers and Python's method resolution order."""
+
+from indexers.extract import extract_file
+from indexers.resolve import SymbolTable, resolve_file
+
+MODELS = """\
+from typing import Optional
+
+class Base:
+    def save(self): pass
+    def __enter__(self):
+        return self
+
+class Engine(Base):
+    def start(self): pass
+
+class Car:
+    spare: Engine
+
+    def __init__(self, engine: Engine, backup=None):
+        self.engine = engine
+        self.trailer = Engine()
+        self.backup = backup
+
+    def drive(self):
+        self.engine.start()
+        self.trailer.save()
+        self.spare.start()
+        self.backup.start()
+
+    def maybe(self) -> Optional[Engine]:
+        return None
+
+    def me(self):
+        return self
+
+def make_engine():
+    return Engine()
+
+def helper(): pass
+
+def make_helper():
+    def inner(): pass
+    return inner
+
+class Other:
+    def start(self): pass
+    def nothing(self): pass
+    def render(self): pass
+"""
+
+APP = """\
+import widgets
+from pkg.models import Car, Engine, make_engine, helper, make_helper
+from pkg import models
+
+car = Car(Engine())
+car.drive()
+
+def annotated(e: Engine, c: "Car | None" = None):
+    e.start()
+    c.drive()
+
+def results():
+    make_engine().start()
+    made = make_engine()
+    made.save()
+    Car(None).maybe().start()
+    Car(None).me().drive()
+
+def variables():
+    a = helper
+    a()
+    b = models.helper
+    b()
+    c = make_helper()
+    c()
+
+def unknown(x, flag):
+    e = Engine() if flag else x
+    e.start()
+    for f in x:
+        f.start()
+
+def missing(e: Engine):
+    e.nothing()
+
+def context():
+    with Engine() as eng:
+        eng.start()
+
+class Sub(widgets.Widget):
+    def run(self):
+        self.render()
+
+def external(s: Sub):
+    s.render()
+"""
+
+MRO = """\
+class A:
+    def m(self): pass
+class B(A): pass
+class C(A):
+    def m(self): pass
+class D(B, C):
+    def run(self):
+        self.m()
+
+class X:
+    def m(self): pass
+class Y(X): pass
+class Z:
+    def m(self): pass
+class W(Y, Z):
+    def run(self):
+        self.m()
+        super().m()
+
+class E(C):
+    def m(self):
+        super().m()
+
+def use(w: W):
+    w.m()
+"""
+
+FILES = {"pkg/__init__.py": "", "pkg/models.py": MODELS, "app.py": APP, "mro.py": MRO}
+
+
+def _calls() -> dict[str, dict[str, tuple[str, float]]]:
+    exts = [extract_file(path, src.encode(), "python") for path, src in FILES.items()]
+    table = SymbolTable(exts)
+    out: dict[str, dict[str, tuple[str, float]]] = {}
+    for ext in exts:
+        for e in resolve_file(ext, table):
+            if e.type == "CALLS":
+                out.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    return out
+
+
+CALLS = _calls()
+M = "pkg/models.py#"
+
+
+def _confident(src: str) -> set[str]:
+    return {dst for dst, (_, conf) in CALLS.get(src, {}).items() if conf == 1.0}
+
+
+def test_annotated_parameters_give_their_type_optional_and_quoted_too():
+    assert _confident("app.py#annotated") == {M + "Engine.start", M + "Car.drive"}
+
+
+def test_module_level_variable_bound_by_a_constructor():
+    assert M + "Car.drive" in _confident("app.py")
+    assert not any(d.startswith(M + "Other") for d in CALLS["app.py"])
+
+
+def test_fields_assigned_in_the_constructor_or_annotated_in_the_class_body():
+    drive = CALLS[M + "Car.drive"]
+    assert drive[M + "Engine.start"] == ("type", 1.0)  # self.engine = engine: Engine, self.spare: Engine
+    assert drive[M + "Base.save"] == ("type", 1.0)  # self.trailer = Engine(), inherited
+    # self.backup = backup (unannotated): only the weak guesses by name
+    assert drive[M + "Other.start"][1] < 1.0
+    # A name with one binding of unknown value (a parameter, a loop) stays unknown too.
+    starts = {d: c for d, (_, c) in CALLS["app.py#unknown"].items() if d.endswith(".start")}
+    assert starts and all(c < 1.0 for c in starts.values())
+
+
+def test_results_of_functions_and_methods_chain():
+    assert _confident("app.py#results") == {
+        "pkg/models.py#make_engine", M + "Engine.start", M + "Base.save", M + "Car", M + "Car.maybe",
+        M + "Car.me", M + "Car.drive",
+    }
+
+
+def test_calls_of_variables_call_the_function_they_hold():
+    assert _confident("app.py#variables") == {
+        M + "helper", M + "make_helper", M + "make_helper.inner",
+    }
+
+
+def test_a_member_the_known_type_lacks_is_not_guessed():
+    assert CALLS.get("app.py#missing", {}) == {}
+
+
+def test_with_binds_what_enter_returns():
+    assert M + "Engine.start" in _confident("app.py#context")
+
+
+def test_a_member_missing_from_workspace_classes_is_external_when_a_base_is():
+    assert CALLS["app.py#Sub.run"] == {"ext:widgets.Widget#render": ("external", 1.0)}
+    assert CALLS["app.py#external"] == {"ext:widgets.Widget#render": ("external", 1.0)}
+
+
+def test_inherited_members_follow_the_method_resolution_order():
+    assert _confident("mro.py#D.run") == {"mro.py#C.m"}
+    assert "mro.py#X.m" in _confident("mro.py#W.run")  # W, Y, X, Z: not Z.m
+    assert "mro.py#Z.m" not in CALLS["mro.py#W.run"]
+    assert _confident("mro.py#E.m") == {"mro.py#C.m"}
+    assert _confident("mro.py#use") == {"mro.py#X.m"}
