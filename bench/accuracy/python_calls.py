@@ -5,7 +5,9 @@ at least ``min_sites`` call sites (every ``ast.Call`` whose callee is a name or 
 For each site Jedi's ``goto(follow_imports=True)`` gives the verdict: a function or class
 defined in the workspace (mapped to our symbol by file, line and name), something else in the
 workspace (a variable, a parameter; a top-level variable is a target too when it is one of our
-symbols: ``Lock = _allocate_lock``), something outside (builtins, C modules), or nothing. Jedi's dynamic parameter inference is off: it searches the whole
+symbols: ``Lock = _allocate_lock``), something outside (builtins, C modules), or nothing.
+A variable that Jedi infers to hold workspace functions or classes (``a = func; a()``,
+``factory = Config``) stands for them: the call calls what the variable holds. Jedi's dynamic parameter inference is off: it searches the whole
 workspace for call sites and turns minutes into hours; without it Jedi just answers less often.
 
 Comparison. The graph keeps one ``CALLS`` edge per (caller, callee) with the first call line
@@ -38,7 +40,7 @@ WORKSPACE_OTHER = "workspace-other"  # a variable, parameter or module of the wo
 OUTSIDE = "outside"  # builtins, C modules, site-packages
 NONE = "none"  # Jedi found nothing
 
-ORACLE_VERSION = 4  # part of the cache key: bump when the way verdicts are read changes
+ORACLE_VERSION = 5  # part of the cache key: bump when the way verdicts are read changes
 BANDS = (("1.0", 1.0, 1.01), ("0.51-0.99", 0.51, 1.0), ("0.50", 0.5, 0.51), ("<0.5", 0.0, 0.5))
 
 
@@ -154,19 +156,7 @@ def _jedi_verdicts(root: Path, rel: str, sites: list[Site], project, sources: _S
         receiver = lines[s.line - 1][: s.col] if s.line <= len(lines) else ""
         for n in names:
             mp = Path(n.module_path) if n.module_path is not None else None
-            where: tuple[str, int] | None = None
-            if n.type in ("function", "class") and mp is not None and n.full_name and n.module_name:
-                qual = n.full_name.removeprefix(n.module_name + ".")
-                if "typeshed" in mp.parts:
-                    # A stub of a standard-library module: the definition is in the source.
-                    where = sources.find(n.module_name, qual)
-                elif (mp.name == "ntpath.py" and n.full_name.startswith("os.path.") and os.name == "posix"
-                      and not receiver.endswith("ntpath.")):
-                    # Jedi reads os.path as ntpath; on POSIX the runtime binds posixpath.
-                    where = sources.find("posixpath", n.full_name.removeprefix("os.path."))
-            if where is None and mp is not None and _inside(root, mp) and n.line is not None \
-                    and n.type not in ("module", "param"):
-                where = (mp.resolve().relative_to(root.resolve()).as_posix(), n.line)
+            where = _where(root, n, sources, receiver)
             if where is not None:
                 targets.append((where[0], where[1], n.name, n.type))
                 verdict = IN_WORKSPACE if n.type in ("function", "class") else (
@@ -175,8 +165,49 @@ def _jedi_verdicts(root: Path, rel: str, sites: list[Site], project, sources: _S
                 verdict = WORKSPACE_OTHER
             elif verdict == NONE:
                 verdict = OUTSIDE
+        if any(t[3] == "statement" for t in targets):
+            # A variable holding a function or class (`a = func; a()`, `factory = Config`):
+            # the call calls what the variable holds when Jedi can say what that is.
+            held = _held(script, s, root, sources, receiver)
+            if held:
+                targets = [t for t in targets if t[3] != "statement"] + held
+                verdict = IN_WORKSPACE
         out.append((verdict, targets))
     return out
+
+
+def _where(root: Path, n, sources: _SourceDefs, receiver: str) -> tuple[str, int] | None:
+    """The workspace file and line of a name Jedi found, or None when it is outside."""
+    mp = Path(n.module_path) if n.module_path is not None else None
+    where: tuple[str, int] | None = None
+    if n.type in ("function", "class") and mp is not None and n.full_name and n.module_name:
+        qual = n.full_name.removeprefix(n.module_name + ".")
+        if "typeshed" in mp.parts:
+            # A stub of a standard-library module: the definition is in the source.
+            where = sources.find(n.module_name, qual)
+        elif (mp.name == "ntpath.py" and n.full_name.startswith("os.path.") and os.name == "posix"
+              and not receiver.endswith("ntpath.")):
+            # Jedi reads os.path as ntpath; on POSIX the runtime binds posixpath.
+            where = sources.find("posixpath", n.full_name.removeprefix("os.path."))
+    if where is None and mp is not None and _inside(root, mp) and n.line is not None \
+            and n.type not in ("module", "param"):
+        where = (mp.resolve().relative_to(root.resolve()).as_posix(), n.line)
+    return where
+
+
+def _held(script, s: Site, root: Path, sources: _SourceDefs, receiver: str) -> list[tuple[str, int, str, str]]:
+    """Functions and classes of the workspace that Jedi infers a called variable to hold."""
+    try:
+        names = script.infer(s.line, s.col)
+    except Exception:
+        return []
+    held = []
+    for n in names:
+        if n.type in ("function", "class"):
+            where = _where(root, n, sources, receiver)
+            if where is not None:
+                held.append((where[0], where[1], n.name, n.type))
+    return held
 
 
 def _inside(root: Path, path: Path) -> bool:
