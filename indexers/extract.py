@@ -57,6 +57,7 @@ import tree_sitter
 
 from graphsvc.model import TYPE_KINDS, SymbolKind, file_id, symbol_id
 from indexers.c_macros import blank_macros
+from indexers.text import MAX_VALUE, first_line, strip_comment, strip_string, unquote, value_chain
 from indexers.languages import LanguageSpec, MacroHints, get_language, language_for_content, parser_for
 from indexers.records import SymbolRecord
 
@@ -68,7 +69,6 @@ MAX_NESTING = 200
 MAX_ERROR_CHILDREN = 2000
 MAX_ERROR_SCAN = 200_000
 MAX_SIGNATURE = 300
-MAX_DOC = 300
 
 RECEIVER_NONE = "none"
 RECEIVER_SELF = "self"
@@ -90,10 +90,7 @@ _RANK = {"variable": 0, "constant": 1}
 _NAME_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*$")
 _GENERIC_ARGS = re.compile(r"<.*>$", re.S)
 _WS = re.compile(r"\s+")
-_WS_AROUND_OPS = re.compile(r"\s*(\.|::|->|\(\))\s*")
 _HEAD = re.compile(r"[^.:>(-]*")
-_VALUE_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:\(\))*(?:(?:\.|::|->)[A-Za-z_$][\w$]*(?:\(\))*)*$")
-MAX_VALUE = 400  # longer bound expressions (arguments dropped) say nothing we can use
 _BINDING_ROLES = frozenset({"local", "field", "result", "return"})
 _FUNCTION_KINDS = frozenset({"function", "method"})
 
@@ -457,7 +454,7 @@ class _Extractor:
 
     def _doc(self, d: _Def) -> str:
         if d.doc_node is not None:
-            return _first_line(_strip_string(_text(d.doc_node)))
+            return first_line(strip_string(_text(d.doc_node)))
         if self.spec.doc_style != "comment":
             return ""
         node = d.node
@@ -486,7 +483,7 @@ class _Extractor:
             expected = prev.start_point[0]
             prev = prev.prev_named_sibling
         for c in reversed(block):
-            line = _first_line(_strip_comment(_text(c), self.spec.comment_prefixes))
+            line = first_line(strip_comment(_text(c), self.spec.comment_prefixes))
             if line:
                 return line
         return ""
@@ -665,9 +662,9 @@ class _Extractor:
         out = self.out.imports
         for node, caps in imports:
             mods = caps.get("import.module")
-            module = _unquote(_text(mods[0])) if mods else ""
+            module = unquote(_text(mods[0])) if mods else ""
             names = caps.get("import.name")
-            name = _unquote(_text(names[0])) if names else None
+            name = unquote(_text(names[0])) if names else None
             aliases = caps.get("import.alias")
             alias = _text(aliases[0]) if aliases else None
             if "import.wildcard" in caps:
@@ -680,34 +677,6 @@ class _Extractor:
             if not module and not name and not level:
                 continue
             out.append(ImportRef(module, name, alias, level, _line(node)))
-
-
-def value_chain(text: str) -> str | None:
-    """``Foo(a, g(b)).bar`` -> ``Foo().bar``: an expression of names, member accesses and
-    calls with the arguments dropped; None for any other expression."""
-    if len(text) > 64 * MAX_VALUE:
-        return None
-    if "(" in text:
-        parts, depth, quote = [], 0, ""
-        for ch in text:
-            if not depth:
-                depth = ch == "("
-                parts.append(ch if not depth else "")
-            elif quote:
-                quote = "" if ch == quote else quote
-            elif ch in "\"'`":
-                quote = ch
-            elif ch == "(" or ch == ")":
-                depth += 1 if ch == "(" else -1
-                parts.append("" if depth else "()")
-        if depth:
-            return None
-        text = "".join(parts)
-    if any(c.isspace() for c in text):
-        text = _WS_AROUND_OPS.sub(r"\1", text.strip())
-    if len(text) > MAX_VALUE or not _VALUE_CHAIN.match(text):
-        return None
-    return text
 
 
 def _type_text(node: tree_sitter.Node) -> str | None:
@@ -758,44 +727,6 @@ def _self_of(d: _Def) -> str | None:
             return d.self_name
         d = d.parent
     return None
-
-
-def _unquote(text: str) -> str:
-    text = text.strip()
-    if len(text) >= 2 and text[0] in "\"'`<" and text[-1] in "\"'`>":
-        return text[1:-1]
-    return text
-
-
-def _strip_string(text: str) -> str:
-    text = text.lstrip("rRbBuUfF")
-    for q in ('"""', "'''", '"', "'"):
-        if text.startswith(q) and text.endswith(q) and len(text) >= 2 * len(q):
-            return text[len(q) : -len(q)]
-    return text
-
-
-def _strip_comment(text: str, prefixes: tuple[str, ...]) -> str:
-    lines = []
-    for line in text.splitlines():
-        line = line.strip()
-        for prefix in prefixes:
-            if line.startswith(prefix):
-                line = line[len(prefix) :]
-                break
-        if line.endswith("*/"):
-            line = line[:-2]
-        line = line.strip().lstrip("*").strip()
-        lines.append(line)
-    return "\n".join(lines)
-
-
-def _first_line(text: str) -> str:
-    for line in text.splitlines():
-        line = line.strip()
-        if line:
-            return line[:MAX_DOC]
-    return ""
 
 
 def _scan_errors(root: tree_sitter.Node) -> tuple[int, bool]:

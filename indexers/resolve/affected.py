@@ -7,7 +7,7 @@ import re
 from collections import defaultdict
 from typing import Iterable
 
-from indexers.extract import FileExtraction
+from indexers.extract import RESULT, FileExtraction
 from indexers.languages import LANGUAGES
 from indexers.resolve.common import MAX_REEXPORT_HOPS, SPLIT, TYPE_KIND_NAMES, ImportContext, last_segment
 from indexers.resolve.modules import MODULE_SYSTEMS, FileSet, ModuleSystem
@@ -92,6 +92,12 @@ def affected_files(
         old_bases = {(r.subject, r.base) for r in old.inherits} if old else set()
         new_bases = {(r.subject, r.base) for r in new.inherits} if new else set()
         names.update(SPLIT.split(s)[-1] for s, _ in old_bases ^ new_bases)
+        # What other files may read of this one's bindings: module-level variables, fields,
+        # results of functions. Callers find them by the variable's, field's or function's name.
+        for scope, name, *_ in _outward_bindings(old) ^ _outward_bindings(new):
+            names.add(name if name != RESULT else last_segment(scope.partition("#")[2]))
+            if "#" in scope:
+                names.add(last_segment(scope.partition("#")[2]))
         if (old is None) != (new is None):
             # Created or deleted: whoever names the module (its stem, or its directory for
             # packages) may now import something else.
@@ -115,6 +121,17 @@ def affected_files(
         affected |= table.referencing_files(name)
     affected |= _rebound_files(changed, old_exts, new_exts, table)
     return {p for p in affected if p in table.files}
+
+
+def _outward_bindings(ext: FileExtraction | None) -> set[tuple]:
+    """The bindings of a file other files may evaluate (all but function locals), without lines."""
+    if ext is None:
+        return set()
+    functions = {s.id for s in ext.symbols if s.kind in ("function", "method")}
+    return {
+        (b.scope, b.name, b.type, b.value, b.context) for b in ext.bindings
+        if b.name == RESULT or b.scope not in functions
+    }
 
 
 def _reexport_importers(path: str, table: SymbolTable) -> set[str]:

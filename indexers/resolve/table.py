@@ -16,6 +16,7 @@ from indexers.records import SymbolRecord
 from indexers.resolve.common import TYPE_KIND_NAMES, SPLIT, ImportContext, base_qual, last_segment, paused_gc
 from indexers.resolve.modules import MODULE_SYSTEMS, ModuleSystem
 
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _CALLABLE_KINDS = frozenset({"function", "class", "struct"})
 # An include names a header with its extension; the file's stem is what other files name.
 _HEADER_EXTENSIONS = tuple(sorted({e for spec in LANGUAGES.values() for e in spec.header_extensions}))
@@ -305,7 +306,12 @@ def _discard(items: list, item) -> None:
 def _referenced_names(ext: FileExtraction) -> set[str]:
     refs = (*ext.calls, *ext.values)
     names = {c.name for c in refs}
-    names.update(SPLIT.split(r, 1)[0] for r in {c.receiver for c in refs if c.receiver})
+    # Every name of a receiver chain or a bound expression: what they evaluate to depends on
+    # the definitions, fields and results of those names (`make().run()`, `x: mod.T`).
+    texts = {c.receiver for c in refs if c.receiver}
+    texts.update(t for b in ext.bindings for t in (b.type, b.value) if t)
+    for text in texts:
+        names.update(_WORD.findall(text))
     for r in ext.inherits:
         names.add(SPLIT.split(r.base)[-1])
         names.add(SPLIT.split(r.subject)[-1])

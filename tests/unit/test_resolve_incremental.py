@@ -220,3 +220,19 @@ def test_a_package_defining_a_submodule_s_name_re_resolves_its_importers():
     assert "pkg/sub/deep.py" in affected
     assert inc == full
     assert not any(dst == "pkg/models.py#Model" for _, dst, *_ in full["pkg/sub/deep.py"])
+
+
+def test_a_changed_result_or_field_re_resolves_the_files_calling_through_it():
+    files = {
+        "models.py": b"class A:\n    def run(self): pass\nclass B:\n    def run(self): pass\n"
+                     b"def make():\n    return A()\nclass Car:\n    def __init__(self):\n        self.part = A()\n",
+        "app.py": b"from models import make, Car\ndef f():\n    make().run()\n    Car().part.run()\n",
+    }
+    table = SymbolTable(extract_file(p, d, "python") for p, d in files.items())
+    new = files["models.py"].replace(b"return A()", b"return B()").replace(b"self.part = A()", b"self.part = B()")
+    old = table.remove_file("models.py")
+    table.add_file(extract_file("models.py", new, "python"))
+    affected = affected_files(["models.py"], {"models.py": old}, {"models.py": table.files["models.py"]}, table)
+    assert affected == {"models.py", "app.py"}
+    calls = {e.dst for e in resolve_file(table.files["app.py"], table) if e.type == "CALLS" and e.confidence == 1.0}
+    assert "models.py#B.run" in calls and "models.py#A.run" not in calls
