@@ -9,7 +9,9 @@ and compares them with:
 - Python definitions: the ``ast`` module over the standard library of the running Python;
 - other languages: Universal Ctags over pinned packages fetched into ``bench/.cache/``;
 - Python calls: Jedi's goto-definition over a seeded sample of standard-library call sites;
-- Go calls: go/types (golang.org/x/tools/go/packages) over every call site of pinned modules.
+- Go calls: go/types (golang.org/x/tools/go/packages) over every call site of pinned modules;
+- TypeScript calls: the TypeScript checker over every call site of npm packages that ship
+  their TypeScript sources.
 
 Prints a Markdown table (the one in docs/accuracy.md) and writes every detail, with
 examples of each kind of disagreement, to ``bench/.cache/accuracy.json``.
@@ -31,12 +33,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.accuracy import corpora, ctags_defs, go_calls, python_calls, python_defs  # noqa: E402
+from bench.accuracy import corpora, ctags_defs, go_calls, python_calls, python_defs, ts_calls  # noqa: E402
 from bench.accuracy.common import index_corpus, pct, read_graph  # noqa: E402
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 STDLIB_EXCLUDE = ["/site-packages/"]
-PARTS = ("python-defs", "ctags", "python-calls", "go-calls")
+PARTS = ("python-defs", "ctags", "python-calls", "go-calls", "ts-calls")
 TARGETS = {"python-defs": 0.99, "ctags": 0.95, "calls-precision": 0.95, "calls-recall": 0.80}
 
 
@@ -106,6 +108,8 @@ def run(parts: list[str], seed: int, min_sites: int, languages: list[str], cold:
         report["python_calls"]["resolver_stats_whole_stdlib"] = state["stdlib"].calls
     if "go-calls" in parts:
         report["go_calls"] = _go_calls(graph, state["cold"])
+    if "ts-calls" in parts:
+        report["ts_calls"] = _ts_calls(graph, state["cold"])
     if "ctags" in parts:
         report["conditions"]["ctags"] = ctags_defs.ctags_version()
         report["conditions"]["typescript_arbiter"] = "npm typescript@5.4.5"
@@ -145,6 +149,28 @@ def _go_calls(graph, cold: bool) -> dict:
         result = go_calls.measure(data, view.symbols, view.calls)
         result.update(corpus=corpus.label, go=data["go"], tools=data["tools"], resolver_stats=summary.calls)
         out[module] = result
+    return out
+
+
+def _ts_calls(graph, cold: bool) -> dict:
+    out: dict = {}
+    try:
+        compiler = corpora.typescript_compiler()
+        projects = corpora.typescript_call_corpora()
+    except corpora.FetchError as exc:
+        log(f"typescript calls: {exc}")
+        return {"error": str(exc)}
+    for corpus in projects:
+        name = corpus.label.split()[1]
+        log(f"typescript calls: {name}: indexing and asking the checker ...")
+        ws = "acc-ts-" + name.lstrip("@").replace("/", "-").rpartition("@")[0]
+        summary = index_corpus(graph, corpus.root, ws, list(corpus.exclude), cold=cold)
+        view = read_graph(graph, ws, calls=True)
+        data = ts_calls.oracle(corpus.root, compiler, corpora.CACHE / "tsc", corpus.exclude)
+        result = ts_calls.measure(data, view.symbols, view.calls)
+        result.update(corpus=corpus.label, typescript=data["typescript"], resolver_stats=summary.calls,
+                      unresolved_share=ts_calls.unresolved_share(summary.calls))
+        out[name] = result
     return out
 
 
@@ -194,6 +220,8 @@ def table(report: dict) -> str:
                 rows.append(f"| {group} | | {s['ours']:,} | {s['confirmed']:,} | {pct(s['precision'])} |")
     if "go_calls" in report:
         rows += ["", _go_table(report["go_calls"])]
+    if "ts_calls" in report:
+        rows += ["", _ts_table(report["ts_calls"])]
     return "\n".join(rows)
 
 
@@ -215,6 +243,28 @@ def _go_table(results: dict) -> str:
                     f"{pct(s['recall'])}{_ok(s['recall'], t['recall'])} | "
                     f"{pct(s['recall_candidates'])}{_ok(s['recall_candidates'], t['recall-candidates'])} | "
                     f"{pct(s['unresolved'])} |")
+    return "\n".join(rows)
+
+
+def _ts_table(projects: dict) -> str:
+    t = ts_calls.TARGETS
+    if "error" in projects:
+        return f"TypeScript calls: {projects['error']}"
+    version = next((r["typescript"] for r in projects.values()), "?")
+    rows = [f"TypeScript calls against the TypeScript {version} checker: every call site of each package's "
+            "sources; pairs (caller, callee) that the checker resolves inside the package.", "",
+            "| package | files | call sites | oracle pairs | precision, confidence = 1 | recall, confidence = 1 "
+            "| recall, any edge | sites without an edge |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in projects.values():
+        p = r["precision"].get("at confidence = 1", {})
+        conf = r["recall"]["confidence = 1"]["recall"]
+        anyr = r["recall"]["any edge (candidates too)"]["recall"]
+        rows.append(f"| {r['corpus'].removeprefix('npm ')} | {r['files']} | {r['call_sites']:,} | {r['oracle_pairs']:,} | "
+                    f"{pct(p.get('precision'))}{_ok(p.get('precision'), t['precision'])} "
+                    f"({p.get('confirmed', 0):,}/{p.get('ours', 0):,}) | "
+                    f"{pct(conf)}{_ok(conf, t['recall'])} | {pct(anyr)}{_ok(anyr, t['recall-candidates'])} | "
+                    f"{pct(r['unresolved_share'])} |")
     return "\n".join(rows)
 
 

@@ -42,34 +42,46 @@ def _run(cmd: list[str], cwd: Path, env: dict | None = None, timeout: int = 600)
     return done.stdout
 
 
-def typescript() -> Corpus:
-    """rxjs 7.8.1 from npm: the package ships its TypeScript sources under src/."""
-    name, version = "rxjs", "7.8.1"
+def _npm_package(name: str, version: str) -> Path:
+    """The unpacked tarball of an npm package, fetched with `npm pack`."""
     base = CACHE / "npm"
-    root = base / f"{name}-{version}"
-    if not (root / "src").is_dir():
+    flat = f"{name.lstrip('@').replace('/', '-')}-{version}"
+    root = base / flat
+    if not (root / "package.json").is_file():
         base.mkdir(parents=True, exist_ok=True)
         _run(["npm", "pack", f"{name}@{version}", "--silent"], base)
-        tmp = base / f"{name}-{version}.tmp"
+        tmp = base / f"{flat}.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
-        with tarfile.open(base / f"{name}-{version}.tgz") as tar:
+        with tarfile.open(base / f"{flat}.tgz") as tar:
             tar.extractall(tmp, filter="data")
         shutil.rmtree(root, ignore_errors=True)
         (tmp / "package").rename(root)
         shutil.rmtree(tmp)
-    return Corpus("typescript", f"npm {name}@{version} (src/)", root / "src")
+    return root
+
+
+def typescript() -> Corpus:
+    """rxjs 7.8.1 from npm: the package ships its TypeScript sources under src/."""
+    return Corpus("typescript", "npm rxjs@7.8.1 (src/)", _npm_package("rxjs", "7.8.1") / "src")
+
+
+# npm packages that ship their TypeScript sources (src/), for the call-edge oracle.
+TS_CALL_PACKAGES = (("rxjs", "7.8.1", ()), ("mobx", "6.13.5", ()),
+                    ("@tanstack/query-core", "5.59.0", ("__tests__/",)))
+
+
+def typescript_call_corpora() -> list[Corpus]:
+    return [Corpus("typescript", f"npm {name}@{version} (src/)", _npm_package(name, version) / "src", exclude)
+            for name, version, exclude in TS_CALL_PACKAGES]
+
+
+TYPESCRIPT_VERSION = "5.4.5"
 
 
 def typescript_compiler() -> Path:
-    """typescript 5.4.5 from npm: its parser settles what ctags' TypeScript parser misses."""
-    base = CACHE / "npm"
-    lib = base / "typescript-5.4.5" / "package" / "lib" / "typescript.js"
-    if not lib.is_file():
-        base.mkdir(parents=True, exist_ok=True)
-        _run(["npm", "pack", "typescript@5.4.5", "--silent"], base)
-        with tarfile.open(base / "typescript-5.4.5.tgz") as tar:
-            tar.extractall(base / "typescript-5.4.5", filter="data")
-    return lib
+    """The TypeScript compiler from npm, pinned: its parser settles what ctags' TypeScript
+    parser misses, its checker is the call-edge oracle."""
+    return _npm_package("typescript", TYPESCRIPT_VERSION) / "lib" / "typescript.js"
 
 
 GO_ENV = {"GOPATH": str(CACHE / "go" / "path"), "GOMODCACHE": str(CACHE / "go" / "mod"),

@@ -203,3 +203,38 @@ def test_go_call_scores_judge_pairs_conversions_and_external_packages():
     assert r["recall"]["confidence = 1"]["found"] == 1  # F -> G; F -> H is missed
     # Sites other than builtins and conversions without any edge of their name: the dynamic f().
     assert r["unresolved_sites"]["sites"] == 4 and r["unresolved_sites"]["without an edge"] == 1
+
+
+def _ts_site(line, name, caller, targets, receiver=None):
+    return {"file": "a.ts", "line": line, "col": 4, "name": name, "receiver": receiver,
+            "caller": caller, "targets": targets}
+
+
+def test_ts_call_scoring_counts_one_callee_per_checker_symbol():
+    from bench.accuracy import ts_calls
+
+    run = {"name": "run", "line": 10, "start": 10}
+    scale = [{"file": "a.ts", "name": "scale", "line": n, "start": n, "kind": "FunctionDeclaration"} for n in (1, 2)]
+    helper = [{"file": "a.ts", "name": "helper", "line": 5, "start": 5, "kind": "FunctionDeclaration"}]
+    outside = [{"file": None, "name": "log", "line": 3, "start": 3, "kind": "MethodSignature"}]
+    data = {"files": ["a.ts"], "sites": [
+        _ts_site(11, "scale", run, scale),  # an overloaded function: one callee, two declarations
+        _ts_site(12, "helper", run, helper),
+        _ts_site(13, "log", run, outside, receiver="console"),
+        _ts_site(14, "other", run, None, receiver="x"),
+    ]}
+    symbols = [Sym("a.ts", "scale", "scale", "function", 1, 1), Sym("a.ts", "scale@2", "scale", "function", 2, 2),
+               Sym("a.ts", "helper", "helper", "function", 5, 7), Sym("a.ts", "run", "run", "function", 10, 20),
+               Sym("a.ts", "log", "log", "function", 30, 31)]
+    calls = [
+        CallEdge("a.ts#run", "a.ts#scale@2", "candidate", 0.5, 11, 1, False),  # either overload is the callee
+        CallEdge("a.ts#run", "a.ts#helper", "import", 1.0, 12, 1, False),
+        CallEdge("a.ts#run", "a.ts#log", "unique-name", 1.0, 13, 1, False),  # the checker says console.log
+    ]
+    result = ts_calls.measure(data, symbols, calls)
+    assert result["oracle_pairs"] == 2
+    assert result["precision"]["at confidence = 1"] == {"oracle": 0, "ours": 2, "found": 0, "confirmed": 1,
+                                                       "recall": None, "precision": 0.5}
+    assert result["recall"]["any edge (candidates too)"]["found"] == 2
+    assert result["recall"]["confidence = 1"]["found"] == 1
+    assert result["checker_verdicts"] == {"workspace-def": 2, "outside": 1, "none": 1}

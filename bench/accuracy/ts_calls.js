@@ -1,0 +1,120 @@
+// Every call site of the TypeScript/JavaScript files listed on stdin, with what the
+// TypeScript checker says the callee is, as JSON lines:
+//   {file, line, col, name, receiver, caller, targets}
+// `caller` is the innermost enclosing named function, method, accessor, constructor,
+// class, namespace, or variable/property initialised with a function ({name, line, start};
+// null at the top level). `targets` are the declarations of the callee's symbol, aliases
+// followed ({file, name, line, start, kind}; `file` null outside the project root), null
+// when the checker has no symbol for the callee. Arguments: the path of typescript.js and
+// the project root; the listed files are the program's root files.
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const ts = require(process.argv[2]);
+const root = path.resolve(process.argv[3]);
+
+const rels = fs.readFileSync(0, "utf8").split("\n").filter(Boolean);
+const program = ts.createProgram(rels.map((r) => path.join(root, r)), {
+  allowJs: true,
+  checkJs: false,
+  noEmit: true,
+  skipLibCheck: true,
+  target: ts.ScriptTarget.ESNext,
+  module: ts.ModuleKind.ESNext,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  jsx: ts.JsxEmit.Preserve,
+  experimentalDecorators: true,
+  lib: ["lib.esnext.d.ts", "lib.dom.d.ts"],
+});
+const checker = program.getTypeChecker();
+
+const relOf = (fileName) => {
+  const rel = path.relative(root, path.resolve(fileName));
+  return rel.startsWith("..") || path.isAbsolute(rel) || rel.split(path.sep).includes("node_modules")
+    ? null : rel.split(path.sep).join("/");
+};
+
+const lineOf = (sf, pos) => sf.getLineAndCharacterOfPosition(pos).line + 1;
+
+const isFunctionValue = (node) => node && (ts.isArrowFunction(node) || ts.isFunctionExpression(node));
+
+// The name of a node that callers are attributed to, or null when the node is transparent.
+function callerName(node) {
+  switch (node.kind) {
+    case ts.SyntaxKind.FunctionDeclaration:
+    case ts.SyntaxKind.ClassDeclaration:
+    case ts.SyntaxKind.MethodDeclaration:
+    case ts.SyntaxKind.GetAccessor:
+    case ts.SyntaxKind.SetAccessor:
+    case ts.SyntaxKind.ModuleDeclaration:
+      return node.name ? node.name.getText() : null;
+    case ts.SyntaxKind.Constructor:
+      return "constructor";
+    case ts.SyntaxKind.VariableDeclaration:
+    case ts.SyntaxKind.PropertyDeclaration:
+      return ts.isIdentifier(node.name) && isFunctionValue(node.initializer) ? node.name.text : null;
+    default:
+      return null;
+  }
+}
+
+function declarationOf(decl) {
+  const sf = decl.getSourceFile();
+  const nameNode = ts.getNameOfDeclaration(decl);
+  const name = decl.kind === ts.SyntaxKind.Constructor ? "constructor"
+    : nameNode ? nameNode.getText(sf) : (ts.isSourceFile(decl) ? null : "default");
+  return {
+    file: relOf(sf.fileName),
+    name,
+    line: lineOf(sf, (nameNode || decl).getStart(sf)),
+    start: lineOf(sf, decl.getStart(sf)),
+    kind: ts.SyntaxKind[decl.kind],
+  };
+}
+
+function targetsOf(nameNode) {
+  let symbol = checker.getSymbolAtLocation(nameNode);
+  if (!symbol) return null;
+  if (symbol.flags & ts.SymbolFlags.Alias) {
+    try {
+      symbol = checker.getAliasedSymbol(symbol);
+    } catch (e) {
+      return null;
+    }
+  }
+  if (!symbol.declarations || symbol.declarations.length === 0) return null;
+  return symbol.declarations.map(declarationOf);
+}
+
+const out = [];
+for (const rel of rels) {
+  const sf = program.getSourceFile(path.join(root, rel));
+  if (!sf) continue;
+  const visit = (node, caller) => {
+    const name = callerName(node);
+    const inner = name ? { name, line: lineOf(sf, (ts.getNameOfDeclaration(node) || node).getStart(sf)),
+                           start: lineOf(sf, node.getStart(sf)) } : caller;
+    if (ts.isCallExpression(node) || ts.isNewExpression(node)) {
+      const callee = node.expression;
+      let nameNode = null;
+      let receiver = null;
+      if (ts.isIdentifier(callee)) {
+        nameNode = callee;
+      } else if (ts.isPropertyAccessExpression(callee)) {
+        nameNode = callee.name;
+        receiver = callee.expression.getText(sf);
+      }
+      if (nameNode) {
+        const pos = sf.getLineAndCharacterOfPosition(nameNode.getStart(sf));
+        out.push(JSON.stringify({
+          file: rel, line: pos.line + 1, col: pos.character, name: nameNode.getText(sf),
+          receiver, caller, targets: targetsOf(nameNode),
+        }));
+      }
+    }
+    ts.forEachChild(node, (child) => visit(child, inner));
+  };
+  ts.forEachChild(sf, (child) => visit(child, null));
+}
+
+process.stdout.write(out.join("\n") + (out.length ? "\n" : ""));

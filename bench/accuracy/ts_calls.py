@@ -1,0 +1,232 @@
+"""TypeScript calls: our ``CALLS`` edges against the TypeScript checker.
+
+Oracle. Every TypeScript file of the corpus is a root file of one program (npm
+``typescript``, pinned; ``bench/accuracy/ts_calls.js``). Every call or ``new`` whose callee
+is a name or a property access is a site; the checker's symbol at the callee's name, aliases
+followed, gives its declarations: in the project (mapped to our symbol by file, name and the
+line of the declaration or of its name), outside (the standard library's ``lib.*.d.ts``,
+packages that are not there), or none (the checker has no symbol: ``any``, unresolved
+imports).
+
+Comparison. As for Python, at the level of (caller, callee) pairs: the caller of a site is
+the innermost enclosing named function, method, accessor, constructor, class, namespace or
+function-valued variable/property (or the file), the callee the checker's symbol. A symbol
+with several declarations (overloads, merged declarations, a method of a union type) is one
+callee: an edge to any of its declarations is an edge to it. Recall: oracle pairs we have as
+an edge at a confidence threshold. Precision: an edge is right when its pair is an oracle
+pair; wrong when the checker gave a definite verdict for the sites of the callee's name on the
+edge's line and none of them is the edge's target; otherwise not judged. The share of call
+sites left unresolved is the resolver's own count over the whole corpus (sites without any
+edge, external, builtin or workspace).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from collections import Counter, defaultdict
+from pathlib import Path, PurePosixPath
+
+from bench.accuracy.common import CallEdge, Score, Sym
+from bench.accuracy.python_calls import CUMULATIVE, IN_WORKSPACE, NONE, OUTSIDE, WORKSPACE_OTHER, _band
+
+TARGETS = {"precision": 0.99, "recall": 0.85, "recall-candidates": 0.98}
+ORACLE_VERSION = 1  # part of the cache key: bump when the way verdicts are read changes
+SCRIPT = Path(__file__).with_suffix(".js")
+SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
+# Declarations the graph models as symbols; a workspace target of another kind (a parameter,
+# a property, a local) is "something else of the workspace".
+MODELLED = frozenset({"FunctionDeclaration", "MethodDeclaration", "MethodSignature", "ClassDeclaration",
+                      "Constructor", "GetAccessor", "SetAccessor", "ModuleDeclaration"})
+
+
+def typescript_files(root: Path, exclude: tuple[str, ...] = ()) -> list[str]:
+    files = []
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root).as_posix()
+        if p.is_file() and p.name.endswith(SUFFIXES) and not any(PurePosixPath(rel).match(x) or x in f"/{rel}"
+                                                                    for x in exclude):
+            files.append(rel)
+    return files
+
+
+def oracle(root: Path, typescript_js: Path, cache_dir: Path, exclude: tuple[str, ...] = ()) -> dict:
+    """The checker's verdict for every call site of the corpus; cached by content and version."""
+    files = typescript_files(root, exclude)
+    digest = hashlib.sha256(SCRIPT.read_bytes())
+    for rel in files:
+        digest.update(rel.encode() + b"\0" + (root / rel).read_bytes())
+    version = typescript_js.parent.parent.joinpath("package.json")
+    ts_version = json.loads(version.read_text())["version"] if version.is_file() else "unknown"
+    cache = cache_dir / f"tsc-{ts_version}-v{ORACLE_VERSION}-{digest.hexdigest()[:16]}.json"
+    if cache.is_file():
+        return json.loads(cache.read_text())
+    done = subprocess.run(["node", str(SCRIPT), str(typescript_js), str(root)], input="\n".join(files),
+                          capture_output=True, text=True, timeout=1800, check=True)
+    sites = [json.loads(line) for line in done.stdout.splitlines() if line]
+    result = {"typescript": ts_version, "files": files, "sites": sites}
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(result))
+    return result
+
+
+def call_form(receiver: str | None) -> str:
+    """How the callee is written: ``f()``, ``this.m()``, ``name.m()``, ``f().m()``, ..."""
+    if receiver is None:
+        return "f()"
+    if receiver == "this":
+        return "this.m()"
+    if receiver == "super":
+        return "super.m()"
+    if receiver.endswith(")"):
+        return "call().m()"
+    if receiver.endswith("]"):
+        return "x[i].m()"
+    if receiver.startswith("this."):
+        return "this.attr.m()"
+    return "a.b.m()" if "." in receiver else "name.m()"
+
+
+class _Symbols:
+    """Our symbols looked up by what the checker says of a declaration."""
+
+    def __init__(self, symbols: list[Sym]):
+        self.at: dict[tuple[str, int], list[Sym]] = defaultdict(list)
+        for s in symbols:
+            self.at[(s.file, s.start)].append(s)
+
+    def find(self, file: str, name: str, *lines: int) -> Sym | None:
+        for line in dict.fromkeys(lines):
+            for s in self.at.get((file, line), ()):
+                if s.name == name:
+                    return s
+        return None
+
+
+def _id(s: Sym) -> str:
+    return f"{s.file}#{s.qual}"
+
+
+def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge]) -> dict:
+    """Recall and precision of our edges from the corpus' files against the checker's."""
+    files = set(oracle_data["files"])
+    ours = _Symbols(symbols)
+    sym_by_id = {_id(s): s for s in symbols}
+    verdicts: Counter = Counter()
+    caller_missing = 0
+    target_missing: Counter = Counter()
+    # our symbol id -> the checker symbols it is a declaration of (a method is also part of
+    # the symbol of a union type's member)
+    keys_of: dict[str, set[tuple]] = defaultdict(set)
+    pairs: set[tuple[str, tuple]] = set()
+    pair_form: dict[tuple[str, tuple], str] = {}
+    pair_site: dict[tuple[str, tuple], str] = {}
+    # (caller id, line) -> the sites there: (name, verdict, keys)
+    at_line: dict[tuple[str, int], list[tuple[str, str, set[tuple]]]] = defaultdict(list)
+    for site in oracle_data["sites"]:
+        if site["caller"] is None:
+            caller = site["file"]
+        else:
+            c = site["caller"]
+            sym = ours.find(site["file"], c["name"], c["start"], c["line"])
+            if sym is None:
+                caller_missing += 1
+                continue
+            caller = _id(sym)
+        targets = site["targets"]
+        keys: set[tuple] = set()
+        if targets is None:
+            verdict = NONE
+        elif all(t["file"] is None for t in targets):
+            verdict = OUTSIDE
+        else:
+            key = tuple(sorted((t["file"] or "", t["line"], t["name"] or "") for t in targets))
+            for t in targets:
+                if t["file"] is None:
+                    continue
+                sym = ours.find(t["file"], t["name"] or "", t["start"], t["line"])
+                if sym is not None:
+                    keys_of[_id(sym)].add(key)
+                    keys.add(key)
+                elif t["kind"] in MODELLED:
+                    target_missing[f"{t['file']}:{t['line']} {t['name']} ({t['kind']})"] += 1
+            verdict = IN_WORKSPACE if keys else WORKSPACE_OTHER
+        verdicts[verdict] += 1
+        for key in keys:
+            pairs.add((caller, key))
+            pair_form.setdefault((caller, key), call_form(site["receiver"]))
+            pair_site.setdefault((caller, key), f"{site['file']}:{site['line']} "
+                                                f"{(site['receiver'] + '.') if site['receiver'] else ''}{site['name']}()")
+        at_line[(caller, site["line"])].append((site["name"], verdict, keys))
+
+    mine = [e for e in calls if e.src.partition("#")[0] in files]
+    internal = [e for e in mine if not e.external]
+    judged: dict[str, Score] = defaultdict(Score)
+    outcomes: Counter = Counter()
+    wrong_examples: list[str] = []
+    have_by_band: dict[str, set[tuple[str, tuple]]] = defaultdict(set)
+    for e in internal:
+        band = _band(e.confidence)
+        have = {(e.src, key) for key in keys_of.get(e.dst, ())}
+        have_by_band[band].update(have)
+        if have & pairs:
+            outcome = "right"
+        else:
+            here = at_line.get((e.src, e.line), [])
+            dst = sym_by_id.get(e.dst)
+            named = [v for v in here if dst is not None and v[0] == dst.name] or here
+            definite = [v for v in named if v[1] in (IN_WORKSPACE, OUTSIDE, WORKSPACE_OTHER)]
+            outcome = "wrong" if definite else "not judged"
+            if outcome == "wrong" and (band == "1.0" or len(wrong_examples) < 60):
+                wrong_examples.append(f"{e.src} -> {e.dst} (line {e.line}, {e.reason} {e.confidence:.2f}; "
+                                      f"checker: {sorted({v[1] for v in definite})} "
+                                      f"{sorted(k[0] for v in definite for k in v[2])[:2]})")
+        outcomes[(band, e.reason, outcome)] += 1
+        for group in (f"band {band}", f"reason {e.reason}",
+                      *(f"at {label}" for label, bands in CUMULATIVE.items() if band in bands)):
+            if outcome != "not judged":
+                judged[group].ours += 1
+                judged[group].confirmed += outcome == "right"
+
+    recall = {}
+    for label, bands in CUMULATIVE.items():
+        have = set().union(*(have_by_band[b] for b in bands))
+        recall[label] = Score(oracle=len(pairs), found=len(pairs & have)).to_dict()
+    confident = have_by_band["1.0"]
+    anywhere = set().union(*have_by_band.values())
+    by_form: dict[str, Counter] = defaultdict(Counter)
+    missed: dict[str, list[str]] = defaultdict(list)
+    for pair in sorted(pairs):
+        form = pair_form[pair]
+        state = "confident" if pair in confident else "candidate" if pair in anywhere else "missed"
+        by_form[form][state] += 1
+        if state != "confident" and len(missed[form]) < 15:
+            missed[form].append(f"{pair_site[pair]} -> {pair[1][0][0]}:{pair[1][0][1]} {pair[1][0][2]} ({state})")
+    by_outcome: dict[str, dict] = defaultdict(dict)
+    for (band, reason, outcome), n in sorted(outcomes.items()):
+        by_outcome[f"{band} / {reason}"][outcome] = n
+    return {
+        "files": len(files),
+        "call_sites": sum(verdicts.values()) + caller_missing,
+        "checker_verdicts": dict(verdicts.most_common()),
+        "sites_whose_caller_is_not_our_symbol": caller_missing,
+        "checker_targets_not_in_graph": sum(target_missing.values()),
+        "checker_targets_not_in_graph_examples": [k for k, _ in target_missing.most_common(10)],
+        "oracle_pairs": len(pairs),
+        "our_edges": len(mine),
+        "our_external_edges": len(mine) - len(internal),
+        "precision": {k: v.to_dict() for k, v in sorted(judged.items())},
+        "edges_by_band_reason": dict(by_outcome),
+        "recall": recall,
+        "oracle_pairs_by_call_form": {k: dict(v) for k, v in sorted(by_form.items(),
+                                                                    key=lambda kv: -sum(kv[1].values()))},
+        "not_confident_examples": dict(missed),
+        "wrong_examples": wrong_examples,
+    }
+
+
+def unresolved_share(resolver_stats: dict) -> float | None:
+    """Call sites the resolver left without any edge, over all call sites it saw."""
+    total = resolver_stats.get("calls") or 0
+    return resolver_stats.get("unresolved", 0) / total if total else None
