@@ -38,7 +38,10 @@ tags.scm-style captures:
                         ``@name`` and ``@receiver`` as for a call
 ``@reference.import``   an import; ``@import.module``, ``@import.name``, ``@import.alias``,
                         ``@import.default`` (local name of a module's default export),
-                        ``@import.wildcard`` (everything the module exports)
+                        ``@import.wildcard`` (everything the module exports),
+                        ``@import.export`` (an export: the module gives its importers
+                        ``@import.name`` of ``@import.module``, or of itself without one,
+                        as ``@import.alias``; nothing is bound in the file)
 ``@reference.inherits`` / ``@reference.implements``  a base type of the enclosing type, or of
                         ``@subject`` when the relation is written outside the type
 
@@ -102,6 +105,7 @@ class ImportRef:
     alias: str | None  # local name when renamed
     level: int  # leading dots of a Python relative import; 0 otherwise
     line: int
+    export: bool = False  # re-exported to importers, not bound here (``export {a as b} from``)
 
 
 @dataclass(slots=True, frozen=True)
@@ -363,6 +367,9 @@ class _Extractor:
             qualifier = ".".join(p for p in re.split(r"\.|::", q) if p) or None
         if not name:
             return
+        if self.out.has_errors and kind in _FUNCTION_KINDS and node.child_by_field_name("body") is None \
+                and _inside_error(node):
+            return  # error recovery reads calls as signatures: `return f(() =>` as `f(...)` in a type
         self_name = _text(caps["self"][0]) if "self" in caps else None
         doc = caps["doc"][0] if "doc" in caps else None
         key = (node.start_byte, node.end_byte)
@@ -676,7 +683,7 @@ class _Extractor:
                 module = module[level:]
             if not module and not name and not level:
                 continue
-            out.append(ImportRef(module, name, alias, level, _line(node)))
+            out.append(ImportRef(module, name, alias, level, _line(node), "import.export" in caps))
 
 
 def _type_text(node: tree_sitter.Node) -> str | None:
@@ -719,6 +726,15 @@ def _at_top_level(parent: _Def | None) -> bool:
             return False
         parent = parent.parent
     return True
+
+
+def _inside_error(node: tree_sitter.Node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.is_error:
+            return True
+        parent = parent.parent
+    return False
 
 
 def _self_of(d: _Def) -> str | None:

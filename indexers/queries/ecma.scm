@@ -43,6 +43,33 @@
 (import_statement (import_clause (namespace_import (identifier) @import.alias)) source: (string) @import.module) @reference.import
 (import_statement . "import" . source: (string) @import.module) @reference.import
 
+; export * from "m" / export * as ns from "m" / export {a as b} from "m": passed on to importers
+(export_statement . "export" . "*" @import.wildcard source: (string) @import.module) @reference.import @import.export
+(export_statement (namespace_export (_) @import.alias) source: (string) @import.module) @reference.import @import.export
+(export_statement
+  (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias))
+  source: (string) @import.module) @reference.import @import.export
+; export {a as b} / export default a / export default class A {}: names of this module
+(export_statement
+  (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias))
+  !source) @reference.import @import.export
+(export_statement "default" @import.alias value: (identifier) @import.name) @reference.import @import.export
+(export_statement "default" @import.alias
+  declaration: [(class_declaration name: (_) @import.name) (function_declaration name: (_) @import.name)
+                (generator_function_declaration name: (_) @import.name)]) @reference.import @import.export
+
+; CommonJS: exports.f = function () {} / module.exports.f = () => {}
+(expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @_exports property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)]) @definition.function
+  (#eq? @_exports "exports"))
+(expression_statement (assignment_expression
+  left: (member_expression
+    object: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+    property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)]) @definition.function
+  (#eq? @_module "module") (#eq? @_exports "exports"))
+
 ; const x = require("m") / const {a, b} = require("m")
 (variable_declarator
   name: (identifier) @import.alias

@@ -29,3 +29,6 @@
 (optional_parameter pattern: (identifier) @local)
 ; A parameter's default value is a value (see ecma.scm for the others).
 (required_parameter value: [(identifier) @name (member_expression object: (_) @receiver property: (property_identifier) @name)] @reference.value)
+
+(export_statement "default" @import.alias
+  declaration: (abstract_class_declaration name: (_) @import.name)) @reference.import @import.export

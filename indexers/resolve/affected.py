@@ -15,7 +15,7 @@ from indexers.resolve.table import SymbolTable
 
 
 def _import_keys(ext: FileExtraction) -> set[tuple]:
-    return {(i.module, i.name, i.alias, i.level) for i in ext.imports}
+    return {(i.module, i.name, i.alias, i.level, i.export) for i in ext.imports}
 
 
 def with_shared_sources(
@@ -147,7 +147,8 @@ def _reexport_importers(path: str, table: SymbolTable) -> set[str]:
                 ext = table.files[importer]
                 spec = LANGUAGES.get(ext.lang) if ext.lang else None
                 stem = posixpath.splitext(posixpath.basename(importer))[0]
-                if spec is not None and (stem in spec.package_files or table.import_context(importer).stars):
+                ctx = table.import_context(importer)
+                if spec is not None and (stem in spec.package_files or ctx.stars or ctx.exports or ctx.export_stars):
                     nxt.append(importer)
         if not nxt:
             break

@@ -68,6 +68,11 @@ class ImportContext:
     names: dict[str, list[Entity]] = field(default_factory=dict)
     # star imports, includes, wildcards; with the names they are known to provide (None: any)
     stars: list[tuple[Entity, frozenset[str] | None]] = field(default_factory=list)
+    # What the module gives importers besides its definitions and imports (JavaScript's
+    # `export {a as b} from "m"`, `export default x`), and the modules whose exports it passes
+    # on (`export * from "m"`); neither binds a name in the file itself.
+    exports: dict[str, list[Entity]] = field(default_factory=dict)
+    export_stars: list[Entity] = field(default_factory=list)
     edges: dict[str, tuple[str, int]] = field(default_factory=dict)  # target id -> (reason, line)
     unresolved: int = 0
 

@@ -104,13 +104,25 @@ class Resolver:
             return ("mod", sub)
         if hops >= MAX_REEXPORT_HOPS:
             return None
-        for f in files:  # re-exports: `from .impl import name` in a package's __init__
+        modules = self.table.modules(self.system)
+        for f in files if modules.imports_are_members else ():  # `from .impl import name` in __init__
             bound = self.context(f).names.get(name)
             if bound:
                 ent = self.realize(bound[0], hops + 1)
                 if ent is not None:
                     return ent
-        if self.table.modules(self.system).star_reexports:
+        for f in files:  # exports: `export {impl as name} from "./impl"`, `export * from "./impl"`
+            ctx = self.context(f)
+            for ent in ctx.exports.get(name, ()):
+                found = self.realize(ent, hops + 1)
+                if found is not None:
+                    return found
+            if name != "default":  # `export *` passes on every name but the default
+                for star in ctx.export_stars:
+                    found = self.module_member(star[1], name, hops + 1) if star[0] == "mod" else None
+                    if found is not None:
+                        return found
+        if modules.star_reexports:
             return self.star_member(files, name, hops + 1)
         return None
 

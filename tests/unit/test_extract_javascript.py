@@ -30,12 +30,13 @@ def test_js_es_and_commonjs_imports():
         ("./lib/util", "format", "fmt"),
         ("./lib/circle", "default", "Circle"),
     ]
-    got = [(i.module, i.name, i.alias) for i in JS.exts["lib/circle.js"].imports]
+    got = [(i.module, i.name, i.alias, i.export) for i in JS.exts["lib/circle.js"].imports]
     assert got == [
-        ("./shapes.js", "Shape", "BaseShape"),
-        ("./shapes.js", "helper", None),
-        ("./shapes", None, "shapes"),
-        ("path", "default", "path"),
+        ("./shapes.js", "Shape", "BaseShape", False),
+        ("./shapes.js", "helper", None, False),
+        ("./shapes", None, "shapes", False),
+        ("path", "default", "path", False),
+        ("", "Circle", "default", True),  # export default class Circle
     ]
 
 

@@ -37,6 +37,9 @@ class ModuleSystem:
     # Whether a module's star imports make the names they give its own (Python's
     # ``from .impl import *`` in a package, Rust's ``pub use a::*``) for those importing it.
     star_reexports = False
+    # Whether every name a module imports is a member of it for those importing it (Python);
+    # otherwise only what it exports is (JavaScript: `export`).
+    imports_are_members = True
 
     def __init__(self, table: Files):
         self.table = table

@@ -13,8 +13,10 @@ from indexers.resolve.modules.base import ModuleSystem
 
 class JsModules(ModuleSystem):
     system = "js"
+    imports_are_members = False
 
-    def _find(self, importer: str, module: str) -> tuple[str, ...]:
+    def _find(self, importer: str, module: str, level: int = 0) -> tuple[str, ...]:
+        module = "." * level + module  # "." and ".." are read as Python's relative levels
         if module.startswith("."):
             return self._file(posixpath.normpath(posixpath.join(posixpath.dirname(importer), module)))
         # A bare name may be an alias of the project's tsconfig/jsconfig (`paths`, `baseUrl`).
@@ -35,9 +37,12 @@ class JsModules(ModuleSystem):
         return ()
 
     def bind(self, ext: FileExtraction, imp: ImportRef, ctx: ImportContext) -> None:
-        files = self._find(ext.path, imp.module)
+        if imp.export:
+            self._bind_export(ext, imp, ctx)
+            return
+        files = self._find(ext.path, imp.module, imp.level)
         if not files:
-            if imp.module.startswith("."):
+            if imp.level or imp.module.startswith("."):
                 ctx.unresolved += 1
                 return
             name = None if imp.name in (None, "*", "default") else imp.name
@@ -49,8 +54,37 @@ class JsModules(ModuleSystem):
         for f in files:
             ctx.edges.setdefault(f, (Reason.IMPORT, imp.line))
         local = imp.alias or imp.name
-        if imp.name == "default":
-            # The default export's name is not in the import; the binding name usually is it.
-            ctx.names.setdefault(local, []).append(("member", files, local))
+        name = imp.name
+        if name == "default" and not self._has_default(files):
+            # No default export written as such (`module.exports = ...`, a generated file):
+            # the binding name usually is the exported one.
+            name = local
+        ctx.names.setdefault(local, []).append(("member", files, name))
+
+    def _bind_export(self, ext: FileExtraction, imp: ImportRef, ctx: ImportContext) -> None:
+        """``export ... from "m"`` and ``export {a as b}``: what importers of this file get."""
+        exported = imp.alias or imp.name
+        if not imp.module and not imp.level:  # a name of this module, under another name
+            ctx.exports.setdefault(exported, []).append(("member", (ext.path,), imp.name))
+            return
+        files = self._find(ext.path, imp.module, imp.level)
+        if files:
+            for f in files:
+                ctx.edges.setdefault(f, (Reason.IMPORT, imp.line))
+            if imp.name == "*":
+                ctx.export_stars.append(("mod", files))
+            elif imp.name is None:
+                ctx.exports.setdefault(exported, []).append(("mod", files))
+            else:
+                ctx.exports.setdefault(exported, []).append(("member", files, imp.name))
+        elif imp.level or imp.module.startswith("."):
+            ctx.unresolved += 1
         else:
-            ctx.names.setdefault(local, []).append(("member", files, imp.name))
+            name = None if imp.name in (None, "*") else imp.name
+            self._bind_external(ctx, None, imp.module, name, imp.line)
+            if exported and imp.name != "*":
+                ctx.exports.setdefault(exported, []).append(("ext", imp.module, name))
+
+    def _has_default(self, files: tuple[str, ...]) -> bool:
+        return any(i.export and i.alias == "default" for f in files if f in self.table.files
+                   for i in self.table.files[f].imports)

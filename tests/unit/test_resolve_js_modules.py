@@ -1,0 +1,95 @@
+"""JavaScript and TypeScript modules as values: namespace imports, re-exports (``export *``,
+``export {a as b} from``, chains through ``index.ts``), default exports and ``require``
+objects resolve to the defining symbol; external only outside the workspace."""
+
+from __future__ import annotations
+
+from indexers.extract import extract_file
+from indexers.languages import language_for_path
+from indexers.resolve import SymbolTable, affected_files, resolve_all
+
+
+def _table(files: dict[str, str]) -> SymbolTable:
+    return SymbolTable(extract_file(p, src.encode(), language_for_path(p).name) for p, src in files.items())
+
+
+def _calls(files: dict[str, str], src: str) -> dict[str, tuple[str, float]]:
+    return {e.dst: (e.reason, e.confidence) for e in resolve_all(_table(files))[0]
+            if e.type == "CALLS" and e.src == src}
+
+
+_LIB = {
+    "src/internal/clock.ts": "export function now(): number { return 1 }\nexport class Timer {}\n",
+    "src/internal/format.ts": "export function pad(s: string) { return s }\nfunction hidden() {}\n",
+    "src/internal/index.ts": 'export * from "./clock"\nexport { pad as leftPad } from "./format"\n',
+    "src/index.ts": 'export { now, Timer, leftPad } from "./internal/index"\nexport * as fmt from "./internal/format"\n',
+}
+
+
+def test_names_pass_through_namespaces_export_star_renames_and_index_chains():
+    files = {**_LIB, "src/app.ts": 'import { now, leftPad } from "./index"\nimport * as lib from "."\n'
+                                   'import * as clock from "./internal/clock"\n'
+                                   "export function run() { now(); leftPad('x'); lib.fmt.pad('y'); lib.now() }\n"
+                                   "export function tick() { clock.now(); return new clock.Timer() }\n"}
+    assert _calls(files, "src/app.ts#run") == {
+        "src/internal/clock.ts#now": ("import", 1.0), "src/internal/format.ts#pad": ("import", 1.0)}
+    assert _calls(files, "src/app.ts#tick") == {
+        "src/internal/clock.ts#now": ("import", 1.0), "src/internal/clock.ts#Timer": ("import", 1.0)}
+    # export * passes on what a module exports, not what it imports
+    files["src/hub.ts"] = 'export * from "./app"\n'
+    files["src/user.ts"] = 'import { now } from "./hub"\nexport function use() { now() }\n'
+    assert "src/internal/clock.ts#now" not in _calls(files, "src/user.ts#use")
+
+
+def test_default_exports_resolve_whatever_the_importer_calls_them():
+    files = {
+        "shapes/circle.ts": "export default class Circle { area() { return 1 } }\n",
+        "shapes/make.ts": "function make() { return 1 }\nexport default make\n",
+        "app.ts": 'import Round from "./shapes/circle"\nimport build from "./shapes/make"\n'
+                  "export function run() { new Round(); build() }\n",
+    }
+    assert _calls(files, "app.ts#run") == {
+        "shapes/circle.ts#Circle": ("import", 1.0), "shapes/make.ts#make": ("import", 1.0)}
+
+
+def test_require_objects_and_commonjs_exports():
+    files = {
+        "lib/util.js": "exports.helper = function () { return 1 }\n"
+                       "module.exports.other = () => 2\n",
+        "main.js": 'const util = require("./lib/util")\nfunction run() { util.helper(); util.other() }\n',
+    }
+    assert _calls(files, "main.js#run") == {
+        "lib/util.js#helper": ("import", 1.0), "lib/util.js#other": ("import", 1.0)}
+
+
+def test_re_exports_of_packages_outside_stay_external():
+    files = {
+        "src/index.ts": 'export { map } from "rxjs"\n',
+        "src/app.ts": 'import { map } from "./index"\nexport function run() { map() }\n',
+    }
+    assert _calls(files, "src/app.ts#run") == {"ext:rxjs#map": ("external", 1.0)}
+
+
+def test_a_changed_re_export_re_resolves_importers_through_the_hub():
+    files = {**_LIB, "src/app.ts": 'import { leftPad } from "./index"\nexport function run() { leftPad("x") }\n'}
+    table = _table(files)
+    old = {p: table.files[p] for p in table.files}
+    new = extract_file("src/internal/index.ts", b'export * from "./clock"\n', "typescript")
+    table.add_file(new)
+    assert "src/app.ts" in affected_files(["src/internal/index.ts"], old, {"src/internal/index.ts": new}, table)
+
+
+def test_calls_misread_as_signatures_after_a_parse_error_are_not_definitions():
+    # The grammar fails on generic call signatures; its recovery reads the function expression
+    # and the call below as method signatures of the interface.
+    src = ("export interface Factory extends Decorator {\n"
+           "    <T extends Function | undefined>(fn: T): T\n"
+           "    <T extends Function | undefined>(name: string, fn: T): T\n\n"
+           "    (customName: string): Decorator &\n        Annotation\n\n"
+           "    bound: Annotation & Decorator\n}\n\n"
+           "function createFactory(auto: boolean): Factory {\n"
+           "    const res: Factory = function action(arg1, arg2?): any {\n"
+           "        return create(arg1, auto)\n    }\n    return res\n}\n")
+    ext = extract_file("a.ts", src.encode(), "typescript")
+    assert ext.has_errors
+    assert not [s.qualified_name for s in ext.symbols if s.name in ("action", "create")]
