@@ -105,6 +105,10 @@ class LanguageSpec:
     # Members are looked up in the C3 linearisation of the bases (Python's MRO) instead of
     # level by level.
     linear_mro: bool = False
+    # Every binding of a name declares a variable of its own (Go's `x := ...`, a closure's
+    # parameters): the name is known only when all of them agree, a declared type does not
+    # override the values of other bindings.
+    bindings_declare: bool = False
     # Methods of a type that answer any attribute (``__getattr__``): a member not found is
     # then unknown, not missing.
     dynamic_members: frozenset[str] = frozenset()
@@ -264,6 +268,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
             builtins=_GO_BUILTINS,
             directory_scope=True,
             overriding=False,
+            null_literals=frozenset({"nil"}),
+            bindings_declare=True,
         ),
         LanguageSpec(
             name="rust",

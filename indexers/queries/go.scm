@@ -50,9 +50,47 @@
   name: [(package_identifier) (dot) (blank_identifier)]? @import.alias
   path: [(interpreted_string_literal) (raw_string_literal)] @import.module) @reference.import
 
-; Names bound inside functions: parameters and local variables.
-(parameter_declaration name: (identifier) @local)
+;; Bindings: names bound in a scope and what they are bound to (see extract.py). A Go name
+;; keeps the static type of its declaration: plain assignments do not rebind it.
+; Parameters, receivers and named results, with their declared types.
+(parameter_declaration name: (identifier) @local type: (_) @local.type)
 (variadic_parameter_declaration name: (identifier) @local)
+; `x := ...` and `var x = ...`: the first name takes the first value (of a call with several
+; results, the first result: `x, err := New()`). A composite literal `T{}` / `&T{}`, a type
+; assertion `v.(T)` and `new(T)` state the type.
 (short_var_declaration left: (expression_list (identifier) @local))
+(short_var_declaration
+  left: (expression_list . (identifier) @local)
+  right: (expression_list . [(call_expression) (identifier) (selector_expression)] @local.value))
+(short_var_declaration
+  left: (expression_list . (identifier) @local)
+  right: (expression_list . [(composite_literal type: (_) @local.type)
+                             (unary_expression operator: "&" operand: (composite_literal type: (_) @local.type))
+                             (type_assertion_expression type: (_) @local.type)]))
+((short_var_declaration
+  left: (expression_list . (identifier) @local)
+  right: (expression_list . (call_expression function: (identifier) @_new arguments: (argument_list . (_) @local.type))))
+  (#eq? @_new "new"))
 (var_spec name: (identifier) @local)
+(var_spec name: (identifier) @local type: (_) @local.type)
+(var_spec
+  name: (identifier) @local
+  !type
+  value: (expression_list . [(call_expression) (identifier) (selector_expression)] @local.value))
+(var_spec
+  name: (identifier) @local
+  !type
+  value: (expression_list . [(composite_literal type: (_) @local.type)
+                             (unary_expression operator: "&" operand: (composite_literal type: (_) @local.type))]))
 (range_clause left: (expression_list (identifier) @local))
+(type_switch_statement alias: (expression_list (identifier) @local))
+; Fields of a struct type, with their declared types (embedded ones are bases, above).
+(type_spec type: (struct_type (field_declaration_list
+  (field_declaration name: (field_identifier) @local type: (_) @local.type))))
+; Declared results: the type, or the first of several.
+(function_declaration result: [(type_identifier) (pointer_type) (qualified_type) (generic_type)] @result)
+(function_declaration result: (parameter_list . (parameter_declaration type: (_) @result)))
+(method_declaration result: [(type_identifier) (pointer_type) (qualified_type) (generic_type)] @result)
+(method_declaration result: (parameter_list . (parameter_declaration type: (_) @result)))
+(method_elem result: [(type_identifier) (pointer_type) (qualified_type) (generic_type)] @result)
+(method_elem result: (parameter_list . (parameter_declaration type: (_) @result)))

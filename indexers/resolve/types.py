@@ -43,6 +43,9 @@ BUILTIN = ("builtin",)
 MAX_DEPTH = 24
 _FUNCTION_KINDS = frozenset({"function", "method"})
 _VARIABLE_KINDS = frozenset({"variable", "constant"})
+# Types whose values have members: a type alias too (Go's `type Params []Param` has methods);
+# what an alias does not define itself is not known (its aliased type's members are not kept).
+_INSTANCE_KINDS = TYPE_KIND_NAMES | {"type_alias"}
 # A chain: a head name, then ".name" members and "()" calls.
 _STEP = re.compile(r"\(\)|(?:\.|::|->)([A-Za-z_$][\w$]*)")
 _HEAD = re.compile(r"[A-Za-z_$][\w$]*")
@@ -176,7 +179,7 @@ class Types:
             return self.member(cur[1] if kind == "inst" else (cur[1],), name, instance=True, skip_self=kind == "super")
         if kind == "sym":
             syms = [self.table.symbols.get(i) for i in cur[1]]
-            if len(syms) == 1 and syms[0] is not None and syms[0].kind in TYPE_KIND_NAMES:
+            if len(syms) == 1 and syms[0] is not None and syms[0].kind in _INSTANCE_KINDS:
                 return self.member(cur[1], name, instance=False, skip_self=False)
             if all(s is not None and s.kind == "module" for s in syms):
                 m = r.member(cur, name)
@@ -198,7 +201,7 @@ class Types:
         syms = [self.table.symbols.get(i) for i in cur[1]]
         if any(s is None for s in syms):
             return UNKNOWN
-        if len(syms) == 1 and syms[0].kind in TYPE_KIND_NAMES:
+        if len(syms) == 1 and syms[0].kind in _INSTANCE_KINDS:
             return ("inst", cur[1])
         if not all(s.kind in _FUNCTION_KINDS for s in syms):
             return UNKNOWN
@@ -232,6 +235,8 @@ class Types:
 
     def missing(self, order: list[str], name: str) -> tuple:
         """A member none of the workspace types has: in an external base, if one may have it."""
+        if any(self.table.symbols[t].kind == "type_alias" for t in order):
+            return UNKNOWN
         for t in order:
             for base in self.r.open_bases(t):
                 if base is None:
@@ -268,14 +273,15 @@ class Types:
         if not binds:
             return UNKNOWN
         declared = [b for b in binds if b.type is not None]
-        if declared:
+        if declared and not self.spec.bindings_declare:
             values = {self._in_file_of(b.context or scope, "type", b.type) for b in declared}
         else:
             values = set()
             for b in binds:
-                if b.value is None:
+                if b.type is None and b.value is None:
                     return UNKNOWN
-                values.add(self._in_file_of(b.context or scope, "value", b.value))
+                what, text = ("value", b.value) if b.type is None else ("type", b.type)
+                values.add(self._in_file_of(b.context or scope, what, text))
                 if len(values) > 1:
                     return UNKNOWN
         value = values.pop() if len(values) == 1 else UNKNOWN
@@ -301,7 +307,7 @@ class Types:
             return UNKNOWN
         if ent[0] == "ext":
             return ent
-        if ent[0] == "sym" and len(ent[1]) == 1 and self.table.symbols[ent[1][0]].kind in TYPE_KIND_NAMES:
+        if ent[0] == "sym" and len(ent[1]) == 1 and self.table.symbols[ent[1][0]].kind in _INSTANCE_KINDS:
             return ("inst", ent[1])
         return UNKNOWN
 
