@@ -13,6 +13,7 @@ import dataclasses
 import types
 import typing
 from dataclasses import MISSING, dataclass
+from datetime import datetime
 from enum import StrEnum
 from typing import Any, ClassVar
 
@@ -211,6 +212,16 @@ class WorkspaceNode:
     indexer: str  # fingerprint of the indexer that classified the tree's files
 
 
+@_slot_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkspaceIndexed:
+    """What an index run that changed the workspace writes on its node when it ends."""
+
+    id: str = WORKSPACE_ID
+    symbols_token: str | None  # which index state the graph matches (random per run)
+    indexed_at: datetime  # when the run ended
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _TreeNode:
     """A directory or a file, as the tree sync finds it."""
@@ -315,10 +326,62 @@ class CodeEdge:
     count: int = 1
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnNode:
+    """A turn of the context store, mirrored as RUNTIME facts (`graphsvc.graph.runtime`); each
+    of its keys is a further property ``key_<name>``. A turn's parent not mirrored yet stands
+    as a node with its constants and name only."""
+
+    LABELS: ClassVar[tuple[Label, ...]] = (Label.TURN,)
+    id: str  # turn_id(turn)
+    name: str = prop(returned=True)  # the turn's own id
+    kind: str = constant("turn")
+    prov: str = constant(Prov.RUNTIME)
+    family: str  # the turn id its family is named after
+    session: str | None
+    opened_at: str  # ISO 8601
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommunityRun:
+    """What the Leiden run that stored a community records on it (every community of a
+    workspace holds the same: the run stored last)."""
+
+    run: str  # unique per run: readers tell a whole run from parts of two
+    turn: str | None  # the turn node whose subgraph was partitioned, None for the workspace
+    objective: str
+    algorithm: str
+    resolution: float
+    seed: int
+    modularity: float
+    quality: float
+    nodes: int  # of the graph partitioned
+    edges: int
+    unassigned: int  # nodes in no stored community (theirs was too small)
+    community_count: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommunityNode(CommunityRun):
+    LABELS: ClassVar[tuple[Label, ...]] = (Label.COMMUNITY,)
+    id: str  # community_id(community)
+    name: str = prop(returned=True)  # its label, shown as a node's name is
+    label: str  # the deepest directory holding most members, or the top members' names
+    kind: str = constant("community")
+    prov: str = constant(Prov.INFERRED)
+    community: int = prop(returned=True)  # its number; each member holds it too
+    size: int  # members when stored
+    top_members: list[str]  # ids of the members of highest degree
+    top_degrees: list[int]
+
+
 # Node kinds in the order their returned properties appear in `Entity`.
 NODE_RECORDS = (WorkspaceNode, DirectoryNode, SymbolNode, ExternalNode, FileNode)
 # What later steps of an index run write onto nodes of those kinds; returned ones follow.
-NODE_PART_RECORDS = (FileParse, UnresolvedCalls)
+NODE_PART_RECORDS = (FileParse, UnresolvedCalls, WorkspaceIndexed)
+# Nodes laid over the code: turns mirrored from the context store, stored communities;
+# their returned properties follow.
+OVERLAY_NODE_RECORDS = (TurnNode, CommunityNode)
 
 
 def stored_fields(record: type) -> tuple[dataclasses.Field, ...]:
@@ -355,7 +418,7 @@ def _without_none(hint: Any) -> Any:
 def _returned_properties() -> list[tuple[str, Any, dataclasses.Field]]:
     """Every returned property of a node kind, optional in `Entity` (other kinds lack it)."""
     seen: dict[str, Any] = {}
-    for record in (*NODE_RECORDS, *NODE_PART_RECORDS):
+    for record in (*NODE_RECORDS, *NODE_PART_RECORDS, *OVERLAY_NODE_RECORDS):
         hints = typing.get_type_hints(record)
         for f in dataclasses.fields(record):
             if not f.metadata.get(RETURNED):
@@ -371,8 +434,6 @@ Entity = dataclasses.make_dataclass(
     "Entity",
     [
         *_returned_properties(),
-        # Written by the communities write-back.
-        ("community", int | None, dataclasses.field(default=None)),
         # Computed by the answer: all relationships of the node, and hops from the query's entity.
         ("degree", int | None, dataclasses.field(default=None, metadata={STORED: False})),
         ("level", int | None, dataclasses.field(default=None, metadata={STORED: False})),

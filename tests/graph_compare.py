@@ -9,16 +9,16 @@ another name.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-# Properties that differ between two indexes of one tree by design.
-VOLATILE = frozenset({
-    "workspace",  # the name under which the tree was indexed
-    "symbols_token",  # random per run: which index state the graph matches
-    "indexed_at",  # when the last index run that changed the workspace ended
-})
+from graphsvc.model import WorkspaceIndexed
+
+# Properties that differ between two indexes of one tree by design: the name under which
+# the tree was indexed, and what the run that indexed it wrote on the workspace when it ended.
+VOLATILE = frozenset({"workspace"} | {f.name for f in dataclasses.fields(WorkspaceIndexed)} - {"id"})
 
 _NODES = """
 MATCH (n:Entity {workspace: $ws})

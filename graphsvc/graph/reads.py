@@ -8,10 +8,12 @@ only numbers put into query text (path hop bounds) are validated integers.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from neo4j import Query, Result, Session
 
+from graphsvc import model
 from graphsvc.graph.driver import Graph
 from graphsvc.model import ENTITY_PROPERTIES, WORKSPACE_ID, Label, Prov, Rel
 
@@ -387,8 +389,7 @@ RETURN c.id AS id, c.community AS number, c.label AS label, c.size AS size,
        COUNT {{ (c)<-[:{Rel.MEMBER_OF.value}]-() }} AS members,
        coalesce(c.top_members, []) AS top_members, coalesce(c.top_degrees, []) AS top_degrees,
        [(c)<-[:{Rel.MEMBER_OF.value}]-(m) WHERE m.id IN c.top_members | [m.id, m.name]] AS top_names,
-       c {{.run, .turn, .objective, .algorithm, .resolution, .seed, .modularity, .quality, .nodes,
-           .edges, .unassigned, .community_count}} AS run
+       c {{{", ".join("." + f.name for f in dataclasses.fields(model.CommunityRun))}}} AS run
 ORDER BY number
 """
 

@@ -1,9 +1,8 @@
 """The Cypher that mirrors the turn index into Neo4j as RUNTIME facts.
 
-A turn becomes an ``:Entity:Turn`` node with id ``turn:<turn id>`` in its workspace, with
-``kind='turn'``, ``prov='RUNTIME'``, its family, session and open time, and each key as a
-``key_<name>`` property (non-alphanumerics in the name become ``_``: ``file-tree`` ->
-``key_file_tree``).
+A turn becomes a `TurnNode` (``:Entity:Turn``, id ``turn:<turn id>``) in its workspace, and
+each of its keys a ``key_<name>`` property (non-alphanumerics in the name become ``_``:
+``file-tree`` -> ``key_file_tree``).
 
 ``IN_TURN`` points from a turn to the turn it continues: its parent, or, for a turn opened
 without a parent in a family named after another turn, that family's root turn. Following
@@ -21,18 +20,18 @@ from datetime import datetime
 from typing import Protocol
 
 from graphsvc.graph.driver import Graph, get_graph
-from graphsvc.model import Label, Prov, Reason, Rel, turn_id
+from graphsvc.graph.writer import created, merge_nodes, row
+from graphsvc.model import Label, Prov, Reason, Rel, TurnNode, turn_id
 
 _KEY_CHARS = re.compile(r"[^A-Za-z0-9_]")
 
-_MIRROR_TURNS = f"""
-UNWIND $rows AS row
-MERGE (t:Entity {{workspace: row.workspace, id: row.id}})
-SET t:{Label.TURN}, t += row.props
+# Rows: a TurnNode's row with the turn's `workspace`, its `keys` as properties, and the id
+# and name of the turn it continues (`up`, `up_name`).
+_MIRROR_TURNS = merge_nodes(TurnNode, "t", workspace="row.workspace") + f"""SET t += row.keys
 WITH t, row
 WHERE row.up IS NOT NULL
 MERGE (p:Entity {{workspace: row.workspace, id: row.up}})
-ON CREATE SET p:{Label.TURN}, p.kind = 'turn', p.prov = '{Prov.RUNTIME}', p.name = row.up_name
+ON CREATE SET {created(TurnNode, "p")}, p.name = row.up_name
 MERGE (t)-[r:{Rel.IN_TURN}]->(p)
 SET r.prov = '{Prov.RUNTIME}', r.confidence = 1.0, r.reason = '{Reason.RUNTIME}'
 """
@@ -105,20 +104,13 @@ def _row(turn: Turn) -> dict:
     up = turn.parent_id
     if up is None and turn.family_id != turn.id:
         up = turn.family_id
-    props = {
-        "name": turn.id,
-        "kind": "turn",
-        "prov": Prov.RUNTIME.value,
-        "family": turn.family_id,
-        "session": turn.session_id,
-        "opened_at": turn.opened_at.isoformat(),
-    }
-    for name, value in turn.keys.items():
-        props[key_property(name)] = value
-    return {
+    node = TurnNode(
+        id=turn_id(turn.id), name=turn.id, family=turn.family_id, session=turn.session_id,
+        opened_at=turn.opened_at.isoformat(),
+    )
+    return row(node) | {
         "workspace": turn.workspace,
-        "id": turn_id(turn.id),
-        "props": props,
+        "keys": {key_property(name): value for name, value in turn.keys.items()},
         "up": turn_id(up) if up else None,
         "up_name": up,
     }

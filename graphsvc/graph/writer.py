@@ -10,6 +10,7 @@ import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from enum import Enum
 from itertools import islice
 from typing import Any
@@ -62,16 +63,32 @@ def _labels(record: type) -> str:
     return ":".join(label.value for label in record.LABELS)
 
 
-def _merge_nodes(record: type, var: str, on_create_only: bool = False) -> str:
+def created(record: type, var: str) -> str:
+    """What a node of `record`'s kind gets when it is created: its labels and constants."""
+    constants, _ = _properties(record)
+    return f"{var}:{_labels(record)}, {_set(var, constants)}"
+
+
+def merge_nodes(record: type, var: str, on_create_only: bool = False, workspace: str = "$ws") -> str:
     """MERGE each row's node by key; its labels and constants are set when it is created, its
-    values every time (or then only)."""
-    constants, values = _properties(record)
-    on_create = _set(var, constants + values if on_create_only else constants)
+    values every time (or then only). `workspace`: the Cypher of the nodes' workspace."""
+    _, values = _properties(record)
+    on_create = created(record, var) + (f", {_set(var, values)}" if on_create_only else "")
     text = f"""UNWIND $rows AS row
-MERGE ({var}:{model.ENTITY} {{workspace: $ws, id: row.id}})
-ON CREATE SET {var}:{_labels(record)}, {on_create}
+MERGE ({var}:{model.ENTITY} {{workspace: {workspace}, id: row.id}})
+ON CREATE SET {on_create}
 """
     return text if on_create_only else text + f"SET {_set(var, values)}\n"
+
+
+def _set_on(record: type, var: str, label: Label) -> str:
+    """Set the row values of `record` on existing `label` nodes, found by id."""
+    return f"""
+UNWIND $rows AS row
+MATCH ({var}:Entity {{workspace: $ws, id: row.id}}) USING INDEX SEEK {var}:Entity(workspace, id)
+WHERE {var}:{label.value}
+SET {_set(var, _properties(record)[1])}
+"""
 
 
 def _create_nodes(record: type, var: str) -> str:
@@ -88,14 +105,14 @@ _TREE_EDGE_PROPS = [(f.name, _literal(getattr(_TREE_EDGE, f.name))) for f in mod
 
 def _upsert_tree_nodes(record: type) -> str:
     # Rows with a `parent` are new: the node and its CONTAINS edge are created together.
-    return _merge_nodes(record, "n") + f"""WITH n, row WHERE row.parent IS NOT NULL
+    return merge_nodes(record, "n") + f"""WITH n, row WHERE row.parent IS NOT NULL
 MATCH (p:Entity {{workspace: $ws, id: row.parent}}) USING INDEX SEEK p:Entity(workspace, id)
 MERGE (p)-[r:{Rel.CONTAINS.value}]->(n)
 ON CREATE SET {_set("r", _TREE_EDGE_PROPS)}
 """
 
 
-_UPSERT_WORKSPACE = _merge_nodes(model.WorkspaceNode, "w")
+_UPSERT_WORKSPACE = merge_nodes(model.WorkspaceNode, "w")
 _UPSERT_DIRS = _upsert_tree_nodes(model.DirectoryNode)
 _UPSERT_FILES = _upsert_tree_nodes(model.FileNode)
 
@@ -121,14 +138,14 @@ WHERE s:Symbol AND s.file IS NOT NULL
 RETURN s.id AS id
 """
 
-_UPSERT_SYMBOLS = _merge_nodes(model.SymbolNode, "s") + "RETURN collect(elementId(s)) AS eids\n"
+_UPSERT_SYMBOLS = merge_nodes(model.SymbolNode, "s") + "RETURN collect(elementId(s)) AS eids\n"
 
 # A workspace with no symbols yet (a first index) needs no MERGE: creating each node with
 # its labels and properties at once costs a fraction of a MERGE followed by SETs.
 _CREATE_SYMBOLS = _create_nodes(model.SymbolNode, "s") + "RETURN collect(elementId(s)) AS eids\n"
 
 _UPSERT_EXTERNALS = (
-    _merge_nodes(model.ExternalNode, "s", on_create_only=True) + "RETURN collect(elementId(s)) AS eids\n"
+    merge_nodes(model.ExternalNode, "s", on_create_only=True) + "RETURN collect(elementId(s)) AS eids\n"
 )
 
 _ELEMENT_IDS = """
@@ -137,12 +154,7 @@ MATCH (n:Entity {workspace: $ws, id: id}) USING INDEX SEEK n:Entity(workspace, i
 RETURN id, elementId(n) AS eid
 """
 
-_MARK_FILES = f"""
-UNWIND $rows AS row
-MATCH (f:Entity {{workspace: $ws, id: row.id}}) USING INDEX SEEK f:Entity(workspace, id)
-WHERE f:{Label.FILE.value}
-SET {_set("f", _properties(model.FileParse)[1])}
-"""
+_MARK_FILES = _set_on(model.FileParse, "f", Label.FILE)
 
 _SET_UNRESOLVED = f"""
 UNWIND $rows AS row
@@ -182,10 +194,7 @@ WHERE NOT (x)<--()
 DETACH DELETE x
 """
 
-_SET_WORKSPACE_TOKEN = """
-MATCH (w:Entity {workspace: $ws, id: $id}) USING INDEX SEEK w:Entity(workspace, id)
-SET w.symbols_token = $token, w.indexed_at = datetime()
-"""
+_MARK_WORKSPACE = _set_on(model.WorkspaceIndexed, "w", Label.WORKSPACE)
 
 _GET_WORKSPACE_TOKEN = """
 MATCH (w:Entity {workspace: $ws, id: $id}) USING INDEX SEEK w:Entity(workspace, id)
@@ -243,7 +252,10 @@ def _row_getter(record: type, keys: tuple[str, ...] = ()) -> Callable[[Any], dic
 
 
 # Built once: the writer turns millions of records into rows. An edge's row names its ends.
-_ROWS = {record: _row_getter(record) for record in (*model.NODE_RECORDS, *model.NODE_PART_RECORDS)}
+_ROWS = {
+    record: _row_getter(record)
+    for record in (*model.NODE_RECORDS, *model.NODE_PART_RECORDS, *model.OVERLAY_NODE_RECORDS)
+}
 _ROWS[model.CodeEdge] = _row_getter(model.CodeEdge, ("src", "dst"))
 _SYMBOL_ROW = _ROWS[model.SymbolNode]
 _EXTERNAL_ROW = _ROWS[model.ExternalNode]  # also takes the SymbolNode the resolver makes of one
@@ -426,7 +438,9 @@ class GraphWriter:
         return rows[0]["token"] if rows else None
 
     def set_symbols_token(self, token: str | None) -> None:
-        self.graph.write(_SET_WORKSPACE_TOKEN, ws=self.ws, id=model.WORKSPACE_ID, token=token)
+        """Record that the graph matches index state `token`, as of now."""
+        indexed = model.WorkspaceIndexed(symbols_token=token, indexed_at=datetime.now(UTC))
+        self.graph.write(_MARK_WORKSPACE, ws=self.ws, rows=[row(indexed)])
 
 
 # --- communities -------------------------------------------------------------------------
@@ -446,17 +460,7 @@ SET w.communities_lock = true
 REMOVE w.communities_lock
 """
 
-_UPSERT_COMMUNITIES = f"""
-UNWIND $rows AS row
-MERGE (c:Entity {{workspace: $ws, id: row.id}})
-SET c:{model.Label.COMMUNITY.value}, c += {{
-  name: row.label, label: row.label, kind: 'community', community: row.n, size: row.size,
-  top_members: row.top_members, top_degrees: row.top_degrees,
-  prov: '{model.Prov.INFERRED.value}', run: $run, turn: $turn, modularity: $modularity,
-  quality: $quality, objective: $objective, algorithm: $algorithm, resolution: $resolution,
-  seed: $seed, nodes: $nodes, edges: $edges, unassigned: $unassigned, community_count: $community_count
-}}
-"""
+_UPSERT_COMMUNITIES = merge_nodes(model.CommunityNode, "c")
 
 _DROP_COMMUNITIES = f"""
 MATCH (c:{model.Label.COMMUNITY.value}:{model.ENTITY} {{workspace: $ws}}) WHERE NOT c.id IN $keep
@@ -488,20 +492,18 @@ _COMMUNITY_LOCKS_GUARD = threading.Lock()
 def write_communities(
     graph: Graph,
     workspace: str,
-    communities: list[dict],
+    communities: list[model.CommunityNode],
     members: list[dict],
-    run: dict[str, Any],
     timeout_s: float,
     batch: int = 10_000,
 ) -> None:
     """Make the stored partition the given one, in one transaction, touching only what changed.
 
-    `communities`: rows {id, n, label, size, top_members, top_degrees}; `members`: rows
-    {eid, id, cid, n}; `run`: what every community records of the run (its `run` stamp,
-    `turn`, objective, scores, sizes of the graph). Readers see the previous partition or
-    this one, never a mix. Community nodes are keyed by number, so a member whose number is
-    unchanged keeps its edge.
+    `members`: rows {eid, id, cid, n}. Readers see the previous partition or this one, never
+    a mix. Community nodes are keyed by number, so a member whose number is unchanged keeps
+    its edge.
     """
+    rows = [row(c) for c in communities]
     with _COMMUNITY_LOCKS_GUARD:
         lock = _COMMUNITY_LOCKS.setdefault(workspace, threading.Lock())
     if not lock.acquire(timeout=timeout_s):
@@ -511,23 +513,23 @@ def write_communities(
         )
     try:
         graph.write_transaction(
-            lambda tx: _write_partition(tx, workspace, communities, members, run, batch), timeout_s=timeout_s
+            lambda tx: _write_partition(tx, workspace, rows, members, batch), timeout_s=timeout_s
         )
     finally:
         lock.release()
 
 
-def _write_partition(tx, workspace: str, communities: list[dict], members: list[dict], run: dict, batch: int) -> None:
+def _write_partition(tx, workspace: str, communities: list[dict], members: list[dict], batch: int) -> None:
     tx.run(_LOCK_WORKSPACE, ws=workspace, id=model.WORKSPACE_ID).consume()
     stored = tx.run(_STORED_MEMBERSHIP, ws=workspace).data()
     before = {eid: (ident, n) for row in stored for eid, ident, n in row["members"]}
     moves = [m for m in members if before.pop(m["eid"], (None, None))[1] != m["n"]]
     moves.extend({"eid": eid, "id": ident, "cid": None, "n": None} for eid, (ident, _) in before.items())
     for i in range(0, len(communities), batch):
-        tx.run(_UPSERT_COMMUNITIES, rows=communities[i : i + batch], ws=workspace, **run).consume()
+        tx.run(_UPSERT_COMMUNITIES, rows=communities[i : i + batch], ws=workspace).consume()
     for i in range(0, len(moves), batch):
         tx.run(_MOVE_MEMBERS, rows=moves[i : i + batch], ws=workspace).consume()
     tx.run(_DROP_COMMUNITIES, ws=workspace, keep=[c["id"] for c in communities]).consume()
 
 
-__all__ = ["GraphWriter", "batches", "write_communities"]
+__all__ = ["GraphWriter", "batches", "created", "merge_nodes", "row", "write_communities"]

@@ -14,6 +14,7 @@ an option needs it).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 import time
@@ -222,23 +223,24 @@ def compute_communities(
     modularity = g.modularity(membership, weights="weight") if g.ecount() else 0.0
     clustered = time.perf_counter()
 
-    found, community_rows, member_rows = _numbered(rows, g, membership, min_size)
+    found, member_rows = _numbered(rows, g, membership, min_size)
     if write:
-        run = {
-            "run": uuid.uuid4().hex,
-            "turn": turn_node,
-            "modularity": modularity,
-            "quality": quality,
-            "objective": objective,
-            "algorithm": algorithm,
-            "resolution": resolution,
-            "seed": seed,
-            "nodes": g.vcount(),
-            "edges": g.ecount(),
-            "unassigned": g.vcount() - len(member_rows),
-            "community_count": len(found),
-        }
-        writer.write_communities(graph, scope.workspace, community_rows, member_rows, run, timeout_s=timeout_s)
+        run = model.CommunityRun(
+            run=uuid.uuid4().hex,
+            turn=turn_node,
+            objective=objective,
+            algorithm=algorithm,
+            resolution=resolution,
+            seed=seed,
+            modularity=modularity,
+            quality=quality,
+            nodes=g.vcount(),
+            edges=g.ecount(),
+            unassigned=g.vcount() - len(member_rows),
+            community_count=len(found),
+        )
+        nodes = [_community_node(c, run) for c in found]
+        writer.write_communities(graph, scope.workspace, nodes, member_rows, timeout_s=timeout_s)
     written = time.perf_counter()
     return CommunitiesResult(
         workspace=scope.workspace,
@@ -293,11 +295,19 @@ def _weighted_graph(rows: list[dict]) -> igraph.Graph:
     return g
 
 
+def _community_node(c: Community, run: model.CommunityRun) -> model.CommunityNode:
+    top = c.top_members
+    return model.CommunityNode(
+        **{f.name: getattr(run, f.name) for f in dataclasses.fields(run)},
+        id=c.id, name=c.label, label=c.label, community=c.number, size=c.size,
+        top_members=[m.id for m in top], top_degrees=[m.degree for m in top],
+    )
+
+
 def _numbered(
     rows: list[dict], g: igraph.Graph, membership: list[int], min_size: int
-) -> tuple[list[Community], list[dict], list[dict]]:
-    """The communities of `min_size`+ members, and the rows that store them (one per
-    community, one per member)."""
+) -> tuple[list[Community], list[dict]]:
+    """The communities of `min_size`+ members, and the rows that store their membership."""
     degree = g.strength(weights=None)
     groups: dict[int, list[int]] = {}
     for v, c in enumerate(membership):
@@ -305,19 +315,15 @@ def _numbered(
     # Number communities by decreasing size, ties by first id: stable whatever the algorithm.
     ordered = sorted((m for m in groups.values() if len(m) >= min_size), key=lambda m: (-len(m), rows[m[0]]["id"]))
     found: list[Community] = []
-    community_rows, member_rows = [], []
+    member_rows = []
     for n, members in enumerate(ordered):
         top = sorted(members, key=lambda v: (-degree[v], rows[v]["id"]))[:TOP_MEMBERS]
         label = _label([rows[v] for v in members], [rows[v] for v in top])
         cid = community_id(n)
-        community_rows.append({
-            "id": cid, "n": n, "label": label, "size": len(members),
-            "top_members": [rows[v]["id"] for v in top], "top_degrees": [int(degree[v]) for v in top],
-        })
         member_rows.extend({"eid": rows[v]["eid"], "id": rows[v]["id"], "cid": cid, "n": n} for v in members)
         top_members = [CommunityMember(id=rows[v]["id"], name=rows[v]["name"], degree=int(degree[v])) for v in top]
         found.append(Community(id=cid, number=n, label=label, size=len(members), top_members=top_members))
-    return found, community_rows, member_rows
+    return found, member_rows
 
 
 def _leiden(

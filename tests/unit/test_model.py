@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from graphsvc import model
-from graphsvc.graph import reads, writer
+from graphsvc.graph import reads, runtime, writer
 from graphsvc.query import engine, ranking
 from graphsvc.model import DirectoryNode, ExternalNode, FileNode, SymbolNode, WorkspaceNode
 
@@ -66,7 +67,7 @@ def test_symbol_rows_hold_what_the_statements_read():
 
 def test_entity_is_every_returned_property_of_a_node_kind():
     returned = set()
-    for record in (*model.NODE_RECORDS, *model.NODE_PART_RECORDS):
+    for record in (*model.NODE_RECORDS, *model.NODE_PART_RECORDS, *model.OVERLAY_NODE_RECORDS):
         for f in dataclasses.fields(record):
             if f.metadata.get(model.RETURNED):
                 returned |= {f.name, model.also(f)} - {None}
@@ -104,3 +105,26 @@ def test_the_full_text_index_covers_the_searched_properties_of_the_model():
     assert indexed == list(model.SEARCHED_PROPERTIES)
     assert engine.SEARCH_FIELDS == ranking.FIELDS == tuple(model.SEARCHED_PROPERTIES)
     assert engine.SEARCH_FIELDS[-1] == "doc"  # read apart from the node, cut to a length
+
+
+def test_turn_community_and_workspace_statements_are_the_records_fields():
+    """The runtime kinds and the end-of-run stamp are stated by their records too."""
+    turn = dict(runtime._row(_Turn()))
+    assert _set_targets(runtime._MIRROR_TURNS, "t") == _stored_names(model.TurnNode) - {"id"}
+    assert set(re.findall(r"row\.(\w+)", runtime._MIRROR_TURNS)) == set(turn) - {"kind", "prov"}
+    assert turn["keys"] == {"key_file_tree": "src/"} and turn["up"] == "turn:t-0"
+    assert _set_targets(writer._UPSERT_COMMUNITIES, "c") == _stored_names(model.CommunityNode) - {"id"}
+    run = {f.name for f in dataclasses.fields(model.CommunityRun)}
+    assert set(re.findall(r"\.(\w+)", re.search(r"c \{(.*)\} AS run", reads._STORED_COMMUNITIES).group(1))) == run
+    assert _set_targets(writer._MARK_WORKSPACE, "w") == _stored_names(model.WorkspaceIndexed) - {"id"}
+
+
+@dataclasses.dataclass
+class _Turn:
+    id: str = "t-1"
+    family_id: str = "t-0"
+    parent_id: str | None = None
+    workspace: str = "ws"
+    session_id: str | None = "s"
+    opened_at: datetime = datetime(2026, 1, 1, tzinfo=UTC)
+    keys: dict = dataclasses.field(default_factory=lambda: {"file-tree": "src/"})
