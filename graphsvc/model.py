@@ -345,20 +345,20 @@ class TurnNode:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CommunityRun:
     """What the Leiden run that stored a community records on it (every community of a
-    workspace holds the same: the run stored last)."""
+    workspace holds the same: the run stored last). The defaults: no run."""
 
-    run: str  # unique per run: readers tell a whole run from parts of two
-    turn: str | None  # the turn node whose subgraph was partitioned, None for the workspace
-    objective: str
-    algorithm: str
-    resolution: float
-    seed: int
-    modularity: float
-    quality: float
-    nodes: int  # of the graph partitioned
-    edges: int
-    unassigned: int  # nodes in no stored community (theirs was too small)
-    community_count: int
+    run: str = ""  # unique per run: readers tell a whole run from parts of two
+    turn: str | None = None  # the turn node whose subgraph was partitioned, None for the workspace
+    objective: str = ""
+    algorithm: str = ""
+    resolution: float = 0.0
+    seed: int = 0
+    modularity: float = 0.0
+    quality: float = 0.0
+    nodes: int = 0  # of the graph partitioned
+    edges: int = 0
+    unassigned: int = 0  # nodes in no stored community (theirs was too small)
+    community_count: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

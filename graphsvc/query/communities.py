@@ -113,12 +113,8 @@ def stored_communities(workspace: str, *, limit: int | None = 20, graph: Graph |
         time.sleep(READ_PAUSE_S * (attempt + 1))  # the commit being read is finishing
     read = round(time.perf_counter() - started, 3)
     if not rows:
-        return CommunitiesResult(
-            workspace=workspace, turn_id=None, objective="", algorithm="", resolution=0.0, seed=0,
-            nodes=0, edges=0, community_count=0, unassigned=0, modularity=0.0, quality=0.0,
-            communities=[], fetch_s=read, leiden_s=0.0, write_s=0.0, total_s=read, stored=True,
-            hint=COMPUTE_HINT,
-        )
+        return _answer(workspace, model.CommunityRun(), [], limit, stored=True, fetch_s=read, total_s=read,
+                       hint=COMPUTE_HINT)
     found = []
     for r in rows:
         names = dict(r["top_names"])
@@ -130,27 +126,38 @@ def stored_communities(workspace: str, *, limit: int | None = 20, graph: Graph |
         # What is stored now: the members counted, should a member have been deleted since.
         found.append(Community(id=r["id"], number=r["number"], label=r["label"], size=r["members"], top_members=top))
     found.sort(key=lambda c: (-c.size, c.number))
-    run = rows[0]["run"]
-    assigned = sum(c.size for c in found)
+    # A property an older run did not store keeps its default; its node count is its members'.
+    run = model.CommunityRun(**{name: value for name, value in rows[0]["run"].items() if value is not None})
+    if rows[0]["run"]["nodes"] is None:
+        run = dataclasses.replace(run, nodes=sum(c.size for c in found))
+    return _answer(workspace, run, found, limit, stored=True, fetch_s=read, total_s=read)
+
+
+# What an answer reports of its run as the run records it.
+_REPORTED = [f.name for f in dataclasses.fields(model.CommunityRun) if f.name in CommunitiesResult.__dataclass_fields__]
+
+
+def _answer(
+    workspace: str,
+    run: model.CommunityRun,
+    found: list[Community],
+    limit: int,
+    *,
+    stored: bool,
+    fetch_s: float,
+    total_s: float,
+    leiden_s: float = 0.0,
+    write_s: float = 0.0,
+    hint: str | None = None,
+) -> CommunitiesResult:
+    """What a run, read back or just made, answers: its record and at most `limit` communities."""
+    reported = {name: getattr(run, name) for name in _REPORTED} | {
+        "modularity": round(run.modularity, 6), "quality": round(run.quality, 6), "community_count": len(found),
+    }
     return CommunitiesResult(
-        workspace=workspace,
-        turn_id=(run["turn"] or "").removeprefix(TURN_PREFIX) or None,
-        objective=run["objective"] or "",
-        algorithm=run["algorithm"] or "",
-        resolution=run["resolution"] or 0.0,
-        seed=run["seed"] or 0,
-        nodes=run["nodes"] if run["nodes"] is not None else assigned,
-        edges=run["edges"] or 0,
-        community_count=len(found),
-        unassigned=run["unassigned"] or 0,
-        modularity=round(run["modularity"] or 0.0, 6),
-        quality=round(run["quality"] or 0.0, 6),
-        communities=found[:limit],
-        fetch_s=read,
-        leiden_s=0.0,
-        write_s=0.0,
-        total_s=read,
-        stored=True,
+        **reported, workspace=workspace, turn_id=(run.turn or "").removeprefix(TURN_PREFIX) or None,
+        communities=found[:limit], stored=stored, hint=hint,
+        fetch_s=fetch_s, leiden_s=leiden_s, write_s=write_s, total_s=total_s,
     )
 
 
@@ -224,43 +231,19 @@ def compute_communities(
     clustered = time.perf_counter()
 
     found, member_rows = _numbered(rows, g, membership, min_size)
+    run = model.CommunityRun(
+        run=uuid.uuid4().hex, turn=turn_node, objective=objective, algorithm=algorithm, resolution=resolution,
+        seed=seed, modularity=modularity, quality=quality, nodes=g.vcount(), edges=g.ecount(),
+        unassigned=g.vcount() - len(member_rows), community_count=len(found),
+    )
     if write:
-        run = model.CommunityRun(
-            run=uuid.uuid4().hex,
-            turn=turn_node,
-            objective=objective,
-            algorithm=algorithm,
-            resolution=resolution,
-            seed=seed,
-            modularity=modularity,
-            quality=quality,
-            nodes=g.vcount(),
-            edges=g.ecount(),
-            unassigned=g.vcount() - len(member_rows),
-            community_count=len(found),
-        )
         nodes = [_community_node(c, run) for c in found]
         writer.write_communities(graph, scope.workspace, nodes, member_rows, timeout_s=timeout_s)
     written = time.perf_counter()
-    return CommunitiesResult(
-        workspace=scope.workspace,
-        turn_id=scope.turn_id,
-        objective=objective,
-        algorithm=algorithm,
-        resolution=resolution,
-        seed=seed,
-        nodes=g.vcount(),
-        edges=g.ecount(),
-        community_count=len(found),
-        unassigned=g.vcount() - len(member_rows),
-        modularity=round(modularity, 6),
-        quality=round(quality, 6),
-        communities=found[:limit],
-        fetch_s=round(fetched - started, 3),
-        leiden_s=round(clustered - fetched, 3),
-        write_s=round(written - clustered, 3),
+    return _answer(
+        scope.workspace, run, found, limit, stored=write, fetch_s=round(fetched - started, 3),
+        leiden_s=round(clustered - fetched, 3), write_s=round(written - clustered, 3),
         total_s=round(written - started, 3),
-        stored=write,
     )
 
 
