@@ -23,6 +23,9 @@ tags.scm-style captures:
                         A language's null literal (``LanguageSpec.null_literals``) binds nothing.
 ``@local.enter``        the expression whose context it is bound to (Python ``with X as f``):
                         the value of ``X.<LanguageSpec.context_enter>()``
+``@local.element``      the expression whose elements it is bound to in turn (a loop
+                        variable): the element type of the expression's declared container
+                        type (``LanguageSpec.container_types``)
 ``@field``              a field of the type around the enclosing method, assigned through
                         the receiver (``self.x = ...``); ``@field.type`` / ``@field.value`` as
                         for ``@local``, the value read in the method's scope
@@ -82,6 +85,7 @@ RECEIVER_OTHER = "other"
 
 # The name a function's result is bound to in ``Binding`` (no identifier can be it).
 RESULT = "()"
+ELEMENT = "[]"  # in a bound expression: one element of what precedes it
 
 INHERITS = "inherits"
 IMPLEMENTS = "implements"
@@ -153,6 +157,9 @@ class FileExtraction:
     bindings: list[Binding] = field(default_factory=list)
     package: str | None = None  # Go package / Java package clause
     declared: list[str] = field(default_factory=list)  # names declared, not defined (C prototypes, __all__)
+    # Definitions redefined later in the same statement list (overload stubs, replaced
+    # functions): not what the name means once the block has run.
+    shadowed: list[str] = field(default_factory=list)
     has_errors: bool = False
     error_count: int = 0
     invalid_utf8: bool = False
@@ -382,6 +389,7 @@ class _Extractor:
     def _nest(self, ordered: list[_Def]) -> None:
         stack: list[_Def] = []
         seen: dict[str, int] = {}
+        last_in_block: dict[str, tuple[tuple, str]] = {}  # qual -> (its block, id of its last definition)
         by_qual: dict[str, SymbolRecord] = {}
         symbols = self.out.symbols
         deep = False
@@ -415,6 +423,12 @@ class _Extractor:
             seen[qual] = n
             # Redefinitions and overloads: the second one is Name@2, in source order.
             uqual = qual if n == 1 else f"{qual}@{n}"
+            if self.spec.redefinition_shadows:
+                block = self._block(d.node)
+                earlier = last_in_block.get(qual)
+                if earlier is not None and earlier[0] == block:
+                    self.out.shadowed.append(earlier[1])
+                last_in_block[qual] = (block, symbol_id(self.path, uqual))
             d.qual = uqual
             parent_id = self.path
             owner = prefix
@@ -442,6 +456,13 @@ class _Extractor:
             symbols.append(sym)
         if deep:
             self.out.problems = (*self.out.problems, "deeply-nested")
+
+    def _block(self, node: tree_sitter.Node) -> tuple:
+        """The statement list a definition is written in (past decorators and the like)."""
+        parent = node.parent
+        while parent is not None and parent.type in self.spec.definition_wrappers:
+            parent = parent.parent
+        return (parent.start_byte, parent.end_byte) if parent is not None else ()
 
     def _signature(self, node: tree_sitter.Node, kind: str) -> str:
         body = node.child_by_field_name("body")
@@ -556,6 +577,10 @@ class _Extractor:
                 value_text = self._value(caps[role + ".enter"][0])
                 if value_text:
                     value_text = f"{value_text}.{self.spec.context_enter}()"
+            elif value_text is None and role + ".element" in caps:
+                value_text = self._value(caps[role + ".element"][0])
+                if value_text:
+                    value_text = f"{value_text}{ELEMENT}"
             if value_text == "":  # bound to the null literal: says nothing about the name
                 continue
             if role == "field":

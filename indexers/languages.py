@@ -109,6 +109,14 @@ class LanguageSpec:
     # parameters): the name is known only when all of them agree, a declared type does not
     # override the values of other bindings.
     bindings_declare: bool = False
+    # A later definition of a name in the same statement list replaces the earlier one
+    # (Python): the earlier one is not a target. Nodes that wrap a definition there:
+    redefinition_shadows: bool = False
+    definition_wrappers: frozenset[str] = frozenset()
+    # Generic types whose (first) type argument is the type of their elements, and those
+    # whose argument is a class itself (Python's ``Type[Foo]``).
+    container_types: frozenset[str] = frozenset()
+    class_types: frozenset[str] = frozenset()
     # Methods of a type that answer any attribute (``__getattr__``): a member not found is
     # then unknown, not missing.
     dynamic_members: frozenset[str] = frozenset()
@@ -237,6 +245,14 @@ LANGUAGES: dict[str, LanguageSpec] = {
             context_enter="__enter__",
             linear_mro=True,
             dynamic_members=frozenset({"__getattr__", "__getattribute__"}),
+            container_types=frozenset(
+                """List list Sequence MutableSequence Iterable Iterator Collection Set set FrozenSet
+                frozenset AbstractSet MutableSet Tuple tuple Deque deque Generator AsyncIterator
+                AsyncIterable KeysView ValuesView""".split()
+            ),
+            class_types=frozenset({"Type", "type"}),
+            redefinition_shadows=True,
+            definition_wrappers=frozenset({"decorated_definition"}),
             # An unqualified name that is neither defined nor imported in a Python module can
             # only come from a star import or be an error, so a workspace-wide match is weak.
             unique_name_confidence=0.5,

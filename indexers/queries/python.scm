@@ -85,7 +85,7 @@
 (assignment left: (pattern_list (identifier) @local))
 (assignment left: (tuple_pattern (identifier) @local))
 (augmented_assignment left: (identifier) @local)
-(for_statement left: (identifier) @local)
+(for_statement left: (identifier) @local right: (_) @local.element)
 (for_statement left: (pattern_list (identifier) @local))
 (for_statement left: (tuple_pattern (identifier) @local))
 (for_in_clause left: (identifier) @local)

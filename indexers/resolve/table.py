@@ -63,9 +63,12 @@ class SymbolTable:
         quals: dict[str, list[str]] = {}
         scope_key = self._scope_key(ext.path, spec)
         symbols, by_name, members = self.symbols, self._by_name, self._members
+        shadowed = set(ext.shadowed)
         for sym in ext.symbols:
             sid, kind, qual = sym.id, sym.kind, sym.qualified_name
             symbols[sid] = sym
+            if sid in shadowed:
+                continue  # a node, but never what the name resolves to
             base = base_qual(qual)
             if base in quals:
                 quals[base].append(sid)

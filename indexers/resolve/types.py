@@ -8,6 +8,7 @@ a scope of a file, it becomes a *value*:
   ("this", type_id)       the receiver of a method of that type (``self``): a method
                           returning it returns the instance it is called on
   ("method", ids, types)  methods looked up on an instance of ``types``
+  ("iter", value)         a container whose elements are ``value`` (``List[Foo]``)
   ("sym", ids)            workspace definitions themselves (a function, a class, a variable)
   ("mod", files)          a workspace module
   ("ext", module, name)   something outside the workspace (an instance of an external type
@@ -32,7 +33,7 @@ import re
 from typing import TYPE_CHECKING
 
 from graphsvc.model import Reason
-from indexers.extract import RESULT, Binding
+from indexers.extract import ELEMENT, RESULT, Binding
 from indexers.resolve.common import SPLIT, TYPE_KIND_NAMES, Entity
 
 if TYPE_CHECKING:
@@ -46,18 +47,19 @@ _VARIABLE_KINDS = frozenset({"variable", "constant"})
 # Types whose values have members: a type alias too (Go's `type Params []Param` has methods);
 # what an alias does not define itself is not known (its aliased type's members are not kept).
 _INSTANCE_KINDS = TYPE_KIND_NAMES | {"type_alias"}
-# A chain: a head name, then ".name" members and "()" calls.
-_STEP = re.compile(r"\(\)|(?:\.|::|->)([A-Za-z_$][\w$]*)")
+# A chain: a head name, then ".name" members, "()" calls and "[]" elements.
+_STEP = re.compile(r"\(\)|\[\]|(?:\.|::|->)([A-Za-z_$][\w$]*)")
 _HEAD = re.compile(r"[A-Za-z_$][\w$]*")
 # Type text: wrappers that say "this type or nothing" and how a type is referred to.
-_OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.*)\]$", re.S)
+_OPTIONAL = re.compile(r"^(?:[\w.]+\.)?Optional\[(.*)\]$", re.S)
 _UNION_NONE = re.compile(r"^(.*?)\s*\|\s*None$|^None\s*\|\s*(.*)$", re.S)
 _TYPE_NAME = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
 
 
-def type_name(text: str) -> str | None:
-    """``Optional["Foo"]`` / ``Foo | None`` / ``*Foo`` / ``Foo<T>`` -> ``Foo``; None when
-    the text is not one named type (a union, a function type, a literal)."""
+def parse_type(text: str) -> tuple[str, str | None] | None:
+    """A type as written: its name and the text of its first type argument, if any.
+    ``Optional["Foo"]`` / ``Foo | None`` / ``*Foo`` -> ``Foo``; ``List[Foo]`` -> ``List``,
+    ``Foo``. None when the text is not one named type (a union, a function type)."""
     text = text.strip().strip("\"'").strip()
     for _ in range(3):
         m = _OPTIONAL.match(text) or _UNION_NONE.match(text)
@@ -69,9 +71,23 @@ def type_name(text: str) -> str | None:
     if m is None:
         return None
     rest = text[m.end():].strip()
-    if rest and rest[0] not in "<[":
+    if not rest:
+        return m.group(0), None
+    if rest[0] not in "<[" or rest[-1] != {"<": ">", "[": "]"}[rest[0]]:
         return None  # `A | B`, `A, B`, `fn(...)`
-    return m.group(0)
+    return m.group(0), _first_argument(rest[1:-1])
+
+
+def _first_argument(text: str) -> str:
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch in "[<(":
+            depth += 1
+        elif ch in "]>)":
+            depth -= 1
+        elif ch == "," and not depth:
+            return text[:i]
+    return text
 
 
 class Types:
@@ -105,14 +121,20 @@ class Types:
         if head is None:
             return UNKNOWN
         pos = head.end()
-        steps = [m.group(1) for m in _STEP.finditer(text, pos)]  # None for a call
+        steps = [m.group(1) or (ELEMENT if m.group(0) == ELEMENT else None)
+                 for m in _STEP.finditer(text, pos)]  # None for a call
         cur, used = self.head(text, head.group(0), steps, qual)
         for step in steps[used:]:
             if cur is BUILTIN:
                 return BUILTIN
             if cur[0] == "unknown" or cur[0] == "missing":
                 return UNKNOWN
-            cur = self.call(cur) if step is None else self.attribute(cur, step)
+            if step is None:
+                cur = self.call(cur)
+            elif step == ELEMENT:
+                cur = cur[1] if cur[0] == "iter" else UNKNOWN
+            else:
+                cur = self.attribute(cur, step)
         return cur
 
     def head(self, text: str, name: str, steps: list, qual: str) -> tuple[tuple, int]:
@@ -133,7 +155,7 @@ class Types:
         dotted = name
         best = None
         for i, step in enumerate(steps):
-            if step is None:
+            if step is None or step == ELEMENT:
                 break
             dotted = f"{dotted}.{step}"
             if dotted in names:
@@ -293,10 +315,20 @@ class Types:
         return types.raw(text, qual) if what == "value" else types.declared(text, qual)
 
     def declared(self, text: str, qual: str) -> tuple:
-        """An instance of the type written ``text`` in the scope ``qual``."""
-        name = type_name(text)
-        if name is None:
+        """An instance of the type written ``text`` in the scope ``qual``; a container of
+        them, or the class itself, for the language's container and class types."""
+        found = parse_type(text)
+        if found is None:
             return UNKNOWN
+        name, argument = found
+        if argument is not None:
+            generic = SPLIT.split(name)[-1]
+            if generic in self.spec.container_types:
+                element = self.declared(argument, qual)
+                return ("iter", element) if element is not UNKNOWN else UNKNOWN
+            if generic in self.spec.class_types:
+                cls = self.declared(argument, qual)
+                return ("sym", cls[1]) if cls[0] == "inst" else UNKNOWN
         if name in self.spec.builtins:
             return BUILTIN
         found = self.r.resolve_type(name, qual)

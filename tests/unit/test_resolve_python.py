@@ -37,9 +37,10 @@ def test_same_named_functions_unqualified_call_becomes_candidates():
     }
 
 
-def test_redefined_function_call_is_candidates_not_a_pick():
+def test_a_redefinition_in_the_same_block_replaces_the_first():
+    # def dup() twice at top level: the second one is what the name means once the module ran
     main = P.targets("CALLS", "app.py#main")
-    assert main["app.py#dup"] == ("candidate", 0.5) and main["app.py#dup@2"] == ("candidate", 0.5)
+    assert main["app.py#dup@2"] == ("scope", 1.0) and "app.py#dup" not in main
 
 
 def test_receiver_bound_by_a_class_call_is_resolved_through_its_type():

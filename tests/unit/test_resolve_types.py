@@ -200,3 +200,49 @@ def test_inherited_members_follow_the_method_resolution_order():
     assert "mro.py#Z.m" not in CALLS["mro.py#W.run"]
     assert _confident("mro.py#E.m") == {"mro.py#C.m"}
     assert _confident("mro.py#use") == {"mro.py#X.m"}
+
+
+LOOPS = """\
+import typing as t
+from typing import List, overload
+
+class Param:
+    def go(self): pass
+
+class Formatter:
+    def write(self): pass
+
+class Command:
+    formatter_class: t.Type[Formatter] = Formatter
+    params: List[Param]
+
+    def get_params(self) -> t.List["Param"]:
+        return []
+
+    @overload
+    def get(self, a: int) -> int: ...
+    @overload
+    def get(self, a: str) -> str: ...
+    def get(self, a):
+        return a
+
+    def run(self):
+        for p in self.get_params():
+            p.go()
+        for q in self.params:
+            q.go()
+        self.formatter_class().write()
+        self.get(1)
+"""
+
+
+def test_loop_variables_class_types_and_overloads():
+    exts = [extract_file("loops.py", LOOPS.encode(), "python")]
+    table = SymbolTable(exts)
+    run = {e.dst: (e.reason, e.confidence) for e in resolve_file(exts[0], table)
+           if e.type == "CALLS" and e.src == "loops.py#Command.run"}
+    assert run["loops.py#Param.go"] == ("type", 1.0)  # elements of List[Param], declared twice
+    assert run["loops.py#Formatter.write"] == ("type", 1.0)  # Type[Formatter]() is a Formatter
+    # The overload stubs are replaced by the implementation written after them.
+    assert run["loops.py#Command.get@3"] == ("self", 1.0)
+    assert "loops.py#Command.get" not in run and "loops.py#Command.get@2" not in run
