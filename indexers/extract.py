@@ -34,7 +34,8 @@ tags.scm-style captures:
 ``@declaration``        a declaration that is not a definition (a C prototype, a name listed
                         in Python's ``__all__``); its ``@name`` tells the resolver what a
                         header promises or what a star import of the module gives
-``@reference.call``     a call; ``@receiver`` is the object or path before the name
+``@reference.call``     a call; ``@receiver`` is the object or path before the name (of
+                        two patterns matching one call, the narrower receiver is kept)
 ``@reference.value``    a name used as a value, not called (an argument, a default, the
                         right side of an assignment, an element of a list or table, a
                         return value): the function or class it names is referenced;
@@ -348,7 +349,7 @@ class _Extractor:
         ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
         self._nest(ordered)
         local_names = self._bindings(ordered, binds)
-        self._calls(ordered, calls, local_names, self.out.calls)
+        self._calls(ordered, _narrowest_receivers(calls), local_names, self.out.calls)
         self._calls(ordered, values, local_names, self.out.values, only_typed_locals=True)
         self._inherits(ordered, inherits)
         self._imports(imports)
@@ -714,6 +715,26 @@ class _Extractor:
 def _type_text(node: tree_sitter.Node) -> str | None:
     text = _WS.sub(" ", _text(node)).strip()
     return text if len(text) <= MAX_VALUE else None
+
+
+def _narrowest_receivers(calls: list[tuple[tree_sitter.Node, dict]]) -> list[tuple[tree_sitter.Node, dict]]:
+    """One match per called name: a call matched by a general and a specific pattern keeps
+    the narrowest receiver (Go's ``(T{}).m()``: the literal's type ``T``, not the literal)."""
+    best: dict[tuple[int, int], tuple[tree_sitter.Node, dict]] = {}
+    for node, caps in calls:
+        name, receiver = caps.get("name"), caps.get("receiver")
+        if not name or not receiver or len(receiver) != 1:
+            best[(node.start_byte, -1 - len(best))] = (node, caps)  # nothing to choose between
+            continue
+        key = (node.start_byte, name[0].start_byte)
+        old = best.get(key)
+        if old is None or _size(receiver[0]) < _size(old[1]["receiver"][0]):
+            best[key] = (node, caps)
+    return list(best.values())
+
+
+def _size(node: tree_sitter.Node) -> int:
+    return node.end_byte - node.start_byte
 
 
 def _end_line(node: tree_sitter.Node) -> int:

@@ -231,7 +231,7 @@ def measure(data: dict, symbols: list[Sym], calls: list[CallEdge]) -> dict:
             e = edge_at.get(pair)
             fate[f"kept below confidence 1 ({e.reason}, {_band(e.confidence)})" if e else
                  "no edge to the target (unresolved, external or another target)"] += 1
-            if len(missed_examples) < 80:
+            if len(missed_examples) < 400:
                 missed_examples.append(f"{pair[0]} -> {pair[1]} [{pair_form.get(pair)}; {state}]")
     unresolved = Counter()
     for caller, site in sites_by_caller:

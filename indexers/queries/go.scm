@@ -34,6 +34,13 @@
 (call_expression function: (identifier) @name) @reference.call
 (call_expression
   function: (selector_expression operand: (_) @receiver field: (field_identifier) @name)) @reference.call
+; A method of a composite literal, `T{}.m()` / `(&T{}).m()`: the receiver is of the type T.
+(call_expression
+  function: (selector_expression
+    operand: [(composite_literal type: (_) @receiver)
+              (parenthesized_expression [(composite_literal type: (_) @receiver)
+                                         (unary_expression operand: (composite_literal type: (_) @receiver))])]
+    field: (field_identifier) @name)) @reference.call
 
 ; Functions used as values: arguments (callbacks), elements and field values of composite
 ; literals (handler tables), right sides of assignments, return values.

@@ -29,6 +29,7 @@ also ends cycles (``x = x.next()``); the others per resolver.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import TYPE_CHECKING
 
@@ -187,10 +188,21 @@ class Types:
         if ent[0] == "sym":
             syms = [self.table.symbols.get(i) for i in ent[1]]
             if syms and all(s is not None and s.kind in _VARIABLE_KINDS for s in syms):
-                if len(syms) != 1:
-                    return UNKNOWN
-                return self.bound(syms[0].file, syms[0].name)
+                # Alternatives (files selected by build tags) count when they all agree.
+                return self.one_of({self.bound(s.file, s.name) for s in syms})
         return ent
+
+    def one_of(self, values: set[tuple]) -> tuple:
+        """What alternative declarations agree on: one value, or instances of one type that
+        each alternative declares for itself (the same qualified name in one directory)."""
+        if len(values) == 1:
+            return values.pop()
+        if not all(v[0] == "inst" for v in values):
+            return UNKNOWN
+        ids = tuple(dict.fromkeys(i for v in values for i in v[1]))
+        syms = [self.table.symbols[i] for i in ids]
+        same = {(posixpath.dirname(s.file), s.qualified_name) for s in syms}
+        return ("inst", ids) if len(same) == 1 else UNKNOWN
 
     # -- steps ---------------------------------------------------------------------------
 
@@ -223,7 +235,7 @@ class Types:
         syms = [self.table.symbols.get(i) for i in cur[1]]
         if any(s is None for s in syms):
             return UNKNOWN
-        if len(syms) == 1 and syms[0].kind in _INSTANCE_KINDS:
+        if all(s.kind in _INSTANCE_KINDS for s in syms):
             return ("inst", cur[1])
         if not all(s.kind in _FUNCTION_KINDS for s in syms):
             return UNKNOWN
@@ -235,7 +247,7 @@ class Types:
         """A member of a type through its bases: methods and nested types as symbols,
         fields as the value they are bound to."""
         if len(type_ids) != 1:
-            return UNKNOWN
+            return self.alternatives(type_ids, name, instance, skip_self)
         tid = type_ids[0]
         r = self.r
         order = r.linearization(tid)
@@ -254,6 +266,15 @@ class Types:
             if any(m in members for m in self.spec.dynamic_members):
                 return UNKNOWN
         return self.missing(order, name)
+
+    def alternatives(self, type_ids: tuple, name: str, instance: bool, skip_self: bool) -> tuple:
+        """A member of one of several alternative types (one type declared in files selected
+        by build tags): their methods together, or the value they all agree on."""
+        found = [self.member((t,), name, instance, skip_self) for t in type_ids]
+        if all(f[0] == "method" for f in found):
+            return ("method", tuple(dict.fromkeys(i for f in found for i in f[1])), type_ids)
+        values = set(found)
+        return values.pop() if len(values) == 1 and found[0][0] != "missing" else UNKNOWN
 
     def missing(self, order: list[str], name: str) -> tuple:
         """A member none of the workspace types has: in an external base, if one may have it."""
@@ -339,7 +360,7 @@ class Types:
             return UNKNOWN
         if ent[0] == "ext":
             return ent
-        if ent[0] == "sym" and len(ent[1]) == 1 and self.table.symbols[ent[1][0]].kind in _INSTANCE_KINDS:
+        if ent[0] == "sym" and all(self.table.symbols[i].kind in _INSTANCE_KINDS for i in ent[1]):
             return ("inst", ent[1])
         return UNKNOWN
 

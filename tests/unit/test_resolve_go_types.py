@@ -146,3 +146,26 @@ def test_alternatives_selected_by_build_tags_get_one_edge_each():
     assert _calls(files)["use.go#use"] == {
         "conv_go1.19.go#StringToBytes": ("candidate", 0.5), "conv_go1.20.go#StringToBytes": ("candidate", 0.5),
     }
+
+
+def test_a_method_of_a_composite_literal():
+    files = {
+        "json.go": "package render\n\ntype JSON struct{ Data any }\n\nfunc (r JSON) Render() error { return nil }\n",
+        "other.go": "package render\n\ntype Text struct{}\n\nfunc (Text) Render() error { return nil }\n",
+        "use.go": "package render\n\nfunc use() { (JSON{nil}).Render(); (&JSON{}).Render() }\n",
+    }
+    assert _calls(files)["use.go#use"] == {"json.go#JSON.Render": ("scope", 1.0)}
+
+
+def test_a_variable_and_a_type_declared_in_alternative_files_give_one_edge_to_each():
+    # binding.go and binding_nomsgpack.go both declare the Binding interface and Form.
+    decl = "package binding\n\ntype Binding interface{ Bind() }\n\nvar Form Binding = nil\n"
+    files = {
+        "binding.go": "//go:build !nomsgpack\n\n" + decl,
+        "binding_nomsgpack.go": "//go:build nomsgpack\n\n" + decl,
+        "use.go": "package binding\n\nfunc use() {\n\tb := Form\n\tb.Bind()\n}\n",
+        "other/other.go": OTHER + "\nfunc (X) Bind() {}\n",  # not a candidate: b's type is known
+    }
+    assert _calls(files)["use.go#use"] == {
+        "binding.go#Binding.Bind": ("candidate", 0.5), "binding_nomsgpack.go#Binding.Bind": ("candidate", 0.5),
+    }
