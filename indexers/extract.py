@@ -95,7 +95,7 @@ _TYPE_KINDS = frozenset(str(k) for k in TYPE_KINDS)
 _KINDS = frozenset(str(k) for k in SymbolKind) - {"external_module", "external_symbol"}
 _SCOPE = "scope"
 _RANK = {"variable": 0, "constant": 1}
-_NAME_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*$")
+_NAME_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)#?[A-Za-z_$][\w$]*)*$")
 _GENERIC_ARGS = re.compile(r"<.*>$", re.S)
 _WS = re.compile(r"\s+")
 _HEAD = re.compile(r"[^.:>(-]*")
@@ -618,7 +618,7 @@ class _Extractor:
         text = _text(node)
         if text in self.spec.null_literals:
             return ""
-        return value_chain(text)
+        return value_chain(text, self.spec.new_operator)
 
     def _calls(self, ordered: list[_Def], calls: list, local_names: dict[int, dict[str, bool]],
                out: list[CallRef], only_typed_locals: bool = False) -> None:
@@ -653,7 +653,7 @@ class _Extractor:
                     rkind = RECEIVER_NAME
                     receiver = rtext
                 else:
-                    receiver = value_chain(rtext) if "(" in rtext else None
+                    receiver = value_chain(rtext, self.spec.new_operator) if "(" in rtext else None
                     rkind = RECEIVER_OTHER if receiver is None else RECEIVER_EXPR
             local = False
             if local_names and rkind in (RECEIVER_NONE, RECEIVER_NAME, RECEIVER_EXPR):

@@ -100,6 +100,8 @@ class LanguageSpec:
     macros: MacroHints | None = None
     # Values that bind a name to nothing (``None``, ``nil``): they leave its type open.
     null_literals: frozenset[str] = frozenset()
+    # The keyword of a constructor call (``new Foo()``): the value is what ``Foo()`` gives.
+    new_operator: str = ""
     # The method whose result ``with X as f`` binds to f (Python ``__enter__``).
     context_enter: str = ""
     # Members are looked up in the C3 linearisation of the bases (Python's MRO) instead of
@@ -155,7 +157,7 @@ _JS_BUILTINS = frozenset(
     clearInterval setImmediate queueMicrotask structuredClone fetch alert encodeURIComponent
     decodeURIComponent encodeURI decodeURI eval Symbol Object Array String Number Boolean
     Promise Map Set WeakMap WeakSet Date RegExp Error TypeError RangeError JSON Math Reflect
-    Proxy BigInt atob btoa""".split()
+    Proxy BigInt atob btoa string number boolean bigint symbol object void never""".split()
 )
 
 _GO_BUILTINS = frozenset(
@@ -220,6 +222,8 @@ _LINE_AND_BLOCK_COMMENTS = frozenset({"line_comment", "block_comment"})
 # builtins are the same.
 _JS_FAMILY = dict(
     module_system="js",
+    null_literals=frozenset({"null", "undefined"}),
+    new_operator="new",
     self_names=frozenset({"this"}),
     super_names=frozenset({"super"}),
     name_node_types=frozenset({"identifier", "this", "super"}),

@@ -8,15 +8,22 @@ import re
 
 MAX_DOC = 300
 MAX_VALUE = 400  # longer chains (arguments dropped) say nothing we can use
-_VALUE_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:\(\))*(?:(?:\.|::|->)[A-Za-z_$][\w$]*(?:\(\))*)*$")
+# A member may be private by name (JavaScript's `this.#x`).
+_VALUE_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:\(\))*(?:(?:\.|::|->)#?[A-Za-z_$][\w$]*(?:\(\))*)*$")
 _WS_AROUND_OPS = re.compile(r"\s*(\.|::|->|\(\))\s*")
 
 
-def value_chain(text: str) -> str | None:
+def value_chain(text: str, new_operator: str = "") -> str | None:
     """``Foo(a, g(b)).bar`` -> ``Foo().bar``: an expression of names, member accesses and
-    calls with the arguments dropped; None for any other expression."""
+    calls with the arguments dropped; None for any other expression. A constructor call
+    (``new a.Foo(x).m()``, with the language's ``new_operator``) is read as a call of its
+    class (``a.Foo().m()``)."""
     if len(text) > 64 * MAX_VALUE:
         return None
+    if new_operator and text.startswith(new_operator) and text[len(new_operator):][:1].isspace():
+        text = text[len(new_operator):].lstrip()
+        if "(" not in text:
+            text += "()"
     if "(" in text:
         parts: list[str] = []
         depth, quote = 0, ""  # inside the arguments: parentheses open, string quote open

@@ -80,10 +80,15 @@
   value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module))
   (#eq? @_req "require")) @reference.import
 
-; Names bound inside functions: local variables (not `require` bindings, which are imports)
-; and the parameter of a one-parameter arrow function; the parameter lists differ.
+; Bindings (see extract.py): variables with what they are bound to (not `require` bindings,
+; which are imports), the parameter of a one-parameter arrow function (the parameter lists
+; differ), and fields assigned through `this` in a method.
 (arrow_function parameter: (identifier) @local)
-((variable_declarator name: (identifier) @local value: (_)? @_value)
-  (#not-match? @_value "^require[ \t]*\\("))
+((variable_declarator name: (identifier) @local value: (_) @local.value)
+  (#not-match? @local.value "^require[ \t]*\\("))
+(variable_declarator name: (identifier) @local !value)
+(assignment_expression
+  left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @field)
+  right: (_) @field.value)
 (for_in_statement left: (identifier) @local)
 (catch_clause parameter: (identifier) @local)

@@ -17,4 +17,7 @@
   value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module))
   (#eq? @_req "require")) @reference.import
 
+; class fields: what they are first bound to
+(field_definition property: [(property_identifier) (private_property_identifier)] @local value: (_) @local.value)
+
 (formal_parameters [(identifier) @local (assignment_pattern left: (identifier) @local) (rest_pattern (identifier) @local)])

@@ -27,6 +27,29 @@
 
 (required_parameter pattern: (identifier) @local)
 (optional_parameter pattern: (identifier) @local)
+; Declared types: parameters, variables (a cast `x as Foo` declares too), class fields and
+; constructor parameters that are fields; and declared results of functions and methods.
+([(required_parameter pattern: (identifier) @local type: (type_annotation (_) @local.type))
+  (optional_parameter pattern: (identifier) @local type: (type_annotation (_) @local.type))])
+(variable_declarator name: (identifier) @local type: (type_annotation (_) @local.type) value: (_)? @local.value)
+(variable_declarator name: (identifier) @local !type
+  value: (as_expression (_) @_cast [(type_identifier) (generic_type) (nested_type_identifier)] @local.type))
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @local
+  type: (type_annotation (_) @local.type) value: (_)? @local.value)
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @local !type value: (_) @local.value)
+([(required_parameter (accessibility_modifier) pattern: (identifier) @field type: (type_annotation (_) @field.type))
+  (required_parameter "readonly" pattern: (identifier) @field type: (type_annotation (_) @field.type))
+  (optional_parameter (accessibility_modifier) pattern: (identifier) @field type: (type_annotation (_) @field.type))])
+([(function_declaration return_type: (type_annotation (_) @result))
+  (generator_function_declaration return_type: (type_annotation (_) @result))
+  (method_definition return_type: (type_annotation (_) @result))
+  (function_signature return_type: (type_annotation (_) @result))
+  (method_signature return_type: (type_annotation (_) @result))
+  (abstract_method_signature return_type: (type_annotation (_) @result))
+  (variable_declarator value: [(arrow_function return_type: (type_annotation (_) @result))
+                               (function_expression return_type: (type_annotation (_) @result))])
+  (public_field_definition value: [(arrow_function return_type: (type_annotation (_) @result))
+                                   (function_expression return_type: (type_annotation (_) @result))])])
 ; A parameter's default value is a value (see ecma.scm for the others).
 (required_parameter value: [(identifier) @name (member_expression object: (_) @receiver property: (property_identifier) @name)] @reference.value)
 

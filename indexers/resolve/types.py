@@ -49,7 +49,7 @@ _VARIABLE_KINDS = frozenset({"variable", "constant"})
 # what an alias does not define itself is not known (its aliased type's members are not kept).
 _INSTANCE_KINDS = TYPE_KIND_NAMES | {"type_alias"}
 # A chain: a head name, then ".name" members, "()" calls and "[]" elements.
-_STEP = re.compile(r"\(\)|\[\]|(?:\.|::|->)([A-Za-z_$][\w$]*)")
+_STEP = re.compile(r"\(\)|\[\]|(?:\.|::|->)(#?[A-Za-z_$][\w$]*)")
 _HEAD = re.compile(r"[A-Za-z_$][\w$]*")
 # Type text: wrappers that say "this type or nothing" and how a type is referred to.
 _OPTIONAL = re.compile(r"^(?:[\w.]+\.)?Optional\[(.*)\]$", re.S)
@@ -57,11 +57,15 @@ _UNION_NONE = re.compile(r"^(.*?)\s*\|\s*None$|^None\s*\|\s*(.*)$", re.S)
 _TYPE_NAME = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
 
 
-def parse_type(text: str) -> tuple[str, str | None] | None:
+def parse_type(text: str, nulls: frozenset[str] = frozenset()) -> tuple[str, str | None] | None:
     """A type as written: its name and the text of its first type argument, if any.
     ``Optional["Foo"]`` / ``Foo | None`` / ``*Foo`` -> ``Foo``; ``List[Foo]`` -> ``List``,
-    ``Foo``. None when the text is not one named type (a union, a function type)."""
+    ``Foo``. None when the text is not one named type (a union, a function type, an array
+    ``Foo[]``). ``nulls``: the language's null values, dropped from a union (``Foo | undefined``)."""
     text = text.strip().strip("\"'").strip()
+    if nulls and "|" in text:
+        kept = [p for p in (p.strip() for p in text.split("|")) if p and p not in nulls]
+        text = kept[0] if len(kept) == 1 else text
     for _ in range(3):
         m = _OPTIONAL.match(text) or _UNION_NONE.match(text)
         if m is None:
@@ -74,8 +78,8 @@ def parse_type(text: str) -> tuple[str, str | None] | None:
     rest = text[m.end():].strip()
     if not rest:
         return m.group(0), None
-    if rest[0] not in "<[" or rest[-1] != {"<": ">", "[": "]"}[rest[0]]:
-        return None  # `A | B`, `A, B`, `fn(...)`
+    if rest[0] not in "<[" or rest[-1] != {"<": ">", "[": "]"}[rest[0]] or not rest[1:-1].strip():
+        return None  # `A | B`, `A, B`, `fn(...)`, `A[]`
     return m.group(0), _first_argument(rest[1:-1])
 
 
@@ -338,7 +342,7 @@ class Types:
     def declared(self, text: str, qual: str) -> tuple:
         """An instance of the type written ``text`` in the scope ``qual``; a container of
         them, or the class itself, for the language's container and class types."""
-        found = parse_type(text)
+        found = parse_type(text, self.spec.null_literals)
         if found is None:
             return UNKNOWN
         name, argument = found

@@ -19,7 +19,7 @@ def test_js_calls_by_import_alias_require_and_scope():
     assert run["lib/util.js#format"] == ("import", 1.0)  # const {format: fmt} = require(); fmt()
     assert run["main.js#helper"] == ("scope", 1.0)  # the local one wins over the imported ones
     assert run["main.js#run.inner"] == ("scope", 1.0)
-    assert run["lib/circle.js#Circle.print"][1] < 1.0  # c.print(): type of c unknown
+    assert run["lib/circle.js#Circle.print"] == ("type", 1.0)  # c = new Circle(); c.print()
     assert JS.targets("CALLS", "lib/circle.js#Circle.area") == {"lib/shapes.js#helper": ("import", 1.0)}
 
 

@@ -1,0 +1,76 @@
+"""TypeScript and JavaScript receivers whose type is proven: declared parameter, variable and
+field types, ``new Foo()``, fields set through ``this``, declared results, inherited members."""
+
+from __future__ import annotations
+
+from indexers.extract import extract_file
+from indexers.languages import language_for_path
+from indexers.resolve import SymbolTable, resolve_all
+
+_SHAPES = """
+export class Shape {
+  describe(): string { return "shape" }
+  scale(k: number): Shape { return this }
+}
+export class Circle extends Shape {
+  area(): number { return 3 }
+  nothing(): void {}
+}
+export class Board {
+  unrelated(): void {}
+  area(): number { return 0 }
+}
+export function make(): Circle { return new Circle() }
+export function maybe(): Circle | undefined { return undefined }
+"""
+
+
+def _calls(files: dict[str, str], src: str) -> dict[str, tuple[str, float]]:
+    table = SymbolTable(extract_file(p, s.encode(), language_for_path(p).name) for p, s in files.items())
+    return {e.dst: (e.reason, e.confidence) for e in resolve_all(table)[0] if e.type == "CALLS" and e.src == src}
+
+
+def _app(body: str, head: str = "") -> dict[str, str]:
+    return {"shapes.ts": _SHAPES,
+            "app.ts": 'import { Circle, Shape, make, maybe } from "./shapes"\n' + head + body}
+
+
+def test_declared_parameter_and_variable_types():
+    files = _app("export function run(c: Circle, d?: Circle | undefined) {\n"
+                 "  c.area()\n  d.describe()\n  let e: Shape\n  e.scale(2)\n}\n")
+    assert _calls(files, "app.ts#run") == {
+        "shapes.ts#Circle.area": ("type", 1.0), "shapes.ts#Shape.describe": ("type", 1.0),
+        "shapes.ts#Shape.scale": ("type", 1.0)}
+
+
+def test_constructor_calls_and_declared_results():
+    files = _app("export function run() {\n  const c = new Circle()\n  c.area()\n"
+                 "  make().describe()\n  const m = maybe()\n  m.area()\n  new Circle().scale(1).describe()\n}\n")
+    assert _calls(files, "app.ts#run") == {
+        "shapes.ts#Circle": ("import", 1.0), "shapes.ts#make": ("import", 1.0), "shapes.ts#maybe": ("import", 1.0),
+        "shapes.ts#Circle.area": ("type", 1.0), "shapes.ts#Shape.describe": ("type", 1.0),
+        "shapes.ts#Shape.scale": ("type", 1.0)}
+
+
+def test_fields_declared_assigned_in_the_constructor_and_parameter_properties():
+    files = _app("export class View {\n  private main: Circle\n  #spare: Circle = new Circle()\n"
+                 "  constructor(private readonly outline: Shape, other: Circle) {\n    this.extra = make()\n  }\n"
+                 "  draw() {\n    this.main.area()\n    this.#spare.nothing()\n    this.outline.describe()\n"
+                 "    this.extra.area()\n  }\n}\n")
+    assert _calls(files, "app.ts#View.draw") == {
+        "shapes.ts#Circle.area": ("type", 1.0), "shapes.ts#Circle.nothing": ("type", 1.0),
+        "shapes.ts#Shape.describe": ("type", 1.0)}
+
+
+def test_a_known_type_without_the_member_is_not_a_guess_and_arrays_are_not_elements():
+    files = _app("export function run(c: Circle, cs: Circle[]) {\n  c.unrelated()\n  cs.area()\n}\n")
+    got = _calls(files, "app.ts#run")
+    assert "shapes.ts#Board.unrelated" not in got
+    assert all(conf < 1.0 for _, conf in got.values())
+
+
+def test_javascript_fields_and_constructor_calls():
+    files = {"shapes.js": "export class Circle { area() { return 3 } }\nexport class Board { area() { return 0 } }\n",
+             "app.js": 'import { Circle } from "./shapes.js"\n'
+                       "class View {\n  constructor() { this.main = new Circle() }\n  draw() { this.main.area() }\n}\n"}
+    assert _calls(files, "app.js#View.draw") == {"shapes.js#Circle.area": ("type", 1.0)}
