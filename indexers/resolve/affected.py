@@ -88,16 +88,29 @@ def affected_files(
         new = new_exts.get(path)
         old_defs = {(s.name, s.id, s.kind) for s in old.symbols} if old else set()
         new_defs = {(s.name, s.id, s.kind) for s in new.symbols} if new else set()
-        names.update(n for n, _, _ in old_defs ^ new_defs)
+        differ = old_defs ^ new_defs
+        near = _scoped_names(differ, old or new, table)
+        names.update(n for n, _, _ in differ if n not in near)
         old_bases = {(r.subject, r.base) for r in old.inherits} if old else set()
         new_bases = {(r.subject, r.base) for r in new.inherits} if new else set()
         names.update(SPLIT.split(s)[-1] for s, _ in old_bases ^ new_bases)
         # What other files may read of this one's bindings: module-level variables, fields,
         # results of functions. Callers find them by the variable's, field's or function's name.
+        scoped = _names_are_scoped(old or new, table)
         for scope, name, *_ in _outward_bindings(old) ^ _outward_bindings(new):
+            if "#" not in scope and scoped:
+                near.add(name)  # a module-level variable: see _scoped_names
+                continue
             names.add(name if name != RESULT else last_segment(scope.partition("#")[2]))
             if "#" in scope:
                 names.add(last_segment(scope.partition("#")[2]))
+        if near:
+            # Found only through scope and imports: only files that see this file's names.
+            seeing = {path} | _reexport_importers(path, table)
+            if LANGUAGES[(old or new).lang].directory_scope:
+                seeing |= table.files_in_dir(posixpath.dirname(path))
+            for name in near:
+                affected |= table.referencing_files(name) & seeing
         if (old is None) != (new is None):
             # Created or deleted: whoever names the module (its stem, or its directory for
             # packages) may now import something else.
@@ -132,6 +145,25 @@ def _outward_bindings(ext: FileExtraction | None) -> set[tuple]:
         (b.scope, b.name, b.type, b.value, b.context) for b in ext.bindings
         if b.name == RESULT or b.scope not in functions
     }
+
+
+def _scoped_names(differ: set[tuple[str, str, str]], ext: FileExtraction, table: SymbolTable) -> set[str]:
+    """Names of changed top-level variables and constants. No lookup by name alone finds
+    them (only scope, imports and the same package do), so adding ``x = 1`` need not
+    re-resolve every file that mentions some ``x``. Not so where modules are reachable by
+    path without an import (Rust's ``crate::a::X``)."""
+    if not _names_are_scoped(ext, table):
+        return set()
+    scoped = {n for n, sid, kind in differ if kind in _SCOPED_KINDS and "." not in sid.partition("#")[2]}
+    return scoped - {n for n, _, kind in differ if kind not in _SCOPED_KINDS}
+
+
+_SCOPED_KINDS = frozenset({"variable", "constant"})
+
+
+def _names_are_scoped(ext: FileExtraction, table: SymbolTable) -> bool:
+    spec = LANGUAGES.get(ext.lang) if ext.lang else None
+    return spec is not None and not table.modules(spec.module_system).paths_reach_modules
 
 
 def _reexport_importers(path: str, table: SymbolTable) -> set[str]:

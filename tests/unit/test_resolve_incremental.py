@@ -236,3 +236,16 @@ def test_a_changed_result_or_field_re_resolves_the_files_calling_through_it():
     assert affected == {"models.py", "app.py"}
     calls = {e.dst for e in resolve_file(table.files["app.py"], table) if e.type == "CALLS" and e.confidence == 1.0}
     assert "models.py#B.run" in calls and "models.py#A.run" not in calls
+
+
+def test_a_new_top_level_variable_re_resolves_only_files_that_can_see_it():
+    # No lookup by name alone finds a variable: files that mention `helper` but do not
+    # import the package are left alone; importers of the package are re-resolved.
+    src = _read("python", "pkg/sub/__init__.py") + b"\nhelper = 1\n"
+    full, inc, affected = _apply("python", {"pkg/sub/__init__.py": src})
+    assert affected == {"pkg/sub/__init__.py"}
+    assert inc == full
+    src = _read("python", "pkg/__init__.py") + b"\nhelper = 1\n"
+    full, inc, affected = _apply("python", {"pkg/__init__.py": src})
+    assert "app.py" in affected and "pkg/models.py" not in affected
+    assert inc == full

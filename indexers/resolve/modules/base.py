@@ -34,6 +34,9 @@ class ModuleSystem:
     """How one family of languages maps import strings to workspace files."""
 
     system = ""
+    # Whether a file reaches another module's names by a path without importing it (Rust's
+    # `crate::a::X`): then no import says which files can see a name.
+    paths_reach_modules = False
     # Whether a module's star imports make the names they give its own (Python's
     # ``from .impl import *`` in a package, Rust's ``pub use a::*``) for those importing it.
     star_reexports = False

@@ -12,6 +12,7 @@ from indexers.resolve.modules.base import Files, ModuleSystem
 
 class RustModules(ModuleSystem):
     system = "rust"
+    paths_reach_modules = True
     star_reexports = True
 
     def __init__(self, table: Files):
