@@ -25,7 +25,7 @@ def references(r: Resolver) -> None:
     memo: dict[tuple, tuple | None] = {}
     symbols = r.table.symbols
     for ref in r.ext.values:
-        key = (ref.caller, ref.name, ref.receiver_kind, ref.receiver, ref.local)
+        key = r.memo_key(ref)
         found = memo.get(key, memo)
         if found is memo:
             found = memo[key] = _referenced(r, ref, symbols)

@@ -51,6 +51,7 @@ class Resolver:
         self._chains: dict[str, list] = {}
         self.prefix = ext.path + "#"
         self.quals = table.quals_in(ext.path)
+        self._nested: set[str] | None = None  # names defined below the top level
         self.missed: list[CallRef] = []  # calls left unresolved, in source order
         self.types = Types(self)
 
@@ -442,27 +443,29 @@ class Resolver:
         return ("sym", tuple(ids)), Reason.CANDIDATE, 1.0 / len(ids)
 
     # the three kinds of references
+    def memo_key(self, call: CallRef) -> tuple:
+        """What the resolution of ``call`` depends on: calls with equal keys share one answer."""
+        rkind = call.receiver_kind
+        if rkind == RECEIVER_SELF or rkind == RECEIVER_SUPER:
+            return (call.caller.rpartition(".")[0], call.name, rkind, None, False)
+        if self._nested is None:
+            # Names defined below the top level of this file are the only ones whose meaning
+            # depends on where the call is; every other call can share one answer per file.
+            self._nested = {s.name for s in self.ext.symbols if "." in s.qualified_name}
+        nested = self._nested
+        head = call.name if call.receiver is None else _HEAD.match(call.receiver).group(0)
+        # Locals, the receiver and chains are evaluated in the caller's scope.
+        if (self.spec.members_visible or call.local or rkind == RECEIVER_EXPR or head in nested
+                or head in self.spec.self_names or (call.receiver is not None and call.name in nested)):
+            return (call.caller, call.name, rkind, call.receiver, call.local)
+        return ("", call.name, rkind, call.receiver, call.local)
+
     def calls(self) -> None:
         stats = self.stats
         memo: dict[tuple, object] = {}
-        # Names defined below the top level of this file are the only ones whose meaning
-        # depends on where the call is; every other call can share one answer per file.
-        nested = {s.name for s in self.ext.symbols if "." in s.qualified_name}
-        members_visible = self.spec.members_visible
-        self_names = self.spec.self_names
         for call in self.ext.calls:
             stats.calls += 1
-            rkind = call.receiver_kind
-            if rkind == RECEIVER_SELF or rkind == RECEIVER_SUPER:
-                key = (call.caller.rpartition(".")[0], call.name, rkind, None, False)
-            else:
-                head = call.name if call.receiver is None else _HEAD.match(call.receiver).group(0)
-                # Locals, the receiver and chains are evaluated in the caller's scope.
-                if (members_visible or call.local or rkind == RECEIVER_EXPR or head in nested or head in self_names
-                        or (call.receiver is not None and call.name in nested)):
-                    key = (call.caller, call.name, rkind, call.receiver, call.local)
-                else:
-                    key = ("", call.name, rkind, call.receiver, call.local)
+            key = self.memo_key(call)
             result = memo.get(key, memo)
             if result is memo:
                 result = memo[key] = self.resolve_call(call)
