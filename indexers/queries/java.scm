@@ -19,6 +19,8 @@
 
 (method_invocation !object name: (identifier) @name) @reference.call
 (method_invocation object: (_) @receiver name: (identifier) @name) @reference.call
+; Method references are methods used as values: `this::m`, `Type::m`, `obj.f::m`.
+(method_reference . [(this) (identifier) (field_access)] @receiver . (identifier) @name) @reference.value
 (object_creation_expression type: [(type_identifier) (scoped_type_identifier)] @name) @reference.call
 (object_creation_expression type: (generic_type [(type_identifier) (scoped_type_identifier)] @name)) @reference.call
 

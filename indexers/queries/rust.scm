@@ -23,6 +23,10 @@
 (call_expression function: (identifier) @name) @reference.call
 (call_expression function: (scoped_identifier path: (_) @receiver name: (identifier) @name)) @reference.call
 (call_expression function: (field_expression value: (_) @receiver field: (field_identifier) @name)) @reference.call
+; Functions used as values: arguments (callbacks), array elements, `let` values.
+(arguments [(identifier) @name (scoped_identifier path: (_) @receiver name: (identifier) @name)] @reference.value)
+(array_expression [(identifier) @name (scoped_identifier path: (_) @receiver name: (identifier) @name)] @reference.value)
+(let_declaration value: [(identifier) @name (scoped_identifier path: (_) @receiver name: (identifier) @name)] @reference.value)
 (call_expression function: (generic_function function: (identifier) @name)) @reference.call
 (call_expression
   function: (generic_function function: (scoped_identifier path: (_) @receiver name: (identifier) @name))) @reference.call

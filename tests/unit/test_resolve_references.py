@@ -251,3 +251,20 @@ def test_a_base_losing_a_method_re_resolves_the_overriding_file():
 def test_a_value_referencing_a_same_package_function_is_re_resolved_when_it_goes():
     files = {"p/a.go": "package p\nfunc Index() {}\n", "p/b.go": "package p\nvar Routes = []func(){Index}\n"}
     assert "p/b.go" in _affected_by(files, "p/a.go", "package p\n")
+
+
+def test_java_method_references_and_rust_function_arguments_are_referenced():
+    files = {
+        "App.java": (
+            "class Util { static void log() {} }\n"
+            "class App {\n"
+            "  void handle() {}\n"
+            "  void start() { run(this::handle); run(Util::log); }\n"
+            "}\n"
+        ),
+        "src/lib.rs": "mod util;\nfn on_event() {}\nfn start() { register(on_event); register(util::tick); }\n",
+        "src/util.rs": "pub fn tick() {}\n",
+    }
+    edges, _ = _resolve(files)
+    assert set(_targets(edges, "REFERENCES", "App.java#App.start")) == {"App.java#App.handle", "App.java#Util.log"}
+    assert set(_targets(edges, "REFERENCES", "src/lib.rs#start")) == {"src/lib.rs#on_event", "src/util.rs#tick"}
