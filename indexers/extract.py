@@ -64,6 +64,7 @@ import tree_sitter
 
 from graphsvc.model import TYPE_KINDS, SymbolKind, file_id, symbol_id
 from indexers.c_macros import blank_macros
+from indexers.syntax_errors import inside_error, scan_errors
 from indexers.text import MAX_VALUE, first_line, strip_comment, strip_string, unquote, value_chain
 from indexers.languages import LanguageSpec, MacroHints, get_language, language_for_content, parser_for
 from indexers.records import SymbolRecord
@@ -73,8 +74,6 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 MINIFIED_MIN_BYTES = 512 * 1024
 MINIFIED_AVG_LINE = 1000
 MAX_NESTING = 200
-MAX_ERROR_CHILDREN = 2000
-MAX_ERROR_SCAN = 200_000
 MAX_SIGNATURE = 300
 
 RECEIVER_NONE = "none"
@@ -267,7 +266,7 @@ def _extract(rel_path: str, data: bytes, lang: str | None) -> FileExtraction:
     root = parser.parse(data).root_node
     if root.has_error:
         out.has_errors = True
-        out.error_count, pathological = _scan_errors(root)
+        out.error_count, pathological = scan_errors(root)
         if spec.macros is not None and not pathological:
             root, out.error_count, pathological = _without_macros(parser, data, spec.macros, root, out.error_count)
             out.has_errors = root.has_error
@@ -289,7 +288,7 @@ def _without_macros(parser: tree_sitter.Parser, data: bytes, hints: MacroHints, 
     retry = parser.parse(cleaned).root_node
     if not retry.has_error:
         return retry, 0, False
-    count, pathological = _scan_errors(retry)
+    count, pathological = scan_errors(retry)
     if count > errors:
         return root, errors, False
     return retry, count, pathological
@@ -376,7 +375,7 @@ class _Extractor:
         if not name:
             return
         if self.out.has_errors and kind in _FUNCTION_KINDS and node.child_by_field_name("body") is None \
-                and _inside_error(node):
+                and inside_error(node):
             return  # error recovery reads calls as signatures: `return f(() =>` as `f(...)` in a type
         self_name = _text(caps["self"][0]) if "self" in caps else None
         doc = caps["doc"][0] if "doc" in caps else None
@@ -774,42 +773,9 @@ def _at_top_level(parent: _Def | None) -> bool:
     return True
 
 
-def _inside_error(node: tree_sitter.Node) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.is_error:
-            return True
-        parent = parent.parent
-    return False
-
-
 def _self_of(d: _Def) -> str | None:
     while d is not None:
         if d.self_name:
             return d.self_name
         d = d.parent
     return None
-
-
-def _scan_errors(root: tree_sitter.Node) -> tuple[int, bool]:
-    """Count ERROR and MISSING nodes, descending only into subtrees that contain errors.
-
-    Also reports error nodes with so many children that tree-sitter queries over them turn
-    quadratic (thousands of unbalanced brackets); such files are not queried at all.
-    """
-    count = 0
-    visited = 0
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        visited += 1
-        if node.is_missing:
-            count += 1
-        if node.is_error:
-            count += 1
-            if node.child_count > MAX_ERROR_CHILDREN:
-                return count, True
-        if visited > MAX_ERROR_SCAN:
-            break
-        stack.extend(c for c in node.children if c.has_error)
-    return max(count, 1), False

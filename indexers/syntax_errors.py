@@ -1,0 +1,41 @@
+"""Where tree-sitter's error recovery has been at work in a parse tree."""
+
+from __future__ import annotations
+
+import tree_sitter
+
+MAX_ERROR_CHILDREN = 2000
+MAX_ERROR_SCAN = 200_000
+
+
+def scan_errors(root: tree_sitter.Node) -> tuple[int, bool]:
+    """Count ERROR and MISSING nodes, descending only into subtrees that contain errors.
+
+    Also reports error nodes with so many children that tree-sitter queries over them turn
+    quadratic (thousands of unbalanced brackets); such files are not queried at all.
+    """
+    count = 0
+    visited = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        visited += 1
+        if node.is_missing:
+            count += 1
+        if node.is_error:
+            count += 1
+            if node.child_count > MAX_ERROR_CHILDREN:
+                return count, True
+        if visited > MAX_ERROR_SCAN:
+            break
+        stack.extend(c for c in node.children if c.has_error)
+    return max(count, 1), False
+
+
+def inside_error(node: tree_sitter.Node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.is_error:
+            return True
+        parent = parent.parent
+    return False
