@@ -152,8 +152,8 @@ CHOICES: dict[str, type[Enum]] = {"objective": Objective, "algorithm": LeidenAlg
 
 
 def _expanded(fn: Callable, hints: dict[str, Any]) -> list[inspect.Parameter]:
-    """The parameters of `fn`, a `**kwargs: Unpack[TypedDict]` as that dict's keys (default None);
-    `hints` gains their types."""
+    """The parameters of `fn`, a `**kwargs: Unpack[TypedDict]` as that dict's keys (default None),
+    in the API's order: ids, the scope, the operation's own, `limit`. `hints` gains their types."""
     out = []
     for p in inspect.signature(fn).parameters.values():
         if p.kind is not inspect.Parameter.VAR_KEYWORD:
@@ -163,7 +163,13 @@ def _expanded(fn: Callable, hints: dict[str, Any]) -> list[inspect.Parameter]:
         for name, hint in typing.get_type_hints(declared).items():
             hints[name] = hint
             out.append(_keyword(name, hint, None))
-    return out
+    return sorted(out, key=_api_order)
+
+
+def _api_order(p: inspect.Parameter) -> int:
+    if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
+        return 0
+    return {"workspace": 1, "turn_id": 1, "limit": 3}.get(p.name, 2)
 
 
 def _keyword(name: str, hint: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
