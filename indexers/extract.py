@@ -64,10 +64,11 @@ import tree_sitter
 
 from graphsvc.model import TYPE_KINDS, SymbolKind, file_id, symbol_id
 from indexers.c_macros import blank_macros
+from indexers.languages import LanguageSpec, MacroHints, get_language, language_for_content, parser_for
+from indexers.matches import SCOPE, narrowest_receivers, pattern_roles, role_of
+from indexers.records import SymbolRecord
 from indexers.syntax_errors import inside_error, scan_errors
 from indexers.text import MAX_VALUE, first_line, strip_comment, strip_string, unquote, value_chain
-from indexers.languages import LanguageSpec, MacroHints, get_language, language_for_content, parser_for
-from indexers.records import SymbolRecord
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 # Longer average lines than this over a large file mean generated or minified code.
@@ -92,7 +93,7 @@ IMPLEMENTS = "implements"
 
 _TYPE_KINDS = frozenset(str(k) for k in TYPE_KINDS)
 _KINDS = frozenset(str(k) for k in SymbolKind) - {"external_module", "external_symbol"}
-_SCOPE = "scope"
+_SCOPE = SCOPE
 _RANK = {"variable": 0, "constant": 1}
 _NAME_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)#?[A-Za-z_$][\w$]*)*$")
 _GENERIC_ARGS = re.compile(r"<.*>$", re.S)
@@ -317,11 +318,11 @@ class _Extractor:
         binds: list[tuple[str, dict]] = []
         inherits: list[tuple[str, tree_sitter.Node, dict]] = []
         imports: list[tuple[tree_sitter.Node, dict]] = []
-        roles = _pattern_roles(self.spec.name)
+        roles = pattern_roles(self.spec.name)
         for pattern, caps in tree_sitter.QueryCursor(self.spec.query()).matches(root):
             role = roles.get(pattern)
             if role is None:
-                role = roles[pattern] = _role_of(caps)
+                role = roles[pattern] = role_of(caps)
             if role in _BINDING_ROLES:
                 binds.append((role, caps))
                 continue
@@ -348,7 +349,7 @@ class _Extractor:
         ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
         self._nest(ordered)
         local_names = self._bindings(ordered, binds)
-        self._calls(ordered, _narrowest_receivers(calls), local_names, self.out.calls)
+        self._calls(ordered, narrowest_receivers(calls), local_names, self.out.calls)
         self._calls(ordered, values, local_names, self.out.values, only_typed_locals=True)
         self._inherits(ordered, inherits)
         self._imports(imports)
@@ -716,53 +717,12 @@ def _type_text(node: tree_sitter.Node) -> str | None:
     return text if len(text) <= MAX_VALUE else None
 
 
-def _narrowest_receivers(calls: list[tuple[tree_sitter.Node, dict]]) -> list[tuple[tree_sitter.Node, dict]]:
-    """One match per called name: a call matched by a general and a specific pattern keeps
-    the narrowest receiver (Go's ``(T{}).m()``: the literal's type ``T``, not the literal)."""
-    best: dict[tuple[int, int], tuple[tree_sitter.Node, dict]] = {}
-    for node, caps in calls:
-        name, receiver = caps.get("name"), caps.get("receiver")
-        if not name or not receiver or len(receiver) != 1:
-            best[(node.start_byte, -1 - len(best))] = (node, caps)  # nothing to choose between
-            continue
-        key = (node.start_byte, name[0].start_byte)
-        old = best.get(key)
-        if old is None or _size(receiver[0]) < _size(old[1]["receiver"][0]):
-            best[key] = (node, caps)
-    return list(best.values())
-
-
-def _size(node: tree_sitter.Node) -> int:
-    return node.end_byte - node.start_byte
-
-
 def _end_line(node: tree_sitter.Node) -> int:
     end_row, end_col = node.end_point
     # A node that swallows its trailing newline (a #define) ends on the line before.
     if end_col == 0 and end_row > node.start_point[0]:
         return end_row
     return end_row + 1
-
-
-_ROLES: dict[str, dict[int, str]] = {}
-
-
-def _pattern_roles(lang: str) -> dict[int, str]:
-    """Per query pattern, what its matches are (learned from the first match of each)."""
-    roles = _ROLES.get(lang)
-    if roles is None:
-        roles = _ROLES[lang] = {}
-    return roles
-
-
-def _role_of(caps: dict) -> str:
-    for cap in caps:
-        if cap.startswith(("definition.", "reference.")) or cap == _SCOPE:
-            return cap
-    for cap in ("local", "field", "result", "return", "package", "declaration"):
-        if cap in caps:
-            return cap
-    return "declaration"
 
 
 def _at_top_level(parent: _Def | None) -> bool:
