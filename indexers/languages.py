@@ -119,6 +119,9 @@ class LanguageSpec:
     # whose argument is a class itself (Python's ``Type[Foo]``).
     container_types: frozenset[str] = frozenset()
     class_types: frozenset[str] = frozenset()
+    # Containers written with syntax of their own (Go's ``[]T``, ``[n]T``, ``map[K]T``): the
+    # pattern's first group is the element type.
+    container_syntax: re.Pattern[str] | None = None
     # Methods of a type that answer any attribute (``__getattr__``): a member not found is
     # then unknown, not missing.
     dynamic_members: frozenset[str] = frozenset()
@@ -290,6 +293,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             overriding=False,
             null_literals=frozenset({"nil"}),
             bindings_declare=True,
+            container_syntax=re.compile(r"^(?:\[[^\]]*\]|map\[[^\]]*\])\s*(\S.*)$", re.S),
         ),
         LanguageSpec(
             name="rust",

@@ -90,6 +90,8 @@
   value: (expression_list . [(composite_literal type: (_) @local.type)
                              (unary_expression operator: "&" operand: (composite_literal type: (_) @local.type))]))
 (range_clause left: (expression_list (identifier) @local))
+; The second of `for i, v := range xs`: an element of a slice, array or map.
+(range_clause left: (expression_list (_) . (identifier) @local) right: (_) @local.element)
 (type_switch_statement alias: (expression_list (identifier) @local))
 ; Fields of a struct type, with their declared types (embedded ones are bases, above).
 (type_spec type: (struct_type (field_declaration_list

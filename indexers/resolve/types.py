@@ -342,6 +342,10 @@ class Types:
     def declared(self, text: str, qual: str) -> tuple:
         """An instance of the type written ``text`` in the scope ``qual``; a container of
         them, or the class itself, for the language's container and class types."""
+        syntax = self.spec.container_syntax and self.spec.container_syntax.match(text.strip())
+        if syntax:
+            element = self.declared(syntax.group(1), qual)
+            return ("iter", element) if element is not UNKNOWN else UNKNOWN
         found = parse_type(text, self.spec.null_literals)
         if found is None:
             return UNKNOWN

@@ -169,3 +169,15 @@ def test_a_variable_and_a_type_declared_in_alternative_files_give_one_edge_to_ea
     assert _calls(files)["use.go#use"] == {
         "binding.go#Binding.Bind": ("candidate", 0.5), "binding_nomsgpack.go#Binding.Bind": ("candidate", 0.5),
     }
+
+
+def test_range_over_a_declared_slice_or_map_binds_its_elements():
+    files = {
+        "mux.go": (
+            "package mux\n\ntype Route struct{}\n\nfunc (r *Route) Match() bool { return true }\n\n"
+            "type Router struct {\n\troutes []*Route\n\tnamed map[string]*Route\n}\n\n"
+            "func (r *Router) Match() bool {\n\tfor _, route := range r.routes {\n\t\troute.Match()\n\t}\n"
+            "\tfor name, route := range r.named {\n\t\t_ = name\n\t\troute.Match()\n\t}\n\treturn false\n}\n"
+        ),
+    }
+    assert _calls(files)["mux.go#Router.Match"] == {"mux.go#Route.Match": ("type", 1.0)}
