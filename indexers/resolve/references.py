@@ -48,7 +48,8 @@ def _referenced(r: Resolver, ref: CallRef, symbols: dict) -> tuple[list[str], st
     ent, reason, conf = found
     if ent[0] != "sym" or reason in _GUESSES:
         return None
-    ids = [i for i in ent[1] if i in symbols and symbols[i].kind in _REFERENCED_KINDS]
+    # Only what the name itself defines: a field found to hold a class is not that class.
+    ids = [i for i in ent[1] if i in symbols and symbols[i].kind in _REFERENCED_KINDS and symbols[i].name == ref.name]
     if not ids or len(ids) > MAX_CANDIDATES:
         return None
     return ids, reason, conf

@@ -268,3 +268,16 @@ def test_java_method_references_and_rust_function_arguments_are_referenced():
     edges, _ = _resolve(files)
     assert set(_targets(edges, "REFERENCES", "App.java#App.start")) == {"App.java#App.handle", "App.java#Util.log"}
     assert set(_targets(edges, "REFERENCES", "src/lib.rs#start")) == {"src/lib.rs#on_event", "src/util.rs#tick"}
+
+
+def test_a_field_holding_a_class_is_not_a_reference_to_the_class_where_it_is_read():
+    src = (
+        "class Response: pass\n"
+        "class App:\n"
+        "    response_class = Response\n"
+        "    def make(self):\n"
+        "        return wrap(self.response_class)\n"
+    )
+    edges, _ = _resolve({"app.py": src})
+    assert _targets(edges, "REFERENCES", "app.py#App") == {"app.py#Response": ("scope", 1.0, "EXTRACTED")}
+    assert _targets(edges, "REFERENCES", "app.py#App.make") == {}
