@@ -227,6 +227,11 @@ _JS_FAMILY = dict(
     module_system="js",
     null_literals=frozenset({"null", "undefined"}),
     new_operator="new",
+    # Overload signatures and merged declarations are one name with the last definition
+    # (a function's implementation); a later `function f` replaces an earlier one.
+    redefinition_shadows=True,
+    definition_wrappers=frozenset({"export_statement", "ambient_declaration", "lexical_declaration",
+                                   "variable_declaration"}),
     self_names=frozenset({"this"}),
     super_names=frozenset({"super"}),
     name_node_types=frozenset({"identifier", "this", "super"}),

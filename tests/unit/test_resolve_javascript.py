@@ -51,12 +51,8 @@ def test_ts_inheritance_implements_and_calls():
     assert TS.targets("CALLS", "src/square.ts#Square.area") == {"src/geo.ts#square": ("import", 1.0)}
     grow = TS.targets("CALLS", "src/square.ts#Square.grow")
     assert grow["src/square.ts#Square.area"] == ("self", 1.0)
-    # overloads: one candidate edge per signature, never a pick
-    assert {k: v for k, v in grow.items() if "scale" in k} == {
-        "src/shapes.ts#scale": ("candidate", 0.3333),
-        "src/shapes.ts#scale@2": ("candidate", 0.3333),
-        "src/shapes.ts#scale@3": ("candidate", 0.3333),
-    }
+    # overloads: the signatures are one function with its implementation, the last one
+    assert {k: v for k, v in grow.items() if "scale" in k} == {"src/shapes.ts#scale@3": ("import", 1.0)}
 
 
 def test_tsx_imports_ts_module_and_react_externals():

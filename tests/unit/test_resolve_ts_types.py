@@ -74,3 +74,11 @@ def test_javascript_fields_and_constructor_calls():
              "app.js": 'import { Circle } from "./shapes.js"\n'
                        "class View {\n  constructor() { this.main = new Circle() }\n  draw() { this.main.area() }\n}\n"}
     assert _calls(files, "app.js#View.draw") == {"shapes.js#Circle.area": ("type", 1.0)}
+
+
+def test_overloaded_methods_and_merged_declarations_are_one_callee():
+    files = {"obs.ts": "export interface Failure { code: number }\n"
+                       "export const Failure: FailureCtor = makeError()\n"
+                       "export class Obs {\n  sub(): void\n  sub(x: number): void\n  sub(x?: number) {}\n"
+                       "  run() { this.sub(1); new Failure() }\n}\n"}
+    assert _calls(files, "obs.ts#Obs.run") == {"obs.ts#Obs.sub@3": ("self", 1.0), "obs.ts#Failure@2": ("scope", 1.0)}
