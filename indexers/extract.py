@@ -35,7 +35,9 @@ tags.scm-style captures:
                         in Python's ``__all__``); its ``@name`` tells the resolver what a
                         header promises or what a star import of the module gives
 ``@reference.call``     a call; ``@receiver`` is the object or path before the name (of
-                        two patterns matching one call, the narrower receiver is kept)
+                        two patterns matching one call, the narrower receiver is kept); with
+                        a ``@receiver`` but no ``@name``, a call of the receiver's value
+                        (``f()()``), recorded with the name ""
 ``@reference.value``    a name used as a value, not called (an argument, a default, the
                         right side of an assignment, an element of a list or table, a
                         return value): the function or class it names is referenced;
@@ -63,12 +65,13 @@ from operator import attrgetter
 import tree_sitter
 
 from graphsvc.model import TYPE_KINDS, SymbolKind, file_id, symbol_id
+from indexers.bindings import BINDING_ROLES, RESULT, Binding, binding_items
 from indexers.c_macros import blank_macros
 from indexers.languages import LanguageSpec, MacroHints, get_language, language_for_content, parser_for
 from indexers.matches import SCOPE, narrowest_receivers, pattern_roles, role_of
 from indexers.records import SymbolRecord
 from indexers.syntax_errors import inside_error, scan_errors
-from indexers.text import MAX_VALUE, first_line, strip_comment, strip_string, unquote, value_chain
+from indexers.text import first_line, strip_comment, strip_string, unquote, value_chain
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 # Longer average lines than this over a large file mean generated or minified code.
@@ -84,9 +87,6 @@ RECEIVER_NAME = "name"  # a plain name or a dotted/path chain of plain names
 RECEIVER_EXPR = "expr"  # a chain of names and calls, arguments dropped: "cmd.root()", "f()"
 RECEIVER_OTHER = "other"
 
-# The name a function's result is bound to in ``Binding`` (no identifier can be it).
-RESULT = "()"
-ELEMENT = "[]"  # in a bound expression: one element of what precedes it
 
 INHERITS = "inherits"
 IMPLEMENTS = "implements"
@@ -99,7 +99,6 @@ _NAME_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)#?[A-Za-z_$][\w$]*)*$
 _GENERIC_ARGS = re.compile(r"<.*>$", re.S)
 _WS = re.compile(r"\s+")
 _HEAD = re.compile(r"[^.:>(-]*")
-_BINDING_ROLES = frozenset({"local", "field", "result", "return"})
 _FUNCTION_KINDS = frozenset({"function", "method"})
 
 
@@ -123,18 +122,6 @@ class CallRef:
     # The called name (or the receiver's first name) is a parameter or local variable of
     # the enclosing function, so it does not name a global definition or an import.
     local: bool = False
-
-
-@dataclass(slots=True, frozen=True)
-class Binding:
-    """A name bound in a scope, with what it is bound to as far as the source says."""
-
-    scope: str  # id of the function, type (a field) or file the name is bound in
-    name: str  # RESULT for what a function returns
-    type: str | None  # declared type as written
-    value: str | None  # bound expression (``@local.value``); both None: bound to something unknown
-    line: int
-    context: str | None = None  # where ``value`` is read when not in ``scope`` (the method of ``self.x = v``)
 
 
 @dataclass(slots=True, frozen=True)
@@ -323,7 +310,7 @@ class _Extractor:
             role = roles.get(pattern)
             if role is None:
                 role = roles[pattern] = role_of(caps)
-            if role in _BINDING_ROLES:
+            if role in BINDING_ROLES:
                 binds.append((role, caps))
                 continue
             if role == "package":
@@ -549,76 +536,34 @@ class _Extractor:
         if not binds:
             return local_names
         out = self.out.bindings
-        # A name matched by a general and a specific pattern: keep the match that says more.
-        best: dict[tuple[str, int], tuple[str, dict]] = {}
-        for role, caps in binds:
-            key = (role, caps[role][0].start_byte)
-            if key not in best or len(caps) > len(best[key][1]):
-                best[key] = (role, caps)
-        binds = list(best.values())
-        anchors = [caps[role][0] for role, caps in binds]
-        for (role, caps), anchor, encl in zip(binds, anchors, self._enclosing_all(ordered, anchors)):
+        items = binding_items(self.spec, binds)
+        anchors = [node for _, node, _, _ in items]
+        for (role, node, type_text, value_text), encl in zip(items, self._enclosing_all(ordered, anchors)):
             while encl is not None and encl.sym is None:
                 encl = encl.parent
-            line = _line(anchor)
+            line = _line(node)
             if role == "result" or role == "return":
-                if encl is None or encl.kind not in _FUNCTION_KINDS:
-                    continue
-                if role == "result":
-                    out.append(Binding(encl.sym.id, RESULT, _type_text(anchor), None, line))
-                else:
-                    value = self._value(anchor)
-                    if value != "":
-                        out.append(Binding(encl.sym.id, RESULT, None, value, line))
+                if encl is not None and encl.kind in _FUNCTION_KINDS:
+                    out.append(Binding(encl.sym.id, RESULT, type_text, value_text, line))
                 continue
-            decl, value = caps.get(role + ".type"), caps.get(role + ".value")
-            type_text = _type_text(decl[0]) if decl else None
-            value_text = self._value(value[0]) if value else None
-            if value_text is None and role + ".enter" in caps and self.spec.context_enter:
-                value_text = self._value(caps[role + ".enter"][0])
-                if value_text:
-                    value_text = f"{value_text}.{self.spec.context_enter}()"
-            elif value_text is None and role + ".element" in caps:
-                value_text = self._value(caps[role + ".element"][0])
-                if value_text:
-                    value_text = f"{value_text}{ELEMENT}"
-            if value_text == "":  # bound to the null literal: says nothing about the name
-                continue
+            name = _text(node)
             if role == "field":
                 owner = encl
                 while owner is not None and owner.kind not in _TYPE_KINDS:
                     owner = owner.parent
-                if owner is None or owner.sym is None or encl is owner:
-                    continue
-                for node in caps["field"]:
-                    out.append(Binding(owner.sym.id, _text(node), type_text, value_text, line, encl.sym.id))
+                if owner is not None and owner.sym is not None and encl is not owner:
+                    out.append(Binding(owner.sym.id, name, type_text, value_text, line, encl.sym.id))
                 continue
-            scope = encl.sym.id if encl is not None else self.path
-            names = caps["local"]
-            if len(names) > 1:
-                type_text = value_text = None
-            for node in names:
-                name = _text(node)
-                out.append(Binding(scope, name, type_text, value_text, line))
+            out.append(Binding(encl.sym.id if encl is not None else self.path, name, type_text, value_text, line))
             # Closures see the names of the functions around them; a class body nested in a
-            # function binds names of that function, as before.
+            # function binds names of that function.
             fn = encl
             while fn is not None and fn.kind not in _FUNCTION_KINDS:
                 fn = fn.parent
             if fn is not None:
                 bound = local_names.setdefault(id(fn), {})
-                for node in names:
-                    name = _text(node)
-                    bound[name] = bound.get(name, False) or type_text is not None or value_text is not None
+                bound[name] = bound.get(name, False) or type_text is not None or value_text is not None
         return local_names
-
-    def _value(self, node: tree_sitter.Node) -> str | None:
-        """A bound expression as a chain with arguments dropped (``a.b().c``); "" for the
-        language's null literal; None when it is anything else."""
-        text = _text(node)
-        if text in self.spec.null_literals:
-            return ""
-        return value_chain(text, self.spec.new_operator)
 
     def _calls(self, ordered: list[_Def], calls: list, local_names: dict[int, dict[str, bool]],
                out: list[CallRef], only_typed_locals: bool = False) -> None:
@@ -633,9 +578,9 @@ class _Extractor:
         enclosing = self._enclosing_all(ordered, [node for node, _ in calls])
         for (node, caps), encl in zip(calls, enclosing):
             name_nodes = caps.get("name")
-            if not name_nodes:
+            if not name_nodes and "receiver" not in caps:
                 continue
-            name = _text(name_nodes[0])
+            name = _text(name_nodes[0]) if name_nodes else ""  # "": a call of the receiver's value
             while encl is not None and encl.sym is None:
                 encl = encl.parent
             caller = encl.sym.id if encl is not None and encl.sym is not None else self.path
@@ -712,9 +657,6 @@ class _Extractor:
             out.append(ImportRef(module, name, alias, level, _line(node), "import.export" in caps))
 
 
-def _type_text(node: tree_sitter.Node) -> str | None:
-    text = _WS.sub(" ", _text(node)).strip()
-    return text if len(text) <= MAX_VALUE else None
 
 
 def _end_line(node: tree_sitter.Node) -> int:

@@ -29,6 +29,8 @@
 ; Calls: f(), obj.f(), a.b.f()
 (call function: (identifier) @name) @reference.call
 (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
+; f()(): a call of what a call returns
+(call function: (call) @receiver) @reference.call
 ; A decorator is called with the definition: `@dec`, `@mod.dec` (`@dec(...)` is a call above).
 (decorator (identifier) @name) @reference.call
 (decorator (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
@@ -84,6 +86,10 @@
 (assignment left: (identifier) @local type: (type) @local.type)
 (assignment left: (pattern_list (identifier) @local))
 (assignment left: (tuple_pattern (identifier) @local))
+(pattern_list (list_splat_pattern (identifier) @local))
+(tuple_pattern (identifier) @local)
+; `a, b = f, g`: the values in order, when there are as many
+(assignment left: (pattern_list) @local right: (expression_list) @local.value)
 (augmented_assignment left: (identifier) @local)
 (for_statement left: (identifier) @local right: (_) @local.element)
 (for_statement left: (pattern_list (identifier) @local))

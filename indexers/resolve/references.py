@@ -143,6 +143,8 @@ def unresolved_calls(r: Resolver) -> list[UnresolvedCalls]:
 
 def _written(r: Resolver, call: CallRef) -> str:
     kind = call.receiver_kind
+    if not call.name:
+        return f"{call.receiver}()"
     if kind == RECEIVER_NAME or kind == RECEIVER_EXPR:
         return f"{call.receiver}.{call.name}()"
     if kind == RECEIVER_SELF:

@@ -522,6 +522,9 @@ class Resolver:
                 if found[0][0] == "unresolved":
                     return None
                 return self.held(found)
+            bound = self.callee(self.types.value(name, qual))
+            if bound is not UNKNOWN:
+                return bound
             if name in self.spec.builtins:
                 return "builtin"
             return self.unique(name, "callable")

@@ -34,7 +34,7 @@ import re
 from typing import TYPE_CHECKING
 
 from graphsvc.model import Reason
-from indexers.extract import ELEMENT, RESULT, Binding
+from indexers.bindings import ELEMENT, RESULT, Binding
 from indexers.resolve.common import SPLIT, TYPE_KIND_NAMES, Entity
 
 if TYPE_CHECKING:
@@ -170,6 +170,8 @@ class Types:
             return (self.entity(ents[0]) if len(ents) == 1 else UNKNOWN), best[1]
         found = r.lookup(name, qual)
         if found is None:
+            if self.table.bindings(r.ext.path, name):  # a module-level name no definition has (`a, b = f, g`)
+                return self.bound(r.ext.path, name), 0
             return (BUILTIN if name in self.spec.builtins else UNKNOWN), 0
         ent, reason, conf = found
         if conf < 1.0 or reason == Reason.CANDIDATE or ent[0] == "unresolved":
@@ -374,6 +376,8 @@ class Types:
 
 
 def chain_of(receiver: str, name: str) -> str:
-    """The chain of a member call's callee: receiver and name."""
+    """The chain of a member call's callee: receiver and name (no name: the receiver)."""
+    if not name:
+        return receiver
     sep = "." if not SPLIT.search(receiver) or "." in receiver else SPLIT.search(receiver).group(0)
     return f"{receiver}{sep}{name}"

@@ -246,3 +246,32 @@ def test_loop_variables_class_types_and_overloads():
     # The overload stubs are replaced by the implementation written after them.
     assert run["loops.py#Command.get@3"] == ("self", 1.0)
     assert "loops.py#Command.get" not in run and "loops.py#Command.get@2" not in run
+
+
+CHAINS = """\
+def inner(): pass
+def outer():
+    return inner
+def first(): pass
+def second(): pass
+
+a, b = first, second
+a()
+b()
+outer()()
+
+class Maker:
+    def make(self):
+        return self.build
+    def build(self): pass
+
+Maker().make()()
+"""
+
+
+def test_calls_of_call_results_and_names_bound_in_a_tuple():
+    exts = [extract_file("chains.py", CHAINS.encode(), "python")]
+    table = SymbolTable(exts)
+    top = {e.dst for e in resolve_file(exts[0], table) if e.type == "CALLS" and e.src == "chains.py"
+           and e.confidence == 1.0}
+    assert {"chains.py#first", "chains.py#second", "chains.py#inner", "chains.py#Maker.build"} <= top

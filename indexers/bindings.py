@@ -1,0 +1,102 @@
+"""Bindings: what the ``@local``, ``@field``, ``@result`` and ``@return`` captures say about
+a name (see the capture vocabulary in ``indexers/extract.py``): its declared type as written,
+or the expression it is bound to as a chain (``indexers/text.py``). The resolver's
+``types`` module evaluates them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import tree_sitter
+
+from indexers.languages import LanguageSpec
+from indexers.text import MAX_VALUE, value_chain
+
+BINDING_ROLES = frozenset({"local", "field", "result", "return"})
+# The name a function's result is bound to in ``Binding`` (no identifier can be it).
+RESULT = "()"
+ELEMENT = "[]"  # in a bound expression: one element of what precedes it
+
+_WS = re.compile(r"\s+")
+
+
+@dataclass(slots=True, frozen=True)
+class Binding:
+    """A name bound in a scope, with what it is bound to as far as the source says."""
+
+    scope: str  # id of the function, type (a field) or file the name is bound in
+    name: str  # RESULT for what a function returns
+    type: str | None  # declared type as written
+    value: str | None  # bound expression (``@local.value``); both None: bound to something unknown
+    line: int
+    context: str | None = None  # where ``value`` is read when not in ``scope`` (the method of ``self.x = v``)
+
+
+def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tuple]:
+    """(role, name node, type text, value text) of each bound name of the matches, in source
+    order. A name matched by a general and a specific pattern keeps what the specific one
+    says. A list of names bound to a list of values (``a, b = f, g``) pairs them in order
+    when there are as many, else binds them to nothing known. Names bound to the null
+    literal are left out."""
+    best: dict[tuple[str, int], tuple] = {}
+    for role, caps in binds:
+        for node, type_text, value_text in _bound(spec, role, caps):
+            if value_text == "":  # the null literal: says nothing about the name
+                continue
+            if role in ("local", "field") and node.named_child_count:
+                continue  # a nested pattern (`a, (b, c) = ...`): its names have their own matches
+            known = type_text is not None or value_text is not None
+            key = (role, node.start_byte)
+            if key not in best or (known and not best[key][0]):
+                best[key] = (known, role, node, type_text, value_text)
+    return [item[1:] for item in sorted(best.values(), key=lambda item: item[2].start_byte)]
+
+
+def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
+    nodes = caps[role]
+    if role == "result":
+        return [(nodes[0], type_text(nodes[0]), None)]
+    if role == "return":
+        return [(nodes[0], None, value_of(spec, nodes[0]))]
+    decl, values = caps.get(role + ".type"), caps.get(role + ".value")
+    if len(nodes) == 1 and values and nodes[0].named_child_count:
+        names, elements = nodes[0].named_children, values[0].named_children
+        if len(names) == len(elements) and len(names) > 1:
+            return [(n, None, value_of(spec, v)) for n, v in zip(names, elements)]
+        return [(n, None, None) for n in names]
+    if len(nodes) != 1:
+        return [(n, None, None) for n in nodes]
+    declared = type_text(decl[0]) if decl else None
+    if values:
+        return [(nodes[0], declared, value_of(spec, values[0]))]
+    return [(nodes[0], declared, _bound_value(spec, role, caps))]
+
+
+def _bound_value(spec: LanguageSpec, role: str, caps: dict) -> str | None:
+    """What ``.enter`` / ``.element`` captures bind a name to, as a chain."""
+    if role + ".enter" in caps and spec.context_enter:
+        value = value_of(spec, caps[role + ".enter"][0])
+        return f"{value}.{spec.context_enter}()" if value else None
+    if role + ".element" in caps:
+        value = value_of(spec, caps[role + ".element"][0])
+        return f"{value}{ELEMENT}" if value else None
+    return None
+
+
+def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
+    """A bound expression as a chain with arguments dropped (``a.b().c``); "" for the
+    language's null literal; None when it is anything else."""
+    text = _text(node)
+    if text in spec.null_literals:
+        return ""
+    return value_chain(text, spec.new_operator)
+
+
+def type_text(node: tree_sitter.Node) -> str | None:
+    text = _WS.sub(" ", _text(node)).strip()
+    return text if len(text) <= MAX_VALUE else None
+
+
+def _text(node: tree_sitter.Node) -> str:
+    return node.text.decode("utf-8", "replace")
