@@ -74,13 +74,16 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
 
 
 def _bound_value(spec: LanguageSpec, role: str, caps: dict) -> str | None:
-    """What ``.enter`` / ``.element`` captures bind a name to, as a chain."""
+    """What ``.enter`` / ``.element`` / ``.of`` captures bind a name to, as a chain."""
     if role + ".enter" in caps and spec.context_enter:
         value = value_of(spec, caps[role + ".enter"][0])
         return f"{value}.{spec.context_enter}()" if value else None
     if role + ".element" in caps:
         value = value_of(spec, caps[role + ".element"][0])
         return f"{value}{ELEMENT}" if value else None
+    if role + ".of" in caps:
+        value = value_of(spec, caps[role + ".of"][0])
+        return f"{value}.{_text(caps[role][0])}" if value else None
     return None
 
 

@@ -26,6 +26,8 @@ tags.scm-style captures:
 ``@local.element``      the expression whose elements it is bound to in turn (a loop
                         variable): the element type of the expression's declared container
                         type (``LanguageSpec.container_types``)
+``@local.of``           the expression whose member of the same name it is bound to
+                        (JavaScript ``const {a} = obj``: ``obj.a``)
 ``@field``              a field of the type around the enclosing method, assigned through
                         the receiver (``self.x = ...``); ``@field.type`` / ``@field.value`` as
                         for ``@local``, the value read in the method's scope

@@ -87,6 +87,9 @@
 ((variable_declarator name: (identifier) @local value: (_) @local.value)
   (#not-match? @local.value "^require[ \t]*\\("))
 (variable_declarator name: (identifier) @local !value)
+; const {a, b} = obj: a is obj.a
+((variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @local) value: (_) @local.of)
+  (#not-match? @local.of "^require[ \t]*\\("))
 (assignment_expression
   left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @field)
   right: (_) @field.value)

@@ -27,9 +27,9 @@
 
 (required_parameter pattern: (identifier) @local)
 (optional_parameter pattern: (identifier) @local)
-; Declared types: parameters, variables (a cast `x as Foo` declares too), class fields and
+; Declared types: parameters (`this: Foo` declares what `this` is in a function), variables (a cast `x as Foo` declares too), class fields and
 ; constructor parameters that are fields; and declared results of functions and methods.
-([(required_parameter pattern: (identifier) @local type: (type_annotation (_) @local.type))
+([(required_parameter pattern: [(identifier) (this)] @local type: (type_annotation (_) @local.type))
   (optional_parameter pattern: (identifier) @local type: (type_annotation (_) @local.type))])
 (variable_declarator name: (identifier) @local type: (type_annotation (_) @local.type) value: (_)? @local.value)
 (variable_declarator name: (identifier) @local !type

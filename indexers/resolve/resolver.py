@@ -537,6 +537,12 @@ class Resolver:
                     return ("sym", tuple(ids)), Reason.SELF, 1.0
             tid = self.enclosing_type(qual)
             if tid is None:
+                # A function outside a type that declares what its receiver is (`this: Foo`).
+                for self_name in sorted(self.spec.self_names) if kind == RECEIVER_SELF else ():
+                    bound = self.types.local(self_name, qual)
+                    if bound is not None and bound[0] == "inst":
+                        found = self.callee(self.types.attribute(bound, name))
+                        return found if found is not UNKNOWN else None
                 return None
             ids = self.find_in_hierarchy(tid, name, include_self=kind == RECEIVER_SELF)
             if ids:

@@ -82,3 +82,11 @@ def test_overloaded_methods_and_merged_declarations_are_one_callee():
                        "export class Obs {\n  sub(): void\n  sub(x: number): void\n  sub(x?: number) {}\n"
                        "  run() { this.sub(1); new Failure() }\n}\n"}
     assert _calls(files, "obs.ts#Obs.run") == {"obs.ts#Obs.sub@3": ("self", 1.0), "obs.ts#Failure@2": ("scope", 1.0)}
+
+
+def test_destructured_members_and_a_declared_this():
+    files = _app("export class View {\n  private main: Circle\n"
+                 "  draw() {\n    const { main } = this\n    main.area()\n  }\n}\n"
+                 "export function bound(this: Shape, k: number) {\n  return this.scale(k)\n}\n")
+    assert _calls(files, "app.ts#View.draw") == {"shapes.ts#Circle.area": ("type", 1.0)}
+    assert _calls(files, "app.ts#bound") == {"shapes.ts#Shape.scale": ("type", 1.0)}
