@@ -122,6 +122,9 @@ class LanguageSpec:
     # Containers written with syntax of their own (Go's ``[]T``, ``[n]T``, ``map[K]T``): the
     # pattern's first group is the element type.
     container_syntax: re.Pattern[str] | None = None
+    # Builtins whose result is of a type their arguments give (Go's `new(T)`, `make`,
+    # `append`): what such a call returns is not known, unlike other builtins' results.
+    typed_builtins: frozenset[str] = frozenset()
     # Methods of a type that answer any attribute (``__getattr__``): a member not found is
     # then unknown, not missing.
     dynamic_members: frozenset[str] = frozenset()
@@ -298,6 +301,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             overriding=False,
             null_literals=frozenset({"nil"}),
             bindings_declare=True,
+            typed_builtins=frozenset({"new", "make", "append", "min", "max"}),
             container_syntax=re.compile(r"^(?:\[[^\]]*\]|map\[[^\]]*\])\s*(\S.*)$", re.S),
         ),
         LanguageSpec(

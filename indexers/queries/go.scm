@@ -34,7 +34,13 @@
 (call_expression function: (identifier) @name) @reference.call
 (call_expression
   function: (selector_expression operand: (_) @receiver field: (field_identifier) @name)) @reference.call
-; A method of a composite literal, `T{}.m()` / `(&T{}).m()`: the receiver is of the type T.
+; A method of a composite literal, `T{}.m()` / `(&T{}).m()`, or of `new(T)`: the receiver is
+; of the type T.
+((call_expression
+  function: (selector_expression
+    operand: (call_expression function: (identifier) @_new arguments: (argument_list . (_) @receiver))
+    field: (field_identifier) @name)) @reference.call
+  (#eq? @_new "new"))
 (call_expression
   function: (selector_expression
     operand: [(composite_literal type: (_) @receiver)

@@ -172,7 +172,8 @@ class Types:
         if found is None:
             if self.table.bindings(r.ext.path, name):  # a module-level name no definition has (`a, b = f, g`)
                 return self.bound(r.ext.path, name), 0
-            return (BUILTIN if name in self.spec.builtins else UNKNOWN), 0
+            builtin = name in self.spec.builtins and name not in self.spec.typed_builtins
+            return (BUILTIN if builtin else UNKNOWN), 0
         ent, reason, conf = found
         if conf < 1.0 or reason == Reason.CANDIDATE or ent[0] == "unresolved":
             return UNKNOWN, 0

@@ -181,3 +181,14 @@ def test_range_over_a_declared_slice_or_map_binds_its_elements():
         ),
     }
     assert _calls(files)["mux.go#Router.Match"] == {"mux.go#Route.Match": ("type", 1.0)}
+
+
+def test_new_gives_its_type_and_a_chain_through_it_is_not_a_builtin():
+    files = {
+        "route.go": "package mux\n\ntype Route struct{}\n\nfunc (r *Route) Path() *Route { return r }\n"
+                    "func (r *Route) Name() *Route { return r }\n",
+        "use.go": "package mux\n\nfunc use() { new(Route).Path().Name() }\n",
+    }
+    got = _calls(files)["use.go#use"]
+    assert got["route.go#Route.Path"] == ("scope", 1.0)
+    assert "route.go#Route.Name" in got  # a guess by name, not taken for a builtin's method
