@@ -69,7 +69,7 @@ CACHED_DOCUMENT_CHARS = 4_000
 # Echoed input in error messages is cut to this many characters.
 ECHO_CHARS = 200
 STYLE_FILE = SCHEMA_DIR / "browser" / "graphsvc.grass"
-GRAPHIQL_ASSETS = Path(__file__).parent / "static" / "graphiql"
+GRAPHIQL_ASSETS = Path(__file__).parent / "static" / "vendor" / "graphiql"  # third-party files as published
 # GraphiQL's page loads these from a CDN; we serve the same files (same integrity hashes).
 _ASSET_FILES = {
     "react@18.2.0/umd/react.production.min.js": "react.production.min.js",
