@@ -36,7 +36,7 @@ class Binding:
 def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tuple]:
     """(role, name node, type text, value text) of each bound name of the matches, in source
     order. A name matched by a general and a specific pattern keeps what the specific one
-    says. A list of names bound to a list of values (``a, b = f, g``) pairs them in order
+    says (a declared type over a value, a value over nothing). A list of names bound to a list of values (``a, b = f, g``) pairs them in order
     when there are as many, else binds them to nothing known. Names bound to the null
     literal are left out."""
     best: dict[tuple[str, int], tuple] = {}
@@ -46,9 +46,10 @@ def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tup
                 continue
             if role in ("local", "field") and node.named_child_count:
                 continue  # a nested pattern (`a, (b, c) = ...`): its names have their own matches
-            known = type_text is not None or value_text is not None
+            # What a match says: nothing, a value, or a declared type (`new(T)` beside `f()`).
+            known = 2 if type_text is not None else 1 if value_text is not None else 0
             key = (role, node.start_byte)
-            if key not in best or (known and not best[key][0]):
+            if key not in best or known > best[key][0]:
                 best[key] = (known, role, node, type_text, value_text)
     return [item[1:] for item in sorted(best.values(), key=lambda item: item[2].start_byte)]
 

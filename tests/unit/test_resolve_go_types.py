@@ -192,3 +192,12 @@ def test_new_gives_its_type_and_a_chain_through_it_is_not_a_builtin():
     got = _calls(files)["use.go#use"]
     assert got["route.go#Route.Path"] == ("scope", 1.0)
     assert "route.go#Route.Name" in got  # a guess by name, not taken for a builtin's method
+
+
+def test_a_local_bound_by_new_is_of_its_type():
+    files = {
+        "route.go": "package mux\n\ntype Route struct{}\n\nfunc (r *Route) Path() {}\n",
+        "use.go": "package mux\n\nfunc use() {\n\tr := new(Route)\n\tr.Path()\n}\n",
+        "other/other.go": OTHER + "\nfunc (X) Path() {}\n",
+    }
+    assert _calls(files)["use.go#use"] == {"route.go#Route.Path": ("type", 1.0)}
