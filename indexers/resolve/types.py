@@ -78,9 +78,22 @@ def parse_type(text: str, nulls: frozenset[str] = frozenset()) -> tuple[str, str
     rest = text[m.end():].strip()
     if not rest:
         return m.group(0), None
-    if rest[0] not in "<[" or rest[-1] != {"<": ">", "[": "]"}[rest[0]] or not rest[1:-1].strip():
-        return None  # `A | B`, `A, B`, `fn(...)`, `A[]`
+    if rest[0] not in "<[" or _closing(rest) != len(rest) - 1 or not rest[1:-1].strip():
+        return None  # `A | B`, `A, B`, `fn(...)`, `A[]`, `A<T> | B<T>`
     return m.group(0), _first_argument(rest[1:-1])
+
+
+def _closing(text: str) -> int:
+    """Where the bracket that opens ``text`` closes (-1: nowhere)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch in "[<(":
+            depth += 1
+        elif ch in "]>)":
+            depth -= 1
+            if not depth:
+                return i
+    return -1
 
 
 def _first_argument(text: str) -> str:
