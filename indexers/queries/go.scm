@@ -23,6 +23,7 @@
 
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)))
 
 ; Embedded fields and interfaces: the type gets the embedded type's methods.
 (field_declaration_list

@@ -29,7 +29,6 @@ also ends cycles (``x = x.next()``); the others per resolver.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from typing import TYPE_CHECKING
 
@@ -213,16 +212,15 @@ class Types:
         return ent
 
     def one_of(self, values: set[tuple]) -> tuple:
-        """What alternative declarations agree on: one value, or instances of one type that
-        each alternative declares for itself (the same qualified name in one directory)."""
+        """What alternative declarations (files selected by build tags) say together: one
+        value, or an instance of any of the types they give (each alternative's copy of one
+        type, or types that differ between the variants): their members are candidates
+        unless every alternative resolves to the same one."""
         if len(values) == 1:
             return values.pop()
         if not all(v[0] == "inst" for v in values):
             return UNKNOWN
-        ids = tuple(dict.fromkeys(i for v in values for i in v[1]))
-        syms = [self.table.symbols[i] for i in ids]
-        same = {(posixpath.dirname(s.file), s.qualified_name) for s in syms}
-        return ("inst", ids) if len(same) == 1 else UNKNOWN
+        return ("inst", tuple(sorted({i for v in values for i in v[1]})))
 
     # -- steps ---------------------------------------------------------------------------
 

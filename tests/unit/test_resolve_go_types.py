@@ -201,3 +201,19 @@ def test_a_local_bound_by_new_is_of_its_type():
         "other/other.go": OTHER + "\nfunc (X) Path() {}\n",
     }
     assert _calls(files)["use.go#use"] == {"route.go#Route.Path": ("type", 1.0)}
+
+
+def test_grouped_variables_are_symbols_and_variants_of_different_types_are_candidates():
+    # With msgpack the variable is the interface, without it the concrete type.
+    files = {
+        "binding.go": "package binding\n\ntype Binding interface{ Bind() }\n\ntype form struct{}\n\n"
+                      "func (form) Bind() {}\n\nvar (\n\tForm Binding = form{}\n)\n",
+        "binding_nomsgpack.go": "//go:build nomsgpack\n\npackage binding\n\nvar (\n\tForm = form{}\n)\n",
+        "use.go": "package binding\n\nfunc use() { Form.Bind() }\n",
+        "other/other.go": OTHER + "\nfunc (X) Bind() {}\n",
+    }
+    exts = [extract_file(rel, text.encode(), "go") for rel, text in files.items()]
+    assert ("Form", "variable") in {(s.qualified_name, s.kind) for s in exts[0].symbols}
+    assert _calls(files)["use.go#use"] == {
+        "binding.go#Binding.Bind": ("candidate", 0.5), "binding.go#form.Bind": ("candidate", 0.5),
+    }
