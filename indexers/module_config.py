@@ -1,5 +1,6 @@
 """Module resolution settings that live beside the code: `compilerOptions.paths` and
-`baseUrl` of `tsconfig.json` / `jsconfig.json`, and the module paths of Go's `go.mod` files.
+`baseUrl` of `tsconfig.json` / `jsconfig.json`, the names of the workspace's npm packages
+(`package.json`), and the module paths of Go's `go.mod` files.
 
 TypeScript projects import through aliases (``import { x } from "@app/util"`` with
 ``"paths": {"@app/*": ["src/*"]}``); without them those imports look external and the calls
@@ -7,6 +8,9 @@ through them stay unresolved. The job reads the config files (`read_js_paths`); 
 asks for the candidate file stems of an import (`JsPaths.candidates`), as TypeScript does:
 the nearest config above the importing file applies, an exact pattern beats a wildcard, the
 longest wildcard prefix wins, and targets are tried in order, then ``baseUrl`` itself.
+A package of the workspace imported by its name (a monorepo's ``@org/util``, a package
+importing itself) is its sources: ``source``, ``src/index``, ``index``, then what ``module``,
+``main`` and ``types`` name; ``@org/util/sub`` is ``src/sub`` or ``sub`` of the package.
 
 Go imports name packages by import path: ``example.com/mod/sub`` is the directory ``sub``
 of the module whose ``go.mod`` says ``module example.com/mod`` (`read_go_modules`;
@@ -24,6 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CONFIG_NAMES = ("tsconfig.json", "jsconfig.json")
+PACKAGE_JSON = "package.json"
+_ENTRY_FIELDS = ("module", "main", "types", "typings")
+_SCRIPT_SUFFIX = re.compile(r"(\.d)?\.[cm]?[jt]sx?$")
 MAX_EXTENDS = 5  # `extends` chains followed (relative paths only)
 MAX_CONFIG_BYTES = 1_000_000
 
@@ -42,14 +49,26 @@ class _Scope:
 @dataclass(frozen=True, slots=True)
 class JsPaths:
     scopes: tuple[_Scope, ...] = ()
+    # (package name, its directory, the stems of its entry points in order) per package.json
+    packages: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
     @property
     def digest(self) -> str:
         """Changes whenever resolution through these settings may change."""
-        return hashlib.sha256(repr(self.scopes).encode()).hexdigest()[:16]
+        return hashlib.sha256(repr((self.scopes, self.packages)).encode()).hexdigest()[:16]
 
     def candidates(self, importer: str, module: str) -> list[str]:
         """Workspace-relative stems a non-relative import may name, in the order to try."""
+        out = self._aliases(importer, module)
+        for name, directory, entries in self.packages:
+            if module == name:
+                out += entries
+            elif module.startswith(name + "/"):
+                sub = module[len(name) + 1 :]
+                out += [posixpath.join(directory, "src", sub), posixpath.join(directory, sub)]
+        return [posixpath.normpath(p) for p in out]
+
+    def _aliases(self, importer: str, module: str) -> list[str]:
         scope = self._scope_of(importer)
         if scope is None:
             return []
@@ -68,7 +87,7 @@ class JsPaths:
                 out += [t.replace("*", best[2], 1) for t in best[1]]
         if scope.base is not None:
             out.append(posixpath.join(scope.base, module) if scope.base else module)
-        return [posixpath.normpath(p) for p in out]
+        return out
 
     def _scope_of(self, importer: str) -> _Scope | None:
         found = None
@@ -130,7 +149,29 @@ def read_js_paths(root: str | Path, file_ids: list[str]) -> tuple[JsPaths, list[
         if rules or base is not None:
             directory = posixpath.dirname(rel)
             scopes.append(_Scope("" if directory == "." else directory, base, tuple(rules)))
-    return JsPaths(tuple(scopes)), problems
+    packages = []
+    # (installed dependencies are not the workspace's packages, even when they are indexed)
+    for rel in sorted(f for f in file_ids if posixpath.basename(f) == PACKAGE_JSON and "node_modules/" not in f):
+        try:
+            found = _package(root, rel)
+        except (OSError, ValueError) as exc:
+            problems.append(f"{rel}: not usable for package imports ({exc})")
+            continue
+        if found is not None:
+            packages.append(found)
+    return JsPaths(tuple(scopes), tuple(packages)), problems
+
+
+def _package(root: Path, rel: str) -> tuple[str, str, tuple[str, ...]] | None:
+    data = _load_jsonc(root / rel)
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        return None
+    directory = posixpath.dirname(rel)
+    entries = [data["source"]] if isinstance(data.get("source"), str) else []
+    entries += ["src/index", "index"] + [data[f] for f in _ENTRY_FIELDS if isinstance(data.get(f), str)]
+    stems = (posixpath.normpath(posixpath.join(directory, _SCRIPT_SUFFIX.sub("", e))) for e in entries)
+    return name, directory, tuple(s for s in dict.fromkeys(stems) if not s.startswith(".."))
 
 
 GO_MOD = "go.mod"

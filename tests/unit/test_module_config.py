@@ -82,3 +82,24 @@ def test_an_unreadable_config_is_reported_not_fatal(tmp_path):
     js_paths, problems = read_js_paths(tmp_path, ids)
     assert len(problems) == 1 and problems[0].startswith("tsconfig.json: not usable for import aliases")
     assert js_paths.candidates("a/x.js", "util") == ["a/src/util"]
+
+
+def test_packages_of_the_workspace_imported_by_name_are_not_external(tmp_path):
+    files = {
+        "packages/util/package.json": '{"name": "@org/util", "main": "dist/index.js"}',
+        "packages/util/src/index.ts": 'export { pad } from "./strings"\n',
+        "packages/util/src/strings.ts": "export function pad(s: string) { return s }\n",
+        "packages/app/package.json": '{"name": "app"}',
+        "packages/app/src/main.ts": ('import { pad } from "@org/util"\nimport { pad as p2 } from "@org/util/strings"\n'
+                                     'import { chunk } from "lodash"\n'
+                                     "export function run() { pad('x'); p2('y'); chunk() }\n"),
+    }
+    ids = _write(tmp_path, files)
+    js_paths, problems = read_js_paths(tmp_path, ids)
+    assert problems == []
+    exts = [extract_file(f, (tmp_path / f).read_bytes(), "typescript") for f in ids if f.endswith(".ts")]
+    table = SymbolTable(exts)
+    table.set_js_paths(js_paths)
+    run = {e.dst: (e.reason, e.confidence) for e in resolve_all(table)[0]
+           if e.type == "CALLS" and e.src == "packages/app/src/main.ts#run"}
+    assert run == {"packages/util/src/strings.ts#pad": ("import", 1.0), "ext:lodash#chunk": ("external", 1.0)}
