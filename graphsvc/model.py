@@ -64,6 +64,7 @@ class Reason(StrEnum):
     IMPORT = "import"
     TYPE = "type"  # through the inferred type of the receiver or the value of a variable
     UNIQUE_NAME = "unique-name"
+    ARGUMENT = "argument"  # a parameter called: what the callers pass for it
     CANDIDATE = "candidate"
     EXTERNAL = "external"
     RUNTIME = "runtime"

@@ -44,6 +44,11 @@ tags.scm-style captures:
                         right side of an assignment, an element of a list or table, a
                         return value): the function or class it names is referenced;
                         ``@name`` and ``@receiver`` as for a call
+``@argument``           on a value: it is an argument of the enclosing call, at its position
+                        or ``@argument.keyword``
+``@parameter``          a parameter of the enclosing function, in order; ``@parameter.default``
+                        its default value; ``@parameter.rest`` a ``*args``/``*``/``**kw``
+                        after which parameters are not positional
 ``@reference.import``   an import; ``@import.module``, ``@import.name``, ``@import.alias``,
                         ``@import.default`` (local name of a module's default export),
                         ``@import.wildcard`` (everything the module exports),
@@ -67,6 +72,7 @@ from operator import attrgetter
 import tree_sitter
 
 from graphsvc.model import TYPE_KINDS, SymbolKind, file_id, symbol_id
+from indexers.arguments import ParamRef, call_arguments, parameters
 from indexers.bindings import BINDING_ROLES, RESULT, Binding, binding_items
 from indexers.c_macros import blank_macros
 from indexers.languages import LanguageSpec, MacroHints, get_language, language_for_content, parser_for
@@ -124,6 +130,8 @@ class CallRef:
     # The called name (or the receiver's first name) is a parameter or local variable of
     # the enclosing function, so it does not name a global definition or an import.
     local: bool = False
+    # Arguments that may be functions: (position or keyword, the name as written).
+    args: tuple[tuple[int | str, str], ...] = ()
 
 
 @dataclass(slots=True, frozen=True)
@@ -145,6 +153,7 @@ class FileExtraction:
     inherits: list[InheritRef] = field(default_factory=list)
     values: list[CallRef] = field(default_factory=list)  # names used as values, shaped as calls
     bindings: list[Binding] = field(default_factory=list)
+    params: list[ParamRef] = field(default_factory=list)
     package: str | None = None  # Go package / Java package clause
     declared: list[str] = field(default_factory=list)  # names declared, not defined (C prototypes, __all__)
     # Definitions redefined later in the same statement list (overload stubs, replaced
@@ -171,6 +180,7 @@ class FileExtraction:
                 [_call_values(c) for c in self.calls], [_inherit_values(r) for r in self.inherits],
                 [_call_values(c) for c in self.values],
                 [_binding_values(b) for b in self.bindings],
+                [_param_values(p) for p in self.params],
                 self.package, self.declared, self.has_errors, self.error_count, self.invalid_utf8,
                 self.skip_reason, self.problems,
             ),
@@ -184,9 +194,10 @@ _import_values = attrgetter(*(f.name for f in fields(ImportRef)))
 _call_values = attrgetter(*(f.name for f in fields(CallRef)))
 _inherit_values = attrgetter(*(f.name for f in fields(InheritRef)))
 _binding_values = attrgetter(*(f.name for f in fields(Binding)))
+_param_values = attrgetter(*(f.name for f in fields(ParamRef)))
 
 
-def _rebuild(path, lang, syms, imports, calls, inherits, values, bindings, *rest) -> FileExtraction:
+def _rebuild(path, lang, syms, imports, calls, inherits, values, bindings, params, *rest) -> FileExtraction:
     return FileExtraction(
         path,
         lang,
@@ -196,6 +207,7 @@ def _rebuild(path, lang, syms, imports, calls, inherits, values, bindings, *rest
         [InheritRef(*r) for r in inherits],
         [CallRef(*c) for c in values],
         [Binding(*b) for b in bindings],
+        [ParamRef(*p) for p in params],
         *rest,
     )
 
@@ -307,6 +319,7 @@ class _Extractor:
         binds: list[tuple[str, dict]] = []
         inherits: list[tuple[str, tree_sitter.Node, dict]] = []
         imports: list[tuple[tree_sitter.Node, dict]] = []
+        params: list[dict] = []
         roles = pattern_roles(self.spec.name)
         for pattern, caps in tree_sitter.QueryCursor(self.spec.query()).matches(root):
             role = roles.get(pattern)
@@ -314,6 +327,9 @@ class _Extractor:
                 role = roles[pattern] = role_of(caps)
             if role in BINDING_ROLES:
                 binds.append((role, caps))
+                continue
+            if role == "parameter":
+                params.append(caps)
                 continue
             if role == "package":
                 self.out.package = _text(caps["package"][0]).strip()
@@ -338,7 +354,11 @@ class _Extractor:
         ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
         self._nest(ordered)
         local_names = self._bindings(ordered, binds)
-        self._calls(ordered, narrowest_receivers(calls), local_names, self.out.calls)
+        if params:
+            anchors = [(c.get("parameter") or c["parameter.rest"])[0] for c in params]
+            self.out.params = parameters(params, self._enclosing_all(ordered, anchors), self.out.bindings)
+        args = call_arguments([caps for _, caps in values if "argument" in caps])
+        self._calls(ordered, narrowest_receivers(calls), local_names, self.out.calls, args=args)
         self._calls(ordered, values, local_names, self.out.values, only_typed_locals=True)
         self._inherits(ordered, inherits)
         self._imports(imports)
@@ -568,7 +588,7 @@ class _Extractor:
         return local_names
 
     def _calls(self, ordered: list[_Def], calls: list, local_names: dict[int, dict[str, bool]],
-               out: list[CallRef], only_typed_locals: bool = False) -> None:
+               out: list[CallRef], only_typed_locals: bool = False, args: dict | None = None) -> None:
         """Calls (or values) with their callers and receivers. ``only_typed_locals``: leave
         out those through a local name no binding says anything about (for values, which
         are never resolved by a guess)."""
@@ -612,7 +632,8 @@ class _Extractor:
                     d = d.parent
             if local and only_typed_locals and not typed and head not in self_names:
                 continue
-            out.append(CallRef(caller, name, rkind, receiver, _line(node), local))
+            call_args = args.get((node.start_byte, node.end_byte), ()) if args else ()
+            out.append(CallRef(caller, name, rkind, receiver, _line(node), local, call_args))
 
     def _inherits(self, ordered: list[_Def], refs: list) -> None:
         if not refs:

@@ -21,9 +21,9 @@ def role_of(caps: dict) -> str:
     for cap in caps:
         if cap.startswith(("definition.", "reference.")) or cap == SCOPE:
             return cap
-    for cap in ("local", "field", "result", "return", "package", "declaration"):
+    for cap in ("local", "field", "result", "return", "package", "declaration", "parameter", "parameter.rest"):
         if cap in caps:
-            return cap
+            return cap.partition(".")[0]
     return "declaration"
 
 

@@ -20,17 +20,18 @@ import uuid
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from indexers.extract import Binding, CallRef, FileExtraction, ImportRef, InheritRef
+from indexers.extract import Binding, CallRef, FileExtraction, ImportRef, InheritRef, ParamRef
 from indexers.records import SymbolRecord
 
-FORMAT = "4"
+FORMAT = "5"
 
 _SYM = tuple(f.name for f in fields(SymbolRecord) if f.init)
 _IMP = tuple(f.name for f in fields(ImportRef))
 _CALL = tuple(f.name for f in fields(CallRef))
 _INH = tuple(f.name for f in fields(InheritRef))
 _BIND = tuple(f.name for f in fields(Binding))
-_LISTS = ("symbols", "imports", "calls", "inherits", "values", "bindings")
+_PAR = tuple(f.name for f in fields(ParamRef))
+_LISTS = ("symbols", "imports", "calls", "inherits", "values", "bindings", "params")
 # Every field but the record lists; derived from the class so a new field is never dropped.
 _EXT = tuple(f.name for f in fields(FileExtraction) if f.name not in _LISTS)
 
@@ -53,11 +54,12 @@ def encode(ext: FileExtraction) -> bytes:
         [_row(i, _INH) for i in ext.inherits],
         [_row(c, _CALL) for c in ext.values],
         [_row(b, _BIND) for b in ext.bindings],
+        [_row(p, _PAR) for p in ext.params],
     ))
 
 
 def decode(blob: bytes) -> FileExtraction:
-    head, symbols, imports, calls, inherits, values, bindings = marshal.loads(blob)
+    head, symbols, imports, calls, inherits, values, bindings, params = marshal.loads(blob)
     ext = FileExtraction(**dict(zip(_EXT, head)))
     ext.symbols = [SymbolRecord(*s) for s in symbols]
     ext.imports = [ImportRef(*i) for i in imports]
@@ -65,6 +67,7 @@ def decode(blob: bytes) -> FileExtraction:
     ext.inherits = [InheritRef(*i) for i in inherits]
     ext.values = [CallRef(*c) for c in values]
     ext.bindings = [Binding(*b) for b in bindings]
+    ext.params = [ParamRef(*p) for p in params]
     return ext
 
 

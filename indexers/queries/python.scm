@@ -37,10 +37,12 @@
 
 ; Functions and classes used as values: arguments, keyword arguments and defaults,
 ; assignments, elements of lists, tuples, sets and dicts, return values.
+; Arguments are also kept with their position or keyword (``@argument``).
 (call arguments: (argument_list
-  [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value))
+  [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value @argument))
 (call arguments: (argument_list (keyword_argument
-  value: [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value)))
+  name: (identifier) @argument.keyword
+  value: [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value @argument)))
 (default_parameter
   value: [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value)
 (typed_default_parameter
@@ -131,3 +133,16 @@
   (expression_statement
     (call function: (attribute object: (identifier) @_all attribute: (identifier)) @name)) @declaration
   (#eq? @_all "__all__"))
+
+; Parameters of a function, in order (what its callers pass them); after `*` or `*args`
+; they are keyword-only.
+(function_definition
+  parameters: (parameters
+    [(identifier) @parameter
+     (default_parameter name: (identifier) @parameter value: (_) @parameter.default)
+     (typed_parameter . (identifier) @parameter)
+     (typed_default_parameter name: (identifier) @parameter value: (_) @parameter.default)
+     (list_splat_pattern) @parameter.rest
+     (typed_parameter . (list_splat_pattern)) @parameter.rest
+     (keyword_separator) @parameter.rest
+     (dictionary_splat_pattern) @parameter.rest]))

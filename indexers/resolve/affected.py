@@ -132,8 +132,51 @@ def affected_files(
                          if s.kind in TYPE_KIND_NAMES or "." in s.qualified_name)
     for name in names:
         affected |= table.referencing_files(name)
-    affected |= _rebound_files(changed, old_exts, new_exts, table)
+    rebound = _rebound_files(changed, old_exts, new_exts, table)
+    affected |= rebound
+    affected |= _receiving_files(changed, affected, names, rebound, old_exts, new_exts, table)
     return {p for p in affected if p in table.files}
+
+
+def _receiving_files(
+    changed: set[str], affected: set[str], names: set[str], rebound: set[str],
+    old_exts: dict[str, FileExtraction], new_exts: dict[str, FileExtraction], table: SymbolTable,
+) -> set[str]:
+    """Files defining functions whose parameters may now hold something else (a parameter
+    that is called holds what the callers pass, evaluated in the callers' files): callees of
+    calls whose arguments changed, or name something that changed or is bound anew; then, in
+    turn, callees to which those functions pass their own parameters. By name: a few files
+    too many, never one too few."""
+    callees: set[tuple[str, str]] = set()  # (module system, callee name)
+    for path in changed:
+        sides = [{(c.caller, c.name, c.args) for c in e.calls if c.args}
+                 for e in (old_exts.get(path), new_exts.get(path)) if e is not None]
+        ext = new_exts.get(path) or old_exts.get(path)
+        if ext is not None and ext.lang in LANGUAGES:
+            system = LANGUAGES[ext.lang].module_system
+            callees.update((system, name) for _, name, _ in (sides[0] ^ sides[1] if len(sides) == 2 else sides[0]))
+    for path in affected - changed:
+        ext = table.files.get(path)
+        if ext is not None and ext.lang in LANGUAGES:
+            system = LANGUAGES[ext.lang].module_system
+            callees.update((system, c.name) for c in ext.calls if c.args and (
+                path in rebound or any(seg in names for _, v in c.args for seg in SPLIT.split(v))))
+    out: set[str] = set()
+    seen: set[tuple[str, str]] = set()
+    while callees:
+        key = callees.pop()
+        seen.add(key)
+        system, name = key
+        for sid in table.by_name(system, "callable", name):
+            path = table.symbols[sid].file
+            if path in out:
+                continue
+            out.add(path)
+            ext = table.files[path]
+            passing = {(p.function, p.name) for p in ext.params}
+            callees.update((system, c.name) for c in ext.calls
+                           if any((c.caller, v) in passing for _, v in c.args) and (system, c.name) not in seen)
+    return out
 
 
 def _outward_bindings(ext: FileExtraction | None) -> set[tuple]:

@@ -30,6 +30,7 @@ from indexers.resolve.common import (
     ResolveStats,
     base_qual,
 )
+from indexers.resolve.parameters import parameter_values
 from indexers.resolve.table import SymbolTable
 from indexers.resolve.types import BUILTIN, UNKNOWN, Types, chain_of
 
@@ -489,6 +490,11 @@ class Resolver:
                 self.unresolved(call)
                 continue
             ids = list(ent[1])
+            if reason == Reason.ARGUMENT:  # each one is passed by some caller
+                stats.by_reason[reason] += 1
+                for dst in ids:
+                    self.edge(call.caller, dst, Rel.CALLS, Prov.INFERRED, conf, reason, call.line)
+                continue
             if len(ids) > 1:
                 if len(ids) > MAX_CANDIDATES:
                     self.unresolved(call)
@@ -515,6 +521,11 @@ class Resolver:
                     if ids:
                         return ("sym", tuple(ids)), Reason.SCOPE, 1.0
             found = self.callee(self.types.value(name, qual))
+            if found is UNKNOWN and self.ext.params:
+                # A parameter: what the callers pass for it.
+                passed = parameter_values(self, call.caller, name)
+                if passed:
+                    return ("sym", passed), Reason.ARGUMENT, 1.0
             return found if found is not UNKNOWN else None
         if kind == RECEIVER_NONE:
             found = self.lookup(name, qual)

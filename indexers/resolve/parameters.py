@@ -1,0 +1,92 @@
+"""What a parameter holds: the functions the callers pass for it.
+
+``def run(callback): callback()`` calls what the callers of ``run`` pass as ``callback``:
+every call site in the workspace that resolves to ``run`` with confidence 1 and passes, by
+position or by keyword, a name whose value (``types``) is a function, a class or a method
+(and the default, when it is such a name). Each of them is called by some execution, so
+each is an edge at the confidence of the call site; a caller outside the workspace may pass
+more, which adds edges and makes none of these wrong. What a caller passes may be a
+parameter of its own (``def outer(f): run(f)``): its callers are followed in turn.
+
+Left alone: parameters the body binds again (then the argument is not all they hold), and
+methods (whether ``self`` takes the first position depends on how the method is called and
+decorated).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from indexers.arguments import ParamRef
+from indexers.extract import RECEIVER_NAME, RECEIVER_NONE, CallRef, FileExtraction
+
+if TYPE_CHECKING:  # the resolver imports this module
+    from indexers.resolve.resolver import Resolver
+
+_VALUE_KINDS = frozenset({"function", "method", "class"})
+_DIRECT = (RECEIVER_NONE, RECEIVER_NAME)
+
+
+def parameter(ext: FileExtraction, function_id: str, name: str) -> ParamRef | None:
+    for p in ext.params:
+        if p.function == function_id and p.name == name:
+            return p
+    return None
+
+
+def parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ...]:
+    """Ids of the functions, methods and classes the callers of ``function_id`` pass for
+    ``name``, or that its default names."""
+    return r.table.recursive.get(("param", function_id, name), (),
+                                 lambda: _parameter_values(r, function_id, name))
+
+
+def _parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ...]:
+    table = r.table
+    sym = table.symbols.get(function_id)
+    if sym is None or sym.kind != "function" or sym.file not in table.files:
+        return ()
+    param = parameter(table.files[sym.file], function_id, name)
+    if param is None or param.rebound:
+        return ()
+    found: dict[str, None] = {}
+    for path in sorted(table.referencing_files(sym.name)):
+        ext = table.files.get(path)
+        sites = [c for c in ext.calls if c.name == sym.name and c.receiver_kind in _DIRECT and c.args] if ext else []
+        if not sites:
+            continue
+        site_resolver = r.other(path)
+        for call in sites:
+            target = site_resolver.resolve_call(call)
+            if not isinstance(target, tuple) or target[0] != ("sym", (function_id,)) or target[2] < 1.0:
+                continue
+            for vid in _passed(site_resolver, call, param):
+                found[vid] = None
+    if param.default:
+        # What the parameter holds whenever a caller leaves it out.
+        for vid in _value(r.other(sym.file), param.default, sym.qualified_name.rpartition(".")[0], None):
+            found[vid] = None
+    return tuple(found)
+
+
+def _passed(r: Resolver, call: CallRef, param: ParamRef) -> tuple[str, ...]:
+    """What one call passes for the parameter (nothing known: empty)."""
+    for key, text in call.args:
+        if key == param.name or (key == param.position and param.position is not None):
+            return _value(r, text, call.caller.partition("#")[2], call)
+    return ()
+
+
+def _value(r: Resolver, text: str, qual: str, call: CallRef | None) -> tuple[str, ...]:
+    """A name or dotted name as seen from scope ``qual`` of ``r``'s file: the functions,
+    methods and classes it stands for, for certain."""
+    if call is not None and "." not in text and call.caller != r.ext.path:
+        # A parameter of the calling function passes on what its own callers pass.
+        own = parameter(r.ext, call.caller, text)
+        if own is not None:
+            return parameter_values(r, call.caller, text)
+    value = r.types.value(text, qual)
+    if value[0] not in ("sym", "method"):
+        return ()
+    ids = value[1]
+    return ids if all(r.table.symbols[i].kind in _VALUE_KINDS for i in ids) else ()

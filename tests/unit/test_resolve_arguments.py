@@ -1,0 +1,98 @@
+"""A called parameter calls what the callers pass for it (``def run(cb): cb()``, ``run(h)``)."""
+
+from __future__ import annotations
+
+from indexers.extract import extract_file
+from indexers.resolve import SymbolTable, affected_files, resolve_all, resolve_file
+
+FILES = {
+    "lib.py": (
+        "def run(cb, *rest, then=None):\n"
+        "    cb()\n"
+        "    then()\n"
+        "\n"
+        "def outer(g):\n"
+        "    run(g)\n"
+        "\n"
+        "def fallback(): pass\n"
+        "\n"
+        "def with_default(cb=fallback):\n"
+        "    cb()\n"
+        "\n"
+        "def wrapped(cb):\n"
+        "    cb = decorate(cb)\n"
+        "    cb()\n"
+        "\n"
+        "class Runner:\n"
+        "    def go(self, cb):\n"
+        "        cb()\n"
+    ),
+    "app.py": (
+        "from lib import run, outer, wrapped, Runner\n"
+        "\n"
+        "def first(): pass\n"
+        "def second(): pass\n"
+        "def third(): pass\n"
+        "def shadowed(): pass\n"
+        "def unseen(): pass\n"
+        "\n"
+        "run(first, then=second)\n"
+        "outer(third)\n"
+        "wrapped(first)\n"
+        "Runner().go(first)\n"
+        "run(*[], unseen)\n"
+        "\n"
+        "def local():\n"
+        "    shadowed = make()\n"
+        "    run(shadowed)\n"
+    ),
+}
+
+
+def _resolve(files: dict[str, str]) -> SymbolTable:
+    return SymbolTable(extract_file(p, s.encode(), "python") for p, s in files.items())
+
+
+def _calls(files: dict[str, str]) -> dict[str, dict[str, tuple[str, float]]]:
+    edges, _ = resolve_all(_resolve(files))
+    out: dict[str, dict[str, tuple[str, float]]] = {}
+    for e in edges:
+        if e.type == "CALLS":
+            out.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    return out
+
+
+def test_a_called_parameter_calls_what_every_caller_passes_by_position_or_keyword():
+    calls = _calls(FILES)
+    assert calls["lib.py#run"] == {
+        "app.py#first": ("argument", 1.0),
+        "app.py#second": ("argument", 1.0),
+        "app.py#third": ("argument", 1.0),  # outer(third) passes it on: run(g)
+    }
+
+
+def test_the_default_of_a_called_parameter_is_called():
+    assert _calls(FILES)["lib.py#with_default"] == {"lib.py#fallback": ("argument", 1.0)}
+
+
+def test_a_parameter_the_body_assigns_or_a_method_s_parameter_is_left_alone():
+    calls = _calls(FILES)
+    assert "lib.py#wrapped" not in calls or not any(r == "argument" for r, _ in calls["lib.py#wrapped"].values())
+    assert "lib.py#Runner.go" not in calls
+
+
+def test_a_local_passed_under_a_global_s_name_is_not_the_global():
+    calls = _calls(FILES)
+    assert "app.py#shadowed" not in calls.get("lib.py#run", {})
+    assert "app.py#unseen" not in calls.get("lib.py#run", {})  # its position after *[] is unknown
+
+
+def test_a_caller_passing_something_else_re_resolves_the_callee_s_file():
+    table = _resolve(FILES)
+    old = table.remove_file("app.py")
+    new = extract_file("app.py", FILES["app.py"].replace("run(first, then=second)", "run(second)").encode(), "python")
+    table.add_file(new)
+    affected = affected_files({"app.py"}, {"app.py": old}, {"app.py": new}, table)
+    assert "lib.py" in affected
+    edges = {e.dst for e in resolve_file(table.files["lib.py"], table) if e.src == "lib.py#run" and e.type == "CALLS"}
+    assert edges == {"app.py#second", "app.py#third"}
