@@ -149,12 +149,21 @@ def _receiving_files(
     too many, never one too few."""
     callees: set[tuple[str, str]] = set()  # (module system, callee name)
     for path in changed:
-        sides = [{(c.caller, c.name, c.args) for c in e.calls if c.args}
-                 for e in (old_exts.get(path), new_exts.get(path)) if e is not None]
-        ext = new_exts.get(path) or old_exts.get(path)
-        if ext is not None and ext.lang in LANGUAGES:
-            system = LANGUAGES[ext.lang].module_system
-            callees.update((system, name) for _, name, _ in (sides[0] ^ sides[1] if len(sides) == 2 else sides[0]))
+        exts = [e for e in (old_exts.get(path), new_exts.get(path)) if e is not None]
+        sides = [{(c.caller, c.name, c.args) for c in e.calls if c.args} for e in exts]
+        if not exts or exts[0].lang not in LANGUAGES:
+            continue
+        system = LANGUAGES[exts[0].lang].module_system
+        for caller, name, _ in (sides[0] ^ sides[1] if len(sides) == 2 else sides[0]):
+            callees.add((system, name))
+            for e in exts:
+                # Called through a name bound to a function (`c = run; c(h)`) or through a
+                # parameter: what the name holds, or what the caller's callers pass for it.
+                callees.update((system, last_segment(b.value)) for b in e.bindings if b.name == name and b.value)
+                if any(p.function == caller and p.name == name for p in e.params):
+                    callees.update((system, last_segment(v)) for f in table.referencing_files(last_segment(caller))
+                                   if f in table.files for c in table.files[f].calls
+                                   if c.name == last_segment(caller) for _, v in c.args)
     for path in affected - changed:
         ext = table.files.get(path)
         if ext is not None and ext.lang in LANGUAGES:

@@ -6,7 +6,9 @@ position or by keyword, a name whose value (``types``) is a function, a class or
 (and the default, when it is such a name). Each of them is called by some execution, so
 each is an edge at the confidence of the call site; a caller outside the workspace may pass
 more, which adds edges and makes none of these wrong. What a caller passes may be a
-parameter of its own (``def outer(f): run(f)``): its callers are followed in turn.
+parameter of its own (``def outer(f): run(f)``): its callers are followed in turn. The
+function may be called by its name, by a name bound to it (``c = run``), or through a
+parameter that holds it alone (``def apply(f): f(h)``).
 
 Left alone: parameters the body binds again (then the argument is not all they hold), and
 methods (whether ``self`` takes the first position depends on how the method is called and
@@ -15,6 +17,7 @@ decorated).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from indexers.arguments import ParamRef
@@ -25,6 +28,7 @@ if TYPE_CHECKING:  # the resolver imports this module
 
 _VALUE_KINDS = frozenset({"function", "method", "class"})
 _DIRECT = (RECEIVER_NONE, RECEIVER_NAME)
+_HEAD = re.compile(r"^(?:[A-Za-z_$][\w$]*\.)*")  # what qualifies a dotted name
 
 
 def parameter(ext: FileExtraction, function_id: str, name: str) -> ParamRef | None:
@@ -50,18 +54,41 @@ def _parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ..
     if param is None or param.rebound:
         return ()
     found: dict[str, None] = {}
+    # Parameters the function is passed to (`apply(run)`, `def apply(f): f(h)`), by file.
+    receivers: dict[str, set[tuple[str, str]]] = {}
     for path in sorted(table.referencing_files(sym.name)):
         ext = table.files.get(path)
-        sites = [c for c in ext.calls if c.name == sym.name and c.receiver_kind in _DIRECT and c.args] if ext else []
-        if not sites:
+        if ext is None:
             continue
         site_resolver = r.other(path)
-        for call in sites:
-            target = site_resolver.resolve_call(call)
-            if not isinstance(target, tuple) or target[0] != ("sym", (function_id,)) or target[2] < 1.0:
+        # Calls by the function's name or by a name bound to it (`c = run; c(h)`), and
+        # calls passing it on.
+        names = {sym.name} | {b.name for b in ext.bindings if b.value and _HEAD.sub("", b.value) == sym.name}
+        for call in ext.calls:
+            if not call.args or call.receiver_kind not in _DIRECT:
                 continue
-            for vid in _passed(site_resolver, call, param):
-                found[vid] = None
+            passes = [key for key, v in call.args if _HEAD.sub("", v) in names]
+            if call.name not in names and not passes:
+                continue
+            target = site_resolver.resolve_call(call)
+            if not isinstance(target, tuple) or target[2] < 1.0 or target[0][0] != "sym":
+                continue
+            if target[0] == ("sym", (function_id,)):
+                found.update(dict.fromkeys(_passed(site_resolver, call, param)))
+            elif len(target[0][1]) == 1:
+                receiver = table.symbols[target[0][1][0]]
+                home = table.files.get(receiver.file)
+                for p in home.params if home is not None else ():
+                    if p.function == receiver.id and (p.name in passes or p.position in passes):
+                        receivers.setdefault(receiver.file, set()).add((p.function, p.name))
+    for path, held in sorted(receivers.items()):
+        site_resolver = r.other(path)
+        for call in table.files[path].calls:
+            # Only a parameter that holds this function alone: with others, what it is passed
+            # together with may belong to another of them.
+            if (call.args and call.receiver is None and (call.caller, call.name) in held
+                    and parameter_values(site_resolver, call.caller, call.name) == (function_id,)):
+                found.update(dict.fromkeys(_passed(site_resolver, call, param)))
     if param.default:
         # What the parameter holds whenever a caller leaves it out.
         for vid in _value(r.other(sym.file), param.default, sym.qualified_name.rpartition(".")[0], None):
