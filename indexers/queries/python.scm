@@ -31,6 +31,11 @@
 (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
 ; f()(): a call of what a call returns
 (call function: (call) @receiver) @reference.call
+; `raise E` constructs E: a call of the class. Only capitalised names (classes by
+; convention): `raise exc` re-raises an instance and is no call.
+((raise_statement . (identifier) @name) @reference.call (#match? @name "^[A-Z]"))
+((raise_statement . (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
+  (#match? @name "^[A-Z]"))
 ; A decorator is called with the definition: `@dec`, `@mod.dec` (`@dec(...)` is a call above).
 (decorator (identifier) @name) @reference.call
 (decorator (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call

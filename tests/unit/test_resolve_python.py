@@ -1,3 +1,4 @@
+from indexers.extract import extract_file
 from indexers.resolve import SymbolTable, resolve_all
 from tests.unit.symbols_helpers import extract_tree, load_project
 
@@ -148,3 +149,23 @@ def test_a_name_the_package_defines_wins_over_a_submodule_of_that_name(tmp_path)
     edges, _ = resolve_all(SymbolTable(exts.values()))
     calls = {e.dst: (e.reason, e.confidence) for e in edges if e.type == "CALLS" and e.src == "app.py#main"}
     assert calls == {"pkg/__init__.py#load": ("import", 1.0), "pkg/util.py#helper": ("import", 1.0)}
+
+
+def test_raising_a_class_calls_it_and_re_raising_an_instance_does_not():
+    table = SymbolTable([extract_file("m.py", (
+        "class Error(Exception):\n"
+        "    class Inner(Exception): pass\n"
+        "def f():\n"
+        "    raise Error\n"
+        "def g():\n"
+        "    raise Error.Inner from None\n"
+        "def h(error):\n"
+        "    raise error\n"
+    ).encode(), "python")])
+    calls: dict[str, dict] = {}
+    for e in resolve_all(table)[0]:
+        if e.type == "CALLS":
+            calls.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    assert calls["m.py#f"] == {"m.py#Error": ("scope", 1.0)}
+    assert calls["m.py#g"] == {"m.py#Error.Inner": ("scope", 1.0)}
+    assert "m.py#h" not in calls
