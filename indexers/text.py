@@ -10,6 +10,7 @@ MAX_DOC = 300
 MAX_VALUE = 400  # longer chains (arguments dropped) say nothing we can use
 # A member may be private by name (JavaScript's `this.#x`).
 _VALUE_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:\(\))*(?:(?:\.|::|->)#?[A-Za-z_$][\w$]*(?:\(\))*)*$")
+_ARGUMENT_MARKS = re.compile(r"[()\"'`]")
 _WS_AROUND_OPS = re.compile(r"\s*(\.|::|->|\(\))\s*")
 
 
@@ -24,15 +25,21 @@ def value_chain(text: str, new_operator: str = "") -> str | None:
         text = text[len(new_operator):].lstrip()
         if "(" not in text:
             text += "()"
+    head = text[:1]
+    if head.isspace():
+        head = text.lstrip()[:1]
+    if not head or not (head in "_$" or ("a" <= head <= "z") or ("A" <= head <= "Z")):
+        return None  # a literal, a bracket or an operator first: never a chain
     if "(" in text:
+        # Arguments dropped: jump from one parenthesis or quote to the next.
         parts: list[str] = []
-        depth, quote = 0, ""  # inside the arguments: parentheses open, string quote open
-        for ch in text:
+        depth, quote, kept = 0, "", 0  # parentheses open, string quote open, start of the text kept
+        for m in _ARGUMENT_MARKS.finditer(text):
+            ch = m.group()
             if not depth:
                 if ch == "(":
+                    parts.append(text[kept : m.start()])
                     depth = 1
-                else:
-                    parts.append(ch)
             elif quote:
                 if ch == quote:
                     quote = ""
@@ -44,8 +51,10 @@ def value_chain(text: str, new_operator: str = "") -> str | None:
                 depth -= 1
                 if not depth:
                     parts.append("()")
+                    kept = m.end()
         if depth:
             return None
+        parts.append(text[kept:])
         text = "".join(parts)
     if any(c.isspace() for c in text):
         text = _WS_AROUND_OPS.sub(r"\1", text.strip())

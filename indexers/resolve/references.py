@@ -28,7 +28,7 @@ def references(r: Resolver) -> None:
         key = r.memo_key(ref)
         found = memo.get(key, memo)
         if found is memo:
-            found = memo[key] = _referenced(r, ref, symbols)
+            found = memo[key] = _referenced(r, ref, key, symbols)
         if found is None:
             continue
         ids, reason, conf = found
@@ -39,10 +39,10 @@ def references(r: Resolver) -> None:
             r.edge(ref.caller, ids[0], Rel.REFERENCES, r.prov_for(ids[0], reason), conf, reason, ref.line)
 
 
-def _referenced(r: Resolver, ref: CallRef, symbols: dict) -> tuple[list[str], str, float] | None:
+def _referenced(r: Resolver, ref: CallRef, key: tuple, symbols: dict) -> tuple[list[str], str, float] | None:
     if ref.receiver_kind == RECEIVER_OTHER:
         return None
-    found = r.resolve_call(ref)
+    found = r.resolved(ref, key)
     if found is None or found == "builtin":
         return None
     ent, reason, conf = found

@@ -53,6 +53,7 @@ class Resolver:
         self.prefix = ext.path + "#"
         self.quals = table.quals_in(ext.path)
         self._nested: set[str] | None = None  # names defined below the top level
+        self._resolved: dict[tuple, object] = {}  # memo_key -> resolve_call's answer
         self.missed: list[CallRef] = []  # calls left unresolved, in source order
         self.types = Types(self)
 
@@ -461,15 +462,19 @@ class Resolver:
             return (call.caller, call.name, rkind, call.receiver, call.local)
         return ("", call.name, rkind, call.receiver, call.local)
 
+    def resolved(self, call: CallRef, key: tuple):
+        """``resolve_call``, once per memo key: calls and values share the answers."""
+        memo = self._resolved
+        result = memo.get(key, memo)
+        if result is memo:
+            result = memo[key] = self.resolve_call(call)
+        return result
+
     def calls(self) -> None:
         stats = self.stats
-        memo: dict[tuple, object] = {}
         for call in self.ext.calls:
             stats.calls += 1
-            key = self.memo_key(call)
-            result = memo.get(key, memo)
-            if result is memo:
-                result = memo[key] = self.resolve_call(call)
+            result = self.resolved(call, self.memo_key(call))
             if result is None:
                 self.unresolved(call)
                 continue
