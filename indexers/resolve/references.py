@@ -10,7 +10,7 @@ than a function, and only functions, methods and types are referenced.
 from __future__ import annotations
 
 from graphsvc.model import Prov, Reason, Rel, UnresolvedCalls
-from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_OTHER, RECEIVER_SELF, RECEIVER_SUPER, CallRef
+from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_OTHER, RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import MAX_CANDIDATES, MAX_HIERARCHY, TYPE_KIND_NAMES
 from indexers.resolve.resolver import Resolver
 
@@ -51,6 +51,10 @@ def _referenced(r: Resolver, ref: CallRef, key: tuple, symbols: dict) -> tuple[l
     # Only what the name itself defines: a field found to hold a class is not that class.
     ids = [i for i in ent[1] if i in symbols and symbols[i].kind in _REFERENCED_KINDS and symbols[i].name == ref.name]
     if not ids or len(ids) > MAX_CANDIDATES:
+        return None
+    if ref.receiver_kind != RECEIVER_NONE and any("@" in symbols[i].qualified_name for i in ids):
+        # A member defined again under its name (a property's getter and setter, overloads):
+        # reading it refers to none of those definitions in particular.
         return None
     return ids, reason, conf
 

@@ -281,3 +281,17 @@ def test_a_field_holding_a_class_is_not_a_reference_to_the_class_where_it_is_rea
     edges, _ = _resolve({"app.py": src})
     assert _targets(edges, "REFERENCES", "app.py#App") == {"app.py#Response": ("scope", 1.0, "EXTRACTED")}
     assert _targets(edges, "REFERENCES", "app.py#App.make") == {}
+
+
+def test_a_property_read_is_not_a_reference_to_its_getter_or_setter():
+    src = (
+        "class App:\n"
+        "    @property\n"
+        "    def debug(self): return 1\n"
+        "    @debug.setter\n"
+        "    def debug(self, value): pass\n"
+        "    def run(self):\n"
+        "        show(self.debug)\n"
+    )
+    edges, _ = _resolve({"app.py": src})
+    assert _targets(edges, "REFERENCES", "app.py#App.run") == {}
