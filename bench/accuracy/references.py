@@ -58,7 +58,7 @@ def judge_references(root: Path, exts: dict, table: SymbolTable) -> tuple[Counte
         script = jedi.Script(path=str(root / rel), project=project)
         seen = set()
         for v in ext.values:
-            found = _referenced(resolver, v, table.symbols)
+            found = _referenced(resolver, v, resolver.memo_key(v), table.symbols)
             if not found or len(found[0]) != 1 or found[2] < DEFAULT_MIN_CONFIDENCE:
                 continue
             if (v.line, v.name, v.receiver) in seen:
