@@ -232,6 +232,9 @@ _JS_FAMILY = dict(
     new_operator="new",
     # Overload signatures and merged declarations are one name with the last definition
     # (a function's implementation); a later `function f` replaces an earlier one.
+    # `Foo[]`, `Array<Foo>`, `Set<Foo>`: their elements are `Foo` (a `for ... of` loop).
+    container_syntax=re.compile(r"^(.+)\[\]$", re.S),
+    container_types=frozenset("Array ReadonlyArray Set ReadonlySet Iterable IterableIterator Generator".split()),
     redefinition_shadows=True,
     definition_wrappers=frozenset({"export_statement", "ambient_declaration", "lexical_declaration",
                                    "variable_declaration"}),

@@ -94,4 +94,5 @@
   left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @field)
   right: (_) @field.value)
 (for_in_statement left: (identifier) @local)
+(for_in_statement left: (identifier) @local "of" right: (_) @local.element)
 (catch_clause parameter: (identifier) @local)

@@ -242,6 +242,8 @@ class Types:
             return self.entity(m) if m is not None else ("missing", None)
         if kind == "ext":
             return r.member(cur, name)
+        if kind == "iter":  # a declared container's own methods (`items.push()`) are the language's
+            return BUILTIN
         return UNKNOWN
 
     def call(self, cur: tuple) -> tuple:

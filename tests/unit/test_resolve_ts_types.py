@@ -96,3 +96,13 @@ def test_a_union_of_generic_types_is_not_its_first_member():
     files = _app("export function run(c: Circle<number> | Board<number>) {\n  c.area()\n}\n",
                  head='import { Board } from "./shapes"\n')
     assert all(conf < 1.0 for _, conf in _calls(files, "app.ts#run").values())
+
+
+def test_for_of_over_a_declared_array_binds_its_elements():
+    files = _app("export function run(cs: Circle[], more: Array<Shape>, keys: Circle[]) {\n"
+                 "  for (const c of cs) { c.area() }\n  for (const s of more) { s.describe() }\n"
+                 "  for (const k in keys) { k.nothing() }\n}\n")
+    got = _calls(files, "app.ts#run")
+    assert got["shapes.ts#Circle.area"] == ("type", 1.0)
+    assert got["shapes.ts#Shape.describe"] == ("type", 1.0)
+    assert got.get("shapes.ts#Circle.nothing", ("", 0.0))[1] < 1.0  # `in` gives the keys
