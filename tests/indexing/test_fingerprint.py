@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from graphsvc.settings import get_settings
-from indexers import extract
+from indexers import matches
 from graphsvc.indexing import fingerprint as fp
 from indexers import languages
 from graphsvc.indexing.pipeline import index_symbols
@@ -93,7 +93,7 @@ def upgraded_queries(tmp_path, monkeypatch):
 
     def forget_compiled_queries() -> None:
         languages._load_query.cache_clear()
-        extract._ROLES.clear()  # roles are learned per pattern number of the compiled query
+        matches._ROLES.clear()  # roles are learned per pattern number of the compiled query
 
     def switch() -> Path:
         monkeypatch.setattr(languages, "QUERY_DIR", queries)
