@@ -598,6 +598,9 @@ class _Extractor:
         self_names = spec.self_names
         super_names = spec.super_names
         enclosing = self._enclosing_all(ordered, [node for node, _ in calls])
+        # Per enclosing definition: its receiver name, and the local names it sees, innermost first.
+        receivers: dict[int, str | None] = {}
+        visible: dict[int, list[dict[str, bool]]] = {}
         for (node, caps), encl in zip(calls, enclosing):
             name_nodes = caps.get("name")
             if not name_nodes and "receiver" not in caps:
@@ -614,7 +617,7 @@ class _Extractor:
                 rtext = _text(rnodes[0]) if len(rnodes) == 1 else self.seps[0].join(_text(n) for n in rnodes)
                 if rtext in super_names or (rtext.endswith(")") and rtext.partition("(")[0] + "()" in super_names):
                     rkind = RECEIVER_SUPER  # super() and the older super(Class, self)
-                elif rtext in self_names or (encl is not None and _self_of(encl) == rtext):
+                elif rtext in self_names or (encl is not None and _receiver_of(encl, receivers) == rtext):
                     rkind = RECEIVER_SELF
                 elif _NAME_CHAIN.match(rtext):
                     rkind = RECEIVER_NAME
@@ -625,11 +628,11 @@ class _Extractor:
             local = False
             if local_names and rkind in (RECEIVER_NONE, RECEIVER_NAME, RECEIVER_EXPR):
                 head = name if receiver is None else _HEAD.match(receiver).group(0)
-                d = encl
-                while d is not None and not local:  # closures see the enclosing functions' names
-                    typed = local_names.get(id(d), {}).get(head)
-                    local = typed is not None
-                    d = d.parent
+                for names in _visible_locals(encl, local_names, visible):  # closures see the enclosing functions' names
+                    typed = names.get(head)
+                    if typed is not None:
+                        local = True
+                        break
             if local and only_typed_locals and not typed and head not in self_names:
                 continue
             call_args = args.get((node.start_byte, node.end_byte), ()) if args else ()
@@ -696,6 +699,28 @@ def _at_top_level(parent: _Def | None) -> bool:
             return False
         parent = parent.parent
     return True
+
+
+def _receiver_of(d: _Def, memo: dict[int, str | None]) -> str | None:
+    key = id(d)
+    if key not in memo:
+        memo[key] = _self_of(d)
+    return memo[key]
+
+
+def _visible_locals(d: _Def | None, local_names: dict[int, dict[str, bool]],
+                    memo: dict[int, list[dict[str, bool]]]) -> list[dict[str, bool]]:
+    """The local names of ``d`` and the definitions around it, innermost first."""
+    key = id(d)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = []
+        while d is not None:
+            names = local_names.get(id(d))
+            if names:
+                found.append(names)
+            d = d.parent
+    return found
 
 
 def _self_of(d: _Def) -> str | None:

@@ -10,6 +10,7 @@ MAX_DOC = 300
 MAX_VALUE = 400  # longer chains (arguments dropped) say nothing we can use
 # A member may be private by name (JavaScript's `this.#x`).
 _VALUE_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:\(\))*(?:(?:\.|::|->)#?[A-Za-z_$][\w$]*(?:\(\))*)*$")
+_SPACE = re.compile(r"\s")  # what str.isspace() calls a space
 _ARGUMENT_MARKS = re.compile(r"[()\"'`]")
 _WS_AROUND_OPS = re.compile(r"\s*(\.|::|->|\(\))\s*")
 
@@ -56,7 +57,7 @@ def value_chain(text: str, new_operator: str = "") -> str | None:
             return None
         parts.append(text[kept:])
         text = "".join(parts)
-    if any(c.isspace() for c in text):
+    if _SPACE.search(text):
         text = _WS_AROUND_OPS.sub(r"\1", text.strip())
     if len(text) > MAX_VALUE or not _VALUE_CHAIN.match(text):
         return None
