@@ -64,9 +64,8 @@ def _parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ..
         # Calls by the function's name or by a name bound to it (`c = run; c(h)`), and
         # calls passing it on.
         names = {sym.name} | {b.name for b in ext.bindings if b.value and _HEAD.sub("", b.value) == sym.name}
-        for call in ext.calls:
-            if not call.args or call.receiver_kind not in _DIRECT:
-                continue
+        index = _calls_naming(table, ext)
+        for call in dict.fromkeys(c for n in sorted(names) for c in index.get(n, ())):
             passes = [key for key, v in call.args if _HEAD.sub("", v) in names]
             if call.name not in names and not passes:
                 continue
@@ -94,6 +93,21 @@ def _parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ..
         for vid in _value(r.other(sym.file), param.default, sym.qualified_name.rpartition(".")[0], None):
             found[vid] = None
     return tuple(found)
+
+
+def _calls_naming(table, ext: FileExtraction) -> dict[str, list[CallRef]]:
+    """A file's calls with arguments, by the name they call and the last names of what they
+    pass (cached with the table's other answers)."""
+    key = ("calls-naming", ext.path)
+    found = table.recursive.values.get(key)
+    if found is None:
+        found = {}
+        for call in ext.calls:
+            if call.args and call.receiver_kind in _DIRECT:
+                for n in {call.name, *(_HEAD.sub("", v) for _, v in call.args)}:
+                    found.setdefault(n, []).append(call)
+        table.recursive.values[key] = found
+    return found
 
 
 def _passed(r: Resolver, call: CallRef, param: ParamRef) -> tuple[str, ...]:
