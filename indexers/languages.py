@@ -118,6 +118,8 @@ class LanguageSpec:
     # Generic types whose (first) type argument is the type of their elements, and those
     # whose argument is a class itself (Python's ``Type[Foo]``).
     container_types: frozenset[str] = frozenset()
+    # Modules whose types describe other types (Python's `typing`): no members of their own.
+    typing_modules: frozenset[str] = frozenset()
     class_types: frozenset[str] = frozenset()
     # Containers written with syntax of their own (Go's ``[]T``, ``[n]T``, ``map[K]T``): the
     # pattern's first group is the element type.
@@ -269,6 +271,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
                 AsyncIterable KeysView ValuesView""".split()
             ),
             class_types=frozenset({"Type", "type"}),
+            typing_modules=frozenset({"typing", "typing_extensions", "collections.abc", "types"}),
             redefinition_shadows=True,
             definition_wrappers=frozenset({"decorated_definition"}),
             # An unqualified name that is neither defined nor imported in a Python module can

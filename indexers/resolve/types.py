@@ -383,7 +383,9 @@ class Types:
         if conf < 1.0 or reason == Reason.CANDIDATE:
             return UNKNOWN
         if ent[0] == "ext":
-            return ent
+            # An external class has members of its own; a generic one or a typing construct
+            # (`Union[A, B]`, `Any`, `Callable[...]`) says nothing about them.
+            return UNKNOWN if argument is not None or ent[1] in self.spec.typing_modules else ent
         if ent[0] == "sym" and all(self.table.symbols[i].kind in _INSTANCE_KINDS for i in ent[1]):
             return ("inst", ent[1])
         return UNKNOWN

@@ -275,3 +275,29 @@ def test_calls_of_call_results_and_names_bound_in_a_tuple():
     top = {e.dst for e in resolve_file(exts[0], table) if e.type == "CALLS" and e.src == "chains.py"
            and e.confidence == 1.0}
     assert {"chains.py#first", "chains.py#second", "chains.py#inner", "chains.py#Maker.build"} <= top
+
+
+TYPING = """\
+import typing as t
+from typing import Any, Union
+
+class A:
+    def run(self): pass
+
+class B:
+    def run(self): pass
+
+def f(x: Union[A, B], y: Any, z: t.Dict[str, A], a: t.Optional[A]):
+    x.run()
+    y.run()
+    z.run()
+    a.run()
+"""
+
+
+def test_typing_constructs_say_nothing_about_members_optional_does():
+    exts = [extract_file("typing_use.py", TYPING.encode(), "python")]
+    calls = {e.dst: e.confidence for e in resolve_file(exts[0], SymbolTable(exts)) if e.type == "CALLS"}
+    assert not any(dst.startswith("ext:typing") for dst in calls)
+    assert calls["typing_use.py#A.run"] == 1.0  # a: t.Optional[A]
+    assert calls["typing_use.py#B.run"] < 1.0  # x, y, z: only guesses
