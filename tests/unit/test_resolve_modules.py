@@ -243,3 +243,20 @@ def test_incremental_equals_clean_when_the_re_exporting_file_appears():
     incremental.update({p: set(resolve_file(table.files[p], table)) for p in affected})
     assert incremental == {p: set(resolve_file(e, table)) for p, e in _table(_CHECKS).files.items()}
     assert "pkg/app.py#a" in {e.src for p in affected for e in resolve_file(table.files[p], table)}
+
+
+def test_a_package_directory_is_not_on_the_path_of_its_own_modules():
+    # `import json` in flask/config.py is the standard library's json, not flask/json/.
+    files = {
+        "src/flask/__init__.py": b"",
+        "src/flask/json/__init__.py": b"def loads(s):\n    return s\n",
+        "src/flask/config.py": b"import json\n\ndef load(s):\n    return json.loads(s)\n",
+        "scripts/helper.py": b"def loads(s):\n    return s\n",
+        "scripts/run.py": b"import helper\n\ndef main():\n    helper.loads('x')\n",
+    }
+    table = SymbolTable(extract_file(p, d, "python") for p, d in files.items())
+    edges, _ = resolve_all(table)
+    calls = {(e.src, e.dst) for e in edges if e.type == "CALLS"}
+    assert ("src/flask/config.py#load", "ext:json#loads") in calls
+    assert not any(dst.startswith("src/flask/json/") for _, dst in calls)
+    assert ("scripts/run.py#main", "scripts/helper.py#loads") in calls  # a script's directory is

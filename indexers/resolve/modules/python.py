@@ -85,15 +85,18 @@ class PythonModules(ModuleSystem):
         # Not a name below a regular package: a namespace package or a module next to the
         # importer, as seen from its directory or one above it that is not a package, all of
         # which may be on sys.path when it runs (a script's directory, the project root,
-        # ``src``); nearest first.
+        # ``src``); nearest first. A package's own directory is not on it: `import json` in
+        # `flask/config.py` is the standard library's, not `flask/json/`.
         rel = module.replace(".", "/")
         d = posixpath.dirname(importer)
-        found = self._at(posixpath.join(d, rel) if d else rel)
-        while not found and d:
-            d = posixpath.dirname(d)
+        while True:
             if d not in self.packages:
                 found = self._at(posixpath.join(d, rel) if d else rel)
-        return found
+                if found:
+                    return found
+            if not d:
+                return ()
+            d = posixpath.dirname(d)
 
     def submodule(self, files: tuple[str, ...], name: str) -> tuple[str, ...] | None:
         for f in files:
