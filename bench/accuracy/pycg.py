@@ -3,7 +3,7 @@
     .venv/bin/python bench/accuracy/pycg.py [--json] [--cases]
 
 PyCG (Salis et al., ICSE 2021) ships 119 small programs in 17 categories, each with the call
-graph it expects (``callgraph.json``); a copy is in ``tests/fixtures/pycg/`` (see its NOTICE).
+graph it expects (``callgraph.json``); a copy is in ``tests/fixtures/third_party/pycg/`` (see its NOTICE).
 Every case is extracted and resolved in-process, as the indexer does, without a database.
 
 Names. PyCG names a function by module and qualified name (``main.Class.method``; a package
@@ -45,7 +45,7 @@ from indexers.languages import language_for_path  # noqa: E402
 from indexers.records import EdgeRecord  # noqa: E402
 from indexers.resolve import SymbolTable, resolve_all  # noqa: E402
 
-SNIPPETS = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "pycg"
+SNIPPETS = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "third_party" / "pycg"
 _INTERPRETER = ("<builtin>.", "<**")  # PyCG's prefixes for builtins and builtin types
 _SUFFIX = re.compile(r"@\d+(?=\.|$)")
 
