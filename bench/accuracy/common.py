@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,15 +22,105 @@ class Score:
 
     @property
     def recall(self) -> float | None:
-        return self.found / self.oracle if self.oracle else None
+        return ratio(self.found, self.oracle)
 
     @property
     def precision(self) -> float | None:
-        return self.confirmed / self.ours if self.ours else None
+        return ratio(self.confirmed, self.ours)
 
     def to_dict(self) -> dict:
         return {"oracle": self.oracle, "ours": self.ours, "found": self.found, "confirmed": self.confirmed,
                 "recall": self.recall, "precision": self.precision}
+
+
+def ratio(part: int, whole: int) -> float | None:
+    """``part / whole``, or None when there is nothing to divide by."""
+    return part / whole if whole else None
+
+
+# Confidence bands of our edges, and the thresholds at which precision and recall are reported.
+BANDS = (("1.0", 1.0, 1.01), ("0.51-0.99", 0.51, 1.0), ("0.50", 0.5, 0.51), ("<0.5", 0.0, 0.5))
+CUMULATIVE = {"confidence = 1": {"1.0"}, "confidence >= 0.51 (query default)": {"1.0", "0.51-0.99"},
+              "any edge (candidates too)": {b for b, _, _ in BANDS}}
+
+
+def band_of(conf: float) -> str:
+    for name, lo, hi in BANDS:
+        if lo <= conf < hi:
+            return name
+    return BANDS[-1][0]
+
+
+def thresholds_of(band: str) -> list[str]:
+    """The precision groups (``at <threshold>``) an edge of ``band`` counts in."""
+    return [f"at {label}" for label, bands in CUMULATIVE.items() if band in bands]
+
+
+def count_outcome(judged: dict[str, Score], groups: list[str], outcome: str) -> None:
+    """Count one edge judged ``right``, ``wrong`` or ``not judged`` in each precision group."""
+    for group in groups:
+        sc = judged[group]
+        if outcome != "not judged":
+            sc.ours += 1
+            sc.confirmed += outcome == "right"
+
+
+def recall_at_thresholds(pairs: set, have_by_band: dict[str, set]) -> dict[str, dict]:
+    """Recall of the oracle ``pairs`` among our edges at or above each threshold."""
+    recall = {}
+    for label, bands in CUMULATIVE.items():
+        have = set().union(*(have_by_band[b] for b in bands))
+        recall[label] = Score(oracle=len(pairs), found=len(pairs & have)).to_dict()
+    return recall
+
+
+def judge_by_line(at_line: dict, edge: CallEdge, target: Sym | None, band: str, definite: tuple[str, ...],
+                  wrong_examples: list[str], oracle_says: Callable[[list], str]) -> str:
+    """``wrong`` or ``not judged``, for an edge the oracle's pairs do not hold: wrong when the
+    oracle has a definite verdict ``(name, verdict, targets)`` at the edge's call line (those
+    naming the edge's target, or all on the line when none does). A wrong edge becomes an example."""
+    here = at_line.get((edge.src, edge.line), [])
+    named = [v for v in here if target is not None and v[0] == target.name] or here
+    verdicts = [v for v in named if v[1] in definite]
+    if not verdicts:
+        return "not judged"
+    add_wrong_example(wrong_examples, edge, band, oracle_says(verdicts))
+    return "wrong"
+
+
+def add_wrong_example(examples: list[str], edge: CallEdge, band: str, oracle_says: str) -> None:
+    """Keep every wrong edge of confidence 1 and the first 60 others."""
+    if band == "1.0" or len(examples) < 60:
+        examples.append(f"{edge.src} -> {edge.dst} (line {edge.line}, {edge.reason} {edge.confidence:.2f}; "
+                        f"{oracle_says})")
+
+
+def _outcomes_by_band_reason(outcomes: Counter) -> dict[str, dict]:
+    """``{(band…, reason, outcome): n}`` as ``{"band… / reason": {outcome: n}}``."""
+    table: dict[str, dict] = defaultdict(dict)
+    for (*band, reason, outcome), n in sorted(outcomes.items()):
+        table[f"{' '.join(band)} / {reason}"][outcome] = n
+    return dict(table)
+
+
+def targets_report(oracle: str, caller_missing: int, target_missing: Counter) -> dict:
+    """The report's figures of the oracle's call sites our graph cannot place."""
+    return {"sites_whose_caller_is_not_our_symbol": caller_missing,
+            f"{oracle}_targets_not_in_graph": sum(target_missing.values()),
+            f"{oracle}_targets_not_in_graph_examples": [k for k, _ in target_missing.most_common(10)]}
+
+
+def scores_report(judged: dict[str, Score], outcomes: Counter, pairs: set, have_by_band: dict[str, set]) -> dict:
+    """The report's scores: precision by group, our edges' outcomes by band and reason, recall
+    of the oracle ``pairs`` at each threshold."""
+    return {"precision": {k: v.to_dict() for k, v in sorted(judged.items())},
+            "edges_by_band_reason": _outcomes_by_band_reason(outcomes),
+            "recall": recall_at_thresholds(pairs, have_by_band)}
+
+
+def largest_first(table: dict[str, Counter]) -> dict[str, dict]:
+    """Counters by key, the key with the largest total first."""
+    return {k: dict(v) for k, v in sorted(table.items(), key=lambda kv: -sum(kv[1].values()))}
 
 
 def pct(value: float | None) -> str:

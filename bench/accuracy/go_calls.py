@@ -32,8 +32,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from bench.accuracy import corpora
-from bench.accuracy.common import CallEdge, Score, Sym
-from bench.accuracy.python_calls import CUMULATIVE, _band
+from bench.accuracy.common import (CallEdge, Score, Sym, add_wrong_example, band_of, count_outcome,
+                                   largest_first, scores_report, targets_report, thresholds_of)
 
 ORACLE_DIR = Path(__file__).resolve().parent / "go_oracle"
 ORACLE_VERSION = 1
@@ -178,7 +178,7 @@ def measure(data: dict, symbols: list[Sym], calls: list[CallEdge]) -> dict:
     for e in mine:
         name = _edge_name(e.dst, sym_by_id)
         named_from[e.src].add(name)
-        band = _band(e.confidence)
+        band = band_of(e.confidence)
         if not e.external:
             have_by_band[band].add((e.src, e.dst))
         here = [v for v in at_line.get((e.src, e.line), []) if v[0] == name]
@@ -196,26 +196,18 @@ def measure(data: dict, symbols: list[Sym], calls: list[CallEdge]) -> dict:
             outcome = "not judged"  # `T(x)` kept as a call of the type: go/types says conversion
         else:
             outcome = "wrong" if definite else "not judged"
-        if outcome == "wrong" and (band == "1.0" or len(wrong_examples) < 60):
-            wrong_examples.append(f"{e.src} -> {e.dst} (line {e.line}, {e.reason} {e.confidence:.2f}; "
-                                  f"oracle: {sorted({(v[1], v[2] or v[3] + '.' + v[4]) for v in definite})[:2]})")
+        if outcome == "wrong":
+            add_wrong_example(wrong_examples, e, band,
+                              f"oracle: {sorted({(v[1], v[2] or v[3] + '.' + v[4]) for v in definite})[:2]}")
         where = "external" if e.external else "workspace"
         verdicts[(where, band, e.reason, outcome)] += 1
         groups = [f"{where} band {band}", f"{where} reason {e.reason}"]
         if not e.external:
-            groups += [f"at {label}" for label, bands in CUMULATIVE.items() if band in bands]
+            groups += thresholds_of(band)
         elif band == "1.0":
             groups.append("external at confidence = 1")
-        for group in groups:
-            sc = judged[group]
-            if outcome != "not judged":
-                sc.ours += 1
-                sc.confirmed += outcome == "right"
+        count_outcome(judged, groups, outcome)
 
-    recall = {}
-    for label, bands in CUMULATIVE.items():
-        have = set().union(*(have_by_band[b] for b in bands))
-        recall[label] = Score(oracle=len(pairs), found=len(pairs & have)).to_dict()
     confident = have_by_band["1.0"]
     anything = set().union(*have_by_band.values())
     by_form: dict[str, Counter] = defaultdict(Counter)
@@ -229,7 +221,7 @@ def measure(data: dict, symbols: list[Sym], calls: list[CallEdge]) -> dict:
         by_kind[pair_kind.get(pair, "?")][state] += 1
         if state != "confident":
             e = edge_at.get(pair)
-            fate[f"kept below confidence 1 ({e.reason}, {_band(e.confidence)})" if e else
+            fate[f"kept below confidence 1 ({e.reason}, {band_of(e.confidence)})" if e else
                  "no edge to the target (unresolved, external or another target)"] += 1
             if len(missed_examples) < 400:
                 missed_examples.append(f"{pair[0]} -> {pair[1]} [{pair_form.get(pair)}; {state}]")
@@ -240,26 +232,19 @@ def measure(data: dict, symbols: list[Sym], calls: list[CallEdge]) -> dict:
         unresolved["sites"] += 1
         if site["name"] not in named_from.get(caller, ()):
             unresolved["without an edge"] += 1
-    by_outcome: dict[str, dict] = defaultdict(dict)
-    for (where, band, reason, outcome), n in sorted(verdicts.items()):
-        by_outcome[f"{where} {band} / {reason}"][outcome] = n
     return {
         "module": data.get("module"),
         "files": len(files),
         "call_sites": sum(kinds.values()),
         "oracle_kinds": dict(kinds.most_common()),
-        "sites_whose_caller_is_not_our_symbol": caller_missing,
-        "oracle_targets_not_in_graph": sum(target_missing.values()),
-        "oracle_targets_not_in_graph_examples": [k for k, _ in target_missing.most_common(10)],
+        **targets_report("oracle", caller_missing, target_missing),
         "oracle_pairs": len(pairs),
         "our_edges_from_oracle_files": len(mine),
-        "precision": {k: v.to_dict() for k, v in sorted(judged.items())},
-        "edges_by_band_reason": dict(by_outcome),
-        "recall": recall,
+        **scores_report(judged, verdicts, pairs, have_by_band),
         "unresolved_sites": {**unresolved, "share": unresolved["without an edge"] / unresolved["sites"]
                              if unresolved["sites"] else None},
         "oracle_pairs_not_confident": dict(fate.most_common()),
-        "oracle_pairs_by_call_form": {k: dict(v) for k, v in sorted(by_form.items(), key=lambda kv: -sum(kv[1].values()))},
+        "oracle_pairs_by_call_form": largest_first(by_form),
         "oracle_pairs_by_kind": {k: dict(v) for k, v in sorted(by_kind.items())},
         "wrong_examples": wrong_examples,
         "missed_examples": missed_examples,

@@ -39,6 +39,7 @@ from pathlib import Path
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from bench.accuracy.common import Score, ratio  # noqa: E402
 from graphsvc.model import DEFAULT_MIN_CONFIDENCE, EXTERNAL_PREFIX  # noqa: E402
 from indexers.extract import extract_file  # noqa: E402
 from indexers.languages import language_for_path  # noqa: E402
@@ -75,36 +76,45 @@ class CaseResult:
 @dataclass(slots=True)
 class Tally:
     cases: int = 0
-    expected: int = 0
-    confident: int = 0
-    confident_right: int = 0
-    any_found: int = 0
+    # expected edges (oracle), edges at the threshold (ours), those expected (found, confirmed)
+    at_threshold: Score = field(default_factory=Score)
+    any_found: int = 0  # expected edges among all of ours, candidates too
     failing: list[str] = field(default_factory=list)  # cases not matched exactly at the threshold
 
     def add(self, r: CaseResult) -> None:
         self.cases += 1
-        self.expected += len(r.expected)
-        self.confident += len(r.confident)
-        self.confident_right += len(r.confident & r.expected)
+        right = len(r.confident & r.expected)
+        self.at_threshold.oracle += len(r.expected)
+        self.at_threshold.ours += len(r.confident)
+        self.at_threshold.found += right
+        self.at_threshold.confirmed += right
         self.any_found += len(r.any_edge & r.expected)
         if r.confident != r.expected:
             self.failing.append(r.name)
 
     @property
+    def expected(self) -> int:
+        return self.at_threshold.oracle
+
+    @property
+    def confident(self) -> int:
+        return self.at_threshold.ours
+
+    @property
     def precision(self) -> float | None:
-        return self.confident_right / self.confident if self.confident else None
+        return self.at_threshold.precision
 
     @property
     def recall(self) -> float | None:
-        return self.confident_right / self.expected if self.expected else None
+        return self.at_threshold.recall
 
     @property
     def recall_any(self) -> float | None:
-        return self.any_found / self.expected if self.expected else None
+        return ratio(self.any_found, self.expected)
 
     def to_dict(self) -> dict:
         return {"cases": self.cases, "expected": self.expected, "confident": self.confident,
-                "confident_right": self.confident_right, "any_found": self.any_found,
+                "confident_right": self.at_threshold.found, "any_found": self.any_found,
                 "precision": self.precision, "recall": self.recall, "recall_any": self.recall_any,
                 "failing": self.failing}
 

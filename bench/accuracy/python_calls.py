@@ -32,16 +32,17 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.accuracy.common import CallEdge, Score, Sym
+from bench.accuracy.common import (CallEdge, Score, Sym, band_of, count_outcome,
+                                   judge_by_line, largest_first, scores_report, targets_report, thresholds_of)
 from bench.accuracy.python_defs import definitions, parse, python_files
 
 IN_WORKSPACE = "workspace-def"  # a function or class of the workspace
 WORKSPACE_OTHER = "workspace-other"  # a variable, parameter or module of the workspace
 OUTSIDE = "outside"  # builtins, C modules, site-packages
 NONE = "none"  # Jedi found nothing
+DEFINITE = (IN_WORKSPACE, OUTSIDE, WORKSPACE_OTHER)  # verdicts that say where a call goes
 
 ORACLE_VERSION = 5  # part of the cache key: bump when the way verdicts are read changes
-BANDS = (("1.0", 1.0, 1.01), ("0.51-0.99", 0.51, 1.0), ("0.50", 0.5, 0.51), ("<0.5", 0.0, 0.5))
 
 
 @dataclass(slots=True, frozen=True)
@@ -254,17 +255,6 @@ def oracle(root: Path, seed: int, min_sites: int, cache_dir: Path, progress=prin
     return result
 
 
-CUMULATIVE = {"confidence = 1": {"1.0"}, "confidence >= 0.51 (query default)": {"1.0", "0.51-0.99"},
-              "any edge (candidates too)": {b for b, _, _ in BANDS}}
-
-
-def _band(conf: float) -> str:
-    for name, lo, hi in BANDS:
-        if lo <= conf < hi:
-            return name
-    return BANDS[-1][0]
-
-
 _CHAIN = re.compile(r"[\w.]+$")
 
 
@@ -347,33 +337,15 @@ def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge], root: 
     wrong_examples: list[str] = []
     have_by_band: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for e in internal:
-        band = _band(e.confidence)
+        band = band_of(e.confidence)
         have_by_band[band].add((e.src, e.dst))
-        if (e.src, e.dst) in pairs:
-            outcome = "right"
-        else:
-            here = at_line.get((e.src, e.line), [])
-            dst = sym_by_id.get(e.dst)
-            named = [v for v in here if dst is not None and v[0] == dst.name] or here
-            definite = [v for v in named if v[1] in (IN_WORKSPACE, OUTSIDE, WORKSPACE_OTHER)]
-            outcome = "wrong" if definite else "not judged"
-            if outcome == "wrong" and (band == "1.0" or len(wrong_examples) < 60):
-                wrong_examples.append(f"{e.src} -> {e.dst} (line {e.line}, {e.reason} {e.confidence:.2f}; "
-                                      f"jedi: {sorted({v[1] for v in definite})} "
-                                      f"{sorted(i for v in definite for i in v[2])[:2]})")
+        outcome = "right" if (e.src, e.dst) in pairs else judge_by_line(
+            at_line, e, sym_by_id.get(e.dst), band, DEFINITE, wrong_examples,
+            lambda definite: f"jedi: {sorted({v[1] for v in definite})} "
+                             f"{sorted(i for v in definite for i in v[2])[:2]}")
         verdicts[(band, e.reason, outcome)] += 1
-        for group in (f"band {band}", f"reason {e.reason}", *(f"at {label}" for label, bands in CUMULATIVE.items()
-                                                           if band in bands)):
-            sc = judged[group]
-            if outcome != "not judged":
-                sc.ours += 1
-                sc.confirmed += outcome == "right"
+        count_outcome(judged, [f"band {band}", f"reason {e.reason}", *thresholds_of(band)], outcome)
 
-    # Recall: oracle pairs found among edges at or above each threshold.
-    recall = {}
-    for label, bands in CUMULATIVE.items():
-        have = set().union(*(have_by_band[b] for b in bands))
-        recall[label] = Score(oracle=len(pairs), found=len(pairs & have)).to_dict()
     # What became of the oracle pairs we do not assert with confidence 1.
     confident = have_by_band["1.0"]
     fate: Counter = Counter()
@@ -384,26 +356,19 @@ def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge], root: 
     for pair in pairs - confident:
         e = edge_at.get(pair)
         if e is not None:
-            fate[f"kept below confidence 1 ({e.reason}, {_band(e.confidence)})"] += 1
+            fate[f"kept below confidence 1 ({e.reason}, {band_of(e.confidence)})"] += 1
         else:
             fate["no edge to the target (unresolved, external or another target)"] += 1
-    by_outcome = defaultdict(dict)
-    for (band, reason, outcome), n in sorted(verdicts.items()):
-        by_outcome[f"{band} / {reason}"][outcome] = n
     return {
         "sample_files": len(files),
         "call_sites": sum(site_counts.values()),
         "jedi_verdicts": dict(site_counts.most_common()),
-        "sites_whose_caller_is_not_our_symbol": caller_missing,
-        "jedi_targets_not_in_graph": sum(target_missing.values()),
-        "jedi_targets_not_in_graph_examples": [k for k, _ in target_missing.most_common(10)],
+        **targets_report("jedi", caller_missing, target_missing),
         "oracle_pairs": len(pairs),
         "our_edges_from_sample": len(mine),
         "our_external_edges_from_sample": len(mine) - len(internal),
-        "precision": {k: v.to_dict() for k, v in sorted(judged.items())},
-        "edges_by_band_reason": dict(by_outcome),
-        "recall": recall,
+        **scores_report(judged, verdicts, pairs, have_by_band),
         "oracle_pairs_not_confident": dict(fate.most_common()),
-        "oracle_pairs_by_call_form": {k: dict(v) for k, v in sorted(by_form.items(), key=lambda kv: -sum(kv[1].values()))},
+        "oracle_pairs_by_call_form": largest_first(by_form),
         "wrong_examples": wrong_examples,
     }

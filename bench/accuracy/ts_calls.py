@@ -28,8 +28,9 @@ import subprocess
 from collections import Counter, defaultdict
 from pathlib import Path, PurePosixPath
 
-from bench.accuracy.common import CallEdge, Score, Sym
-from bench.accuracy.python_calls import CUMULATIVE, IN_WORKSPACE, NONE, OUTSIDE, WORKSPACE_OTHER, _band
+from bench.accuracy.common import (CallEdge, Score, Sym, band_of, count_outcome, judge_by_line,
+                                   largest_first, scores_report, targets_report, thresholds_of)
+from bench.accuracy.python_calls import DEFINITE, IN_WORKSPACE, NONE, OUTSIDE, WORKSPACE_OTHER
 
 TARGETS = {"precision": 0.99, "recall": 0.85, "recall-candidates": 0.98}
 ORACLE_VERSION = 1  # part of the cache key: bump when the way verdicts are read changes
@@ -167,32 +168,17 @@ def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge]) -> dic
     wrong_examples: list[str] = []
     have_by_band: dict[str, set[tuple[str, tuple]]] = defaultdict(set)
     for e in internal:
-        band = _band(e.confidence)
+        band = band_of(e.confidence)
         have = {(e.src, key) for key in keys_of.get(e.dst, ())}
         have_by_band[band].update(have)
-        if have & pairs:
-            outcome = "right"
-        else:
-            here = at_line.get((e.src, e.line), [])
-            dst = sym_by_id.get(e.dst)
-            named = [v for v in here if dst is not None and v[0] == dst.name] or here
-            definite = [v for v in named if v[1] in (IN_WORKSPACE, OUTSIDE, WORKSPACE_OTHER)]
-            outcome = "wrong" if definite else "not judged"
-            if outcome == "wrong" and (band == "1.0" or len(wrong_examples) < 60):
-                wrong_examples.append(f"{e.src} -> {e.dst} (line {e.line}, {e.reason} {e.confidence:.2f}; "
-                                      f"checker: {sorted({v[1] for v in definite})} "
-                                      f"{sorted(k[0] for v in definite for k in v[2])[:2]})")
+        outcome = "right" if have & pairs else judge_by_line(
+            at_line, e, sym_by_id.get(e.dst), band, DEFINITE, wrong_examples,
+            lambda definite: f"checker: {sorted({v[1] for v in definite})} "
+                             f"{sorted(k[0] for v in definite for k in v[2])[:2]}")
         outcomes[(band, e.reason, outcome)] += 1
-        for group in (f"band {band}", f"reason {e.reason}",
-                      *(f"at {label}" for label, bands in CUMULATIVE.items() if band in bands)):
-            if outcome != "not judged":
-                judged[group].ours += 1
-                judged[group].confirmed += outcome == "right"
+        if outcome != "not judged":  # groups with no judged edge stay out of the report
+            count_outcome(judged, [f"band {band}", f"reason {e.reason}", *thresholds_of(band)], outcome)
 
-    recall = {}
-    for label, bands in CUMULATIVE.items():
-        have = set().union(*(have_by_band[b] for b in bands))
-        recall[label] = Score(oracle=len(pairs), found=len(pairs & have)).to_dict()
     confident = have_by_band["1.0"]
     anywhere = set().union(*have_by_band.values())
     by_form: dict[str, Counter] = defaultdict(Counter)
@@ -203,24 +189,16 @@ def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge]) -> dic
         by_form[form][state] += 1
         if state != "confident" and len(missed[form]) < 15:
             missed[form].append(f"{pair_site[pair]} -> {pair[1][0][0]}:{pair[1][0][1]} {pair[1][0][2]} ({state})")
-    by_outcome: dict[str, dict] = defaultdict(dict)
-    for (band, reason, outcome), n in sorted(outcomes.items()):
-        by_outcome[f"{band} / {reason}"][outcome] = n
     return {
         "files": len(files),
         "call_sites": sum(verdicts.values()) + caller_missing,
         "checker_verdicts": dict(verdicts.most_common()),
-        "sites_whose_caller_is_not_our_symbol": caller_missing,
-        "checker_targets_not_in_graph": sum(target_missing.values()),
-        "checker_targets_not_in_graph_examples": [k for k, _ in target_missing.most_common(10)],
+        **targets_report("checker", caller_missing, target_missing),
         "oracle_pairs": len(pairs),
         "our_edges": len(mine),
         "our_external_edges": len(mine) - len(internal),
-        "precision": {k: v.to_dict() for k, v in sorted(judged.items())},
-        "edges_by_band_reason": dict(by_outcome),
-        "recall": recall,
-        "oracle_pairs_by_call_form": {k: dict(v) for k, v in sorted(by_form.items(),
-                                                                    key=lambda kv: -sum(kv[1].values()))},
+        **scores_report(judged, outcomes, pairs, have_by_band),
+        "oracle_pairs_by_call_form": largest_first(by_form),
         "not_confident_examples": dict(missed),
         "wrong_examples": wrong_examples,
     }
