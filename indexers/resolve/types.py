@@ -30,6 +30,7 @@ also ends cycles (``x = x.next()``); the others per resolver.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from graphsvc.model import Reason
@@ -82,29 +83,25 @@ def parse_type(text: str, nulls: frozenset[str] = frozenset()) -> tuple[str, str
     return m.group(0), _first_argument(rest[1:-1])
 
 
-def _closing(text: str) -> int:
-    """Where the bracket that opens ``text`` closes (-1: nowhere)."""
+def _with_depth(text: str) -> Iterator[tuple[int, str, int]]:
+    """Each character of ``text`` with its index and the bracket depth once it is read (an
+    opening bracket counts itself in, a closing one itself out)."""
     depth = 0
     for i, ch in enumerate(text):
         if ch in "[<(":
             depth += 1
         elif ch in "]>)":
             depth -= 1
-            if not depth:
-                return i
-    return -1
+        yield i, ch, depth
+
+
+def _closing(text: str) -> int:
+    """Where the bracket that opens ``text`` closes (-1: nowhere)."""
+    return next((i for i, ch, depth in _with_depth(text) if ch in "]>)" and not depth), -1)
 
 
 def _first_argument(text: str) -> str:
-    depth = 0
-    for i, ch in enumerate(text):
-        if ch in "[<(":
-            depth += 1
-        elif ch in "]>)":
-            depth -= 1
-        elif ch == "," and not depth:
-            return text[:i]
-    return text
+    return next((text[:i] for i, ch, depth in _with_depth(text) if ch == "," and not depth), text)
 
 
 class Types:
