@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,3 +69,12 @@ def outline(text: str) -> str:
     ends a line with a comment)."""
     lines = (line.partition("  #")[0].strip() for line in text.splitlines())
     return "\n".join(line for line in lines if line)
+
+
+def targets_by_source(edges: Iterable[EdgeRecord], rel: str = "CALLS") -> dict[str, dict[str, tuple[str, float]]]:
+    """The edges of one relation as ``{src: {dst: (reason, confidence)}}``."""
+    out: dict[str, dict[str, tuple[str, float]]] = {}
+    for e in edges:
+        if e.type == rel:
+            out.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    return out

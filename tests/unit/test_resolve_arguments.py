@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from indexers.extract import extract_file
 from indexers.resolve import SymbolTable, affected_files, resolve_all, resolve_file
+from tests.unit.symbols_helpers import targets_by_source
 
 FILES = {
     "lib.py": (
@@ -54,12 +55,7 @@ def _resolve(files: dict[str, str]) -> SymbolTable:
 
 
 def _calls(files: dict[str, str]) -> dict[str, dict[str, tuple[str, float]]]:
-    edges, _ = resolve_all(_resolve(files))
-    out: dict[str, dict[str, tuple[str, float]]] = {}
-    for e in edges:
-        if e.type == "CALLS":
-            out.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
-    return out
+    return targets_by_source(resolve_all(_resolve(files))[0])
 
 
 def test_a_called_parameter_calls_what_every_caller_passes_by_position_or_keyword():

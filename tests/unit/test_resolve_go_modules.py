@@ -8,6 +8,7 @@ from pathlib import Path
 from indexers.extract import extract_file
 from indexers.module_config import GoModules, read_go_modules
 from indexers.resolve import SymbolTable, affected_files, resolve_all
+from tests.unit.symbols_helpers import targets_by_source
 
 
 def _project(root: Path, files: dict[str, str]) -> dict[str, dict[str, tuple[str, float]]]:
@@ -22,12 +23,7 @@ def _project(root: Path, files: dict[str, str]) -> dict[str, dict[str, tuple[str
     go_modules, problems = read_go_modules(root, sorted(files))
     assert problems == []
     table.set_go_modules(go_modules)
-    edges, _ = resolve_all(table)
-    out: dict[str, dict[str, tuple[str, float]]] = {}
-    for e in edges:
-        if e.type == "CALLS":
-            out.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
-    return out
+    return targets_by_source(resolve_all(table)[0])
 
 
 MODULE = {

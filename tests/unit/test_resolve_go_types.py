@@ -6,6 +6,7 @@ from __future__ import annotations
 from indexers.extract import extract_file
 from indexers.module_config import GoModules
 from indexers.resolve import SymbolTable, resolve_all
+from tests.unit.symbols_helpers import targets_by_source
 
 ENGINE = """package gin
 
@@ -94,12 +95,7 @@ func shadowed() {
 def _calls(files: dict[str, str]) -> dict[str, dict[str, tuple[str, float]]]:
     table = SymbolTable(extract_file(rel, text.encode(), "go") for rel, text in files.items())
     table.set_go_modules(GoModules((("example.com/gin", ""),), frozenset({""})))
-    edges, _ = resolve_all(table)
-    out: dict[str, dict[str, tuple[str, float]]] = {}
-    for e in edges:
-        if e.type == "CALLS":
-            out.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
-    return out
+    return targets_by_source(resolve_all(table)[0])
 
 
 CALLS = _calls({"gin.go": ENGINE, "use.go": USE, "other/other.go": OTHER})

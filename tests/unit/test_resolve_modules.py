@@ -8,6 +8,7 @@ import pytest
 from indexers.extract import extract_file
 from indexers.languages import language_for_path
 from indexers.resolve import SymbolTable, affected_files, resolve_all, resolve_file
+from tests.unit.symbols_helpers import targets_by_source
 
 
 def _table(files: dict[str, str]) -> SymbolTable:
@@ -15,12 +16,7 @@ def _table(files: dict[str, str]) -> SymbolTable:
 
 
 def _edges(files: dict[str, str], rel: str = "CALLS") -> dict[str, dict[str, tuple[str, float]]]:
-    """src -> {dst: (reason, confidence)} of one relation."""
-    out: dict[str, dict[str, tuple[str, float]]] = {}
-    for e in resolve_all(_table(files))[0]:
-        if e.type == rel:
-            out.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
-    return out
+    return targets_by_source(resolve_all(_table(files))[0], rel)
 
 
 _UTIL = "def now():\n    return 1\n\n\nclass Base:\n    pass\n"

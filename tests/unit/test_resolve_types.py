@@ -3,6 +3,7 @@ variables holding functions, context managers and Python's method resolution ord
 
 from indexers.extract import extract_file
 from indexers.resolve import SymbolTable, resolve_file
+from tests.unit.symbols_helpers import targets_by_source
 
 MODELS = """\
 from typing import Optional
@@ -132,12 +133,7 @@ FILES = {"pkg/__init__.py": "", "pkg/models.py": MODELS, "app.py": APP, "mro.py"
 def _calls() -> dict[str, dict[str, tuple[str, float]]]:
     exts = [extract_file(path, src.encode(), "python") for path, src in FILES.items()]
     table = SymbolTable(exts)
-    out: dict[str, dict[str, tuple[str, float]]] = {}
-    for ext in exts:
-        for e in resolve_file(ext, table):
-            if e.type == "CALLS":
-                out.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
-    return out
+    return targets_by_source(e for ext in exts for e in resolve_file(ext, table))
 
 
 CALLS = _calls()
