@@ -177,23 +177,9 @@ func funcName(fd *ast.FuncDecl) string {
 	if fd.Recv == nil || len(fd.Recv.List) == 0 {
 		return fd.Name.Name
 	}
-	t := fd.Recv.List[0].Type
-	for {
-		switch x := t.(type) {
-		case *ast.StarExpr:
-			t = x.X
-			continue
-		case *ast.ParenExpr:
-			t = x.X
-			continue
-		case *ast.IndexExpr:
-			t = x.X
-			continue
-		case *ast.IndexListExpr:
-			t = x.X
-			continue
-		}
-		break
+	t := unparen(fd.Recv.List[0].Type)
+	for star, ok := t.(*ast.StarExpr); ok; star, ok = t.(*ast.StarExpr) {
+		t = unparen(star.X)
 	}
 	if id, ok := t.(*ast.Ident); ok {
 		return id.Name + "." + fd.Name.Name
@@ -203,22 +189,13 @@ func funcName(fd *ast.FuncDecl) string {
 
 // calledName is the identifier naming the callee (F in F(), x.F(), F[T]()), and where it is.
 func calledName(fun ast.Expr) *ast.Ident {
-	for {
-		switch x := fun.(type) {
-		case *ast.ParenExpr:
-			fun = x.X
-		case *ast.IndexExpr:
-			fun = x.X
-		case *ast.IndexListExpr:
-			fun = x.X
-		case *ast.Ident:
-			return x
-		case *ast.SelectorExpr:
-			return x.Sel
-		default:
-			return nil
-		}
+	switch x := unparen(fun).(type) {
+	case *ast.Ident:
+		return x
+	case *ast.SelectorExpr:
+		return x.Sel
 	}
+	return nil
 }
 
 func describe(p *packages.Package, call *ast.CallExpr, who *caller, root, rel string) site {
@@ -273,6 +250,7 @@ func describe(p *packages.Package, call *ast.CallExpr, who *caller, root, rel st
 	return s
 }
 
+// unparen is e without the parentheses and type arguments around it: F for (F), F[T], F[K, V].
 func unparen(e ast.Expr) ast.Expr {
 	for {
 		switch x := e.(type) {
