@@ -3,6 +3,8 @@ files that are alternatives for one symbol (build tags)."""
 
 from __future__ import annotations
 
+import pytest
+
 from indexers.extract import extract_file
 from indexers.module_config import GoModules
 from indexers.resolve import SymbolTable, resolve_all
@@ -133,50 +135,48 @@ def test_a_closure_parameter_shadowing_a_local_is_not_a_confident_guess():
     assert got.get("gin.go#Context.Next", ("", 0))[1] < 1.0
 
 
-def test_alternatives_selected_by_build_tags_get_one_edge_each():
-    files = {
+# binding.go and binding_nomsgpack.go both declare the Binding interface and Form.
+_BINDING = "package binding\n\ntype Binding interface{ Bind() }\n\nvar Form Binding = nil\n"
+
+
+@pytest.mark.parametrize("files, caller, expected", [
+    pytest.param({
         "conv_go1.19.go": "//go:build !go1.20\n\npackage conv\n\nfunc StringToBytes(s string) []byte { return nil }\n",
         "conv_go1.20.go": "//go:build go1.20\n\npackage conv\n\nfunc StringToBytes(s string) []byte { return nil }\n",
         "use.go": "package conv\n\nfunc use() { StringToBytes(\"\") }\n",
-    }
-    assert _calls(files)["use.go#use"] == {
+    }, "use.go#use", {
         "conv_go1.19.go#StringToBytes": ("candidate", 0.5), "conv_go1.20.go#StringToBytes": ("candidate", 0.5),
-    }
-
-
-def test_a_method_of_a_composite_literal():
-    files = {
+    }, id="alternatives_selected_by_build_tags_get_one_edge_each"),
+    pytest.param({
         "json.go": "package render\n\ntype JSON struct{ Data any }\n\nfunc (r JSON) Render() error { return nil }\n",
         "other.go": "package render\n\ntype Text struct{}\n\nfunc (Text) Render() error { return nil }\n",
         "use.go": "package render\n\nfunc use() { (JSON{nil}).Render(); (&JSON{}).Render() }\n",
-    }
-    assert _calls(files)["use.go#use"] == {"json.go#JSON.Render": ("scope", 1.0)}
-
-
-def test_a_variable_and_a_type_declared_in_alternative_files_give_one_edge_to_each():
-    # binding.go and binding_nomsgpack.go both declare the Binding interface and Form.
-    decl = "package binding\n\ntype Binding interface{ Bind() }\n\nvar Form Binding = nil\n"
-    files = {
-        "binding.go": "//go:build !nomsgpack\n\n" + decl,
-        "binding_nomsgpack.go": "//go:build nomsgpack\n\n" + decl,
+    }, "use.go#use", {"json.go#JSON.Render": ("scope", 1.0)}, id="a_method_of_a_composite_literal"),
+    pytest.param({
+        "binding.go": "//go:build !nomsgpack\n\n" + _BINDING,
+        "binding_nomsgpack.go": "//go:build nomsgpack\n\n" + _BINDING,
         "use.go": "package binding\n\nfunc use() {\n\tb := Form\n\tb.Bind()\n}\n",
         "other/other.go": OTHER + "\nfunc (X) Bind() {}\n",  # not a candidate: b's type is known
-    }
-    assert _calls(files)["use.go#use"] == {
+    }, "use.go#use", {
         "binding.go#Binding.Bind": ("candidate", 0.5), "binding_nomsgpack.go#Binding.Bind": ("candidate", 0.5),
-    }
-
-
-def test_range_over_a_declared_slice_or_map_binds_its_elements():
-    files = {
+    }, id="a_variable_and_a_type_declared_in_alternative_files_give_one_edge_to_each"),
+    pytest.param({
         "mux.go": (
             "package mux\n\ntype Route struct{}\n\nfunc (r *Route) Match() bool { return true }\n\n"
             "type Router struct {\n\troutes []*Route\n\tnamed map[string]*Route\n}\n\n"
             "func (r *Router) Match() bool {\n\tfor _, route := range r.routes {\n\t\troute.Match()\n\t}\n"
             "\tfor name, route := range r.named {\n\t\t_ = name\n\t\troute.Match()\n\t}\n\treturn false\n}\n"
         ),
-    }
-    assert _calls(files)["mux.go#Router.Match"] == {"mux.go#Route.Match": ("type", 1.0)}
+    }, "mux.go#Router.Match", {"mux.go#Route.Match": ("type", 1.0)},
+        id="range_over_a_declared_slice_or_map_binds_its_elements"),
+    pytest.param({
+        "route.go": "package mux\n\ntype Route struct{}\n\nfunc (r *Route) Path() {}\n",
+        "use.go": "package mux\n\nfunc use() {\n\tr := new(Route)\n\tr.Path()\n}\n",
+        "other/other.go": OTHER + "\nfunc (X) Path() {}\n",
+    }, "use.go#use", {"route.go#Route.Path": ("type", 1.0)}, id="a_local_bound_by_new_is_of_its_type"),
+])
+def test_calls_in_small_packages(files, caller, expected):
+    assert _calls(files)[caller] == expected
 
 
 def test_new_gives_its_type_and_a_chain_through_it_is_not_a_builtin():
@@ -188,15 +188,6 @@ def test_new_gives_its_type_and_a_chain_through_it_is_not_a_builtin():
     got = _calls(files)["use.go#use"]
     assert got["route.go#Route.Path"] == ("scope", 1.0)
     assert "route.go#Route.Name" in got  # a guess by name, not taken for a builtin's method
-
-
-def test_a_local_bound_by_new_is_of_its_type():
-    files = {
-        "route.go": "package mux\n\ntype Route struct{}\n\nfunc (r *Route) Path() {}\n",
-        "use.go": "package mux\n\nfunc use() {\n\tr := new(Route)\n\tr.Path()\n}\n",
-        "other/other.go": OTHER + "\nfunc (X) Path() {}\n",
-    }
-    assert _calls(files)["use.go#use"] == {"route.go#Route.Path": ("type", 1.0)}
 
 
 def test_grouped_variables_are_symbols_and_variants_of_different_types_are_candidates():
