@@ -36,6 +36,11 @@ def f():
 '''
 
 
+def _judged(ours: int, confirmed: int, precision: float) -> dict:
+    """A precision group's figures: it counts only our edges, so it has no oracle keys and no recall."""
+    return {"oracle": 0, "ours": ours, "found": 0, "confirmed": confirmed, "recall": None, "precision": precision}
+
+
 def test_ast_oracle_qualifies_by_definitions_and_uses_the_def_line():
     defs, variables = python_defs.definitions("m.py", ast.parse(SOURCE))
     got = {(d.qual, d.kind, d.line) for d in defs}
@@ -104,8 +109,7 @@ def test_call_scoring_right_wrong_and_unjudged_edges(symbols):
     ]
     r = python_calls.measure(data, symbols, edges)
     assert r["oracle_pairs"] == 2
-    assert r["precision"]["band 1.0"] == {"oracle": 0, "ours": 2, "found": 0, "confirmed": 1,
-                                          "recall": None, "precision": 0.5}
+    assert r["precision"]["band 1.0"] == _judged(ours=2, confirmed=1, precision=0.5)
     assert r["precision"]["band 0.50"]["ours"] == 0  # not judged, so not counted either way
     assert r["recall"]["confidence = 1"]["found"] == 1  # f -> A is missing
     assert r["oracle_pairs_not_confident"] == {
@@ -196,8 +200,7 @@ def test_go_call_scores_judge_pairs_conversions_and_external_packages():
     ]
     r = go_calls.measure(data, syms, calls)
     assert r["oracle_pairs"] == 2
-    assert r["precision"]["at confidence = 1"] == {"oracle": 0, "ours": 1, "found": 0, "confirmed": 1,
-                                                   "recall": None, "precision": 1.0}
+    assert r["precision"]["at confidence = 1"] == _judged(ours=1, confirmed=1, precision=1.0)
     assert r["precision"]["external at confidence = 1"]["ours"] == 2
     assert r["precision"]["external at confidence = 1"]["confirmed"] == 1
     assert r["recall"]["confidence = 1"]["found"] == 1  # F -> G; F -> H is missed
@@ -233,8 +236,7 @@ def test_ts_call_scoring_counts_one_callee_per_checker_symbol():
     ]
     result = ts_calls.measure(data, symbols, calls)
     assert result["oracle_pairs"] == 2
-    assert result["precision"]["at confidence = 1"] == {"oracle": 0, "ours": 2, "found": 0, "confirmed": 1,
-                                                       "recall": None, "precision": 0.5}
+    assert result["precision"]["at confidence = 1"] == _judged(ours=2, confirmed=1, precision=0.5)
     assert result["recall"]["any edge (candidates too)"]["found"] == 2
     assert result["recall"]["confidence = 1"]["found"] == 1
     assert result["checker_verdicts"] == {"workspace-def": 2, "outside": 1, "none": 1}
