@@ -123,6 +123,22 @@ def largest_first(table: dict[str, Counter]) -> dict[str, dict]:
     return {k: dict(v) for k, v in sorted(table.items(), key=lambda kv: -sum(kv[1].values()))}
 
 
+def receiver_form(receiver: str, this: str, name: str | None = None) -> str:
+    """How a method call's receiver is written: ``call().m()``, ``x[i].m()``, ``<this>.m()``,
+    ``<this>.attr.m()``, ``a.b.m()`` or ``name.m()``. ``this`` is the language's word for the
+    object itself; ``name``, the dotted name the receiver ends in where that is not all of it."""
+    if receiver.endswith(")"):
+        return "call().m()"
+    if receiver.endswith("]"):
+        return "x[i].m()"
+    name = receiver if name is None else name
+    if name == this:
+        return f"{this}.m()"
+    if name.startswith(this + "."):
+        return f"{this}.attr.m()"
+    return "a.b.m()" if "." in name else "name.m()"
+
+
 def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.2f} %"
 

@@ -32,8 +32,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.accuracy.common import (CallEdge, Score, Sym, band_of, count_outcome,
-                                   judge_by_line, largest_first, scores_report, targets_report, thresholds_of)
+from bench.accuracy.common import (CallEdge, Score, Sym, band_of, count_outcome, judge_by_line, largest_first,
+                                   receiver_form, scores_report, targets_report, thresholds_of)
 from bench.accuracy.python_defs import definitions, parse, python_files
 
 IN_WORKSPACE = "workspace-def"  # a function or class of the workspace
@@ -266,16 +266,7 @@ def call_form(line_text: str, col: int) -> str:
     receiver = before[:-1].rstrip()
     if receiver.endswith("super()"):
         return "super().m()"
-    if receiver.endswith(")"):
-        return "call().m()"
-    if receiver.endswith("]"):
-        return "x[i].m()"
-    chain = (_CHAIN.search(receiver) or [""])[0]
-    if chain == "self":
-        return "self.m()"
-    if chain.startswith("self."):
-        return "self.attr.m()"
-    return "a.b.m()" if "." in chain else "name.m()"
+    return receiver_form(receiver, "self", (_CHAIN.search(receiver) or [""])[0])
 
 
 def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge], root: Path | None = None) -> dict:

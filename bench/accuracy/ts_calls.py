@@ -29,7 +29,7 @@ from collections import Counter, defaultdict
 from pathlib import Path, PurePosixPath
 
 from bench.accuracy.common import (CallEdge, Score, Sym, band_of, count_outcome, judge_by_line,
-                                   largest_first, scores_report, targets_report, thresholds_of)
+                                   largest_first, receiver_form, scores_report, targets_report, thresholds_of)
 from bench.accuracy.python_calls import DEFINITE, IN_WORKSPACE, NONE, OUTSIDE, WORKSPACE_OTHER
 
 TARGETS = {"precision": 0.99, "recall": 0.85, "recall-candidates": 0.98}
@@ -76,17 +76,9 @@ def call_form(receiver: str | None) -> str:
     """How the callee is written: ``f()``, ``this.m()``, ``name.m()``, ``f().m()``, ..."""
     if receiver is None:
         return "f()"
-    if receiver == "this":
-        return "this.m()"
     if receiver == "super":
         return "super.m()"
-    if receiver.endswith(")"):
-        return "call().m()"
-    if receiver.endswith("]"):
-        return "x[i].m()"
-    if receiver.startswith("this."):
-        return "this.attr.m()"
-    return "a.b.m()" if "." in receiver else "name.m()"
+    return receiver_form(receiver, "this")
 
 
 class _Symbols:
