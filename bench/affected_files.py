@@ -1,8 +1,8 @@
 """What one change costs incremental resolution on the standard library, without Neo4j.
 
 Builds the symbol table of the running Python's standard library (without site-packages)
-once, then times three changes, each undone before the next: adding a module, deleting
-one, and adding a top-level variable ``x = 1``. For each it prints how many files
+once, then times four changes, each undone before the next: adding a module, deleting
+one, adding a top-level variable ``x = 1`` and adding a function. For each it prints how many files
 ``affected_files`` names and the time to find and re-resolve them.
 
     python bench/affected_files.py [--repeat N]
@@ -21,6 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from indexers.extract import extract_file
 from indexers.languages import language_for_path
 from indexers.resolve import SymbolTable, affected_files, resolve_file
+
+
+# What bench/index_symbols.py adds for its one-file edit.
+_ADDED_FUNCTION = b"\n\ndef added_by_benchmark(s):\n    return JSONDecoder().decode(s)\n"
 
 
 def _extract_stdlib(root: Path) -> dict:
@@ -66,6 +70,8 @@ def main() -> None:
         "delete json/tool.py": ("json/tool.py", exts["json/tool.py"], None),
         f"add `x = 1` to {variable}": (variable, exts[variable],
                                        extract_file(variable, (root / variable).read_bytes() + b"\nx = 1\n", "python")),
+        f"add a function to {variable}": (variable, exts[variable], extract_file(
+            variable, (root / variable).read_bytes() + _ADDED_FUNCTION, "python")),
     }
     for label, (path, old, new) in changes.items():
         runs = [_change(table, path, old, new) for _ in range(args.repeat)]

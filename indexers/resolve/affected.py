@@ -180,12 +180,30 @@ def _receiving_files(
             path = table.symbols[sid].file
             if path in out:
                 continue
-            out.add(path)
             ext = table.files[path]
-            passing = {(p.function, p.name) for p in ext.params}
+            if not _receives(ext, sid):
+                continue
+            out.add(path)
+            # In turn: the callees to which this function passes its own parameters.
+            passing = {(p.function, p.name) for p in ext.params if p.function == sid or p.function.startswith(sid + ".")}
             callees.update((system, c.name) for c in ext.calls
                            if any((c.caller, v) in passing for _, v in c.args) and (system, c.name) not in seen)
     return out
+
+
+def _receives(ext: FileExtraction, sid: str) -> bool:
+    """Whether what callers pass to ``sid`` (a function, or a class and its ``__init__``) can
+    change its file's edges: one of its parameters is called, or passed on, in its body."""
+    inside = sid + "."
+    params = {(p.function, p.name) for p in ext.params if p.function == sid or p.function.startswith(inside)}
+    if not params:
+        return False
+    names = {n for _, n in params}
+    for c in ext.calls:
+        if c.caller == sid or c.caller.startswith(inside):
+            if (c.receiver is None and c.name in names) or any(v in names for _, v in c.args):
+                return True
+    return False
 
 
 def _outward_bindings(ext: FileExtraction | None) -> set[tuple]:

@@ -249,3 +249,21 @@ def test_a_new_top_level_variable_re_resolves_only_files_that_can_see_it():
     full, inc, affected = _apply("python", {"pkg/__init__.py": src})
     assert "app.py" in affected and "pkg/models.py" not in affected
     assert inc == full
+
+
+def test_changed_arguments_re_resolve_only_callees_that_call_or_pass_the_parameter():
+    files = {
+        "a.py": b"def run(cb):\n    cb()\n\ndef idle(cb):\n    later(cb)\n",
+        "b.py": b"def run(x):\n    return x\n",
+        "d.py": b"def later(z):\n    return z\n",
+        "c.py": b"from a import run\n\ndef h():\n    pass\n\ndef k():\n    pass\n\ndef f():\n    run(h)\n",
+    }
+    table = SymbolTable(extract_file(p, d, "python") for p, d in files.items())
+    old = table.remove_file("c.py")
+    table.add_file(extract_file("c.py", files["c.py"].replace(b"run(h)", b"run(k)"), "python"))
+    affected = affected_files(["c.py"], {"c.py": old}, {"c.py": table.files["c.py"]}, table)
+    # b.py's run only returns its parameter; a.py's idle passes its own on, but nobody
+    # changed what idle gets, so d.py is not reached.
+    assert affected == {"c.py", "a.py"}
+    calls = {e.dst for e in resolve_file(table.files["a.py"], table) if e.type == "CALLS"}
+    assert "c.py#k" in calls and "c.py#h" not in calls
