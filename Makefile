@@ -34,7 +34,9 @@ up: setup neo4j
 test: setup
 	$(BIN)/python -m pytest -q
 
-# Definitions and call edges against independent oracles (ast, Universal Ctags, Jedi); see docs/accuracy.md.
+# Definitions and call edges against independent oracles (ast, Universal Ctags, Jedi, go/types, the
+# TypeScript checker), then PyCG's micro-benchmark; see docs/accuracy.md.
 accuracy: setup
 	$(BIN)/pip install -q -e '.[bench]'
 	$(BIN)/python bench/accuracy.py
+	$(BIN)/python bench/accuracy/pycg.py
