@@ -181,8 +181,8 @@ class FileExtraction:
                 [_call_values(c) for c in self.values],
                 [_binding_values(b) for b in self.bindings],
                 [_param_values(p) for p in self.params],
-                self.package, self.declared, self.has_errors, self.error_count, self.invalid_utf8,
-                self.skip_reason, self.problems,
+                self.package, self.declared, self.shadowed, self.has_errors, self.error_count,
+                self.invalid_utf8, self.skip_reason, self.problems,
             ),
         )
 

@@ -51,6 +51,14 @@ def test_extraction_results_pickle_small():
     assert again.symbols[1].id == "m.py#A.f" and again.calls[0].name == "g"
 
 
+def test_extraction_results_pickle_every_field():
+    import pickle
+
+    ext = extract_file("m.py", b"def f(): pass\ndef f(): pass\nclass A(\n", "python")
+    assert ext.shadowed and ext.has_errors
+    assert pickle.loads(pickle.dumps(ext)) == ext
+
+
 @pytest.mark.parametrize("name,shared", [("javascript", "ecma"), ("typescript", "ecma"), ("tsx", "ecma"),
                                          ("c", "c-common"), ("cpp", "c-common")])
 def test_shared_query_blocks_are_inherited_once(name, shared):
