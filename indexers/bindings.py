@@ -1,7 +1,7 @@
-"""Bindings: what the ``@local``, ``@field``, ``@result`` and ``@return`` captures say about
-a name (see the capture vocabulary in ``indexers/extract.py``): its declared type as written,
-or the expression it is bound to as a chain (``indexers/text.py``). The resolver's
-``types`` module evaluates them."""
+"""Bindings: what the ``@local``, ``@field``, ``@result``, ``@return`` and ``@signature``
+captures say about a name (see the capture vocabulary in ``indexers/extract.py``): its
+declared type as written, or the expression it is bound to as a chain (``indexers/text.py``).
+The resolver's ``types`` module evaluates them."""
 
 from __future__ import annotations
 
@@ -13,9 +13,16 @@ import tree_sitter
 from indexers.languages import LanguageSpec
 from indexers.text import MAX_VALUE, value_chain
 
-BINDING_ROLES = frozenset({"local", "field", "result", "return"})
+BINDING_ROLES = frozenset({"local", "field", "result", "return", "signature"})
 # The name a function's result is bound to in ``Binding`` (no identifier can be it).
 RESULT = "()"
+# A chain step and binding name (no identifier can be it): what the function called passes
+# as parameter ``b`` to the function it takes as parameter ``a`` (``operate((s, sub) => ...)``).
+CALLBACK = re.compile(r"\((\d+)\.(\d+)\)")
+
+
+def callback_parameter(argument: int, parameter: int) -> str:
+    return f"({argument}.{parameter})"
 ELEMENT = "[]"  # in a bound expression: one element of what precedes it
 
 _WS = re.compile(r"\s+")
@@ -34,14 +41,15 @@ class Binding:
 
 
 def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tuple]:
-    """(role, name node, type text, value text) of each bound name of the matches, in source
-    order. A name matched by a general and a specific pattern keeps what the specific one
+    """(role, name node, type text, value text, name or None for the node's text) of each
+    bound name of the matches, in source order. A name matched by a general and a specific pattern keeps what the specific one
     says (a declared type over a value, a value over nothing). A list of names bound to a list of values (``a, b = f, g``) pairs them in order
     when there are as many, else binds them to nothing known. Names bound to the null
     literal are left out."""
     best: dict[tuple[str, int], tuple] = {}
     for role, caps in binds:
         for node, type_text, value_text in _bound(spec, role, caps):
+            name = _signature_name(spec, caps) if role == "signature" else None
             if value_text == "":  # the null literal: says nothing about the name
                 continue
             if role in ("local", "field") and node.named_child_count:
@@ -50,7 +58,7 @@ def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tup
             known = 2 if type_text is not None else 1 if value_text is not None else 0
             key = (role, node.start_byte)
             if key not in best or known > best[key][0]:
-                best[key] = (known, role, node, type_text, value_text)
+                best[key] = (known, role, node, type_text, value_text, name)
     return [item[1:] for item in sorted(best.values(), key=lambda item: item[2].start_byte)]
 
 
@@ -60,6 +68,8 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
         return [(nodes[0], type_text(nodes[0]), None)]
     if role == "return":
         return [(nodes[0], None, value_of(spec, nodes[0]))]
+    if role == "signature":
+        return [(caps["signature.parameter"][0], type_text(caps["signature.type"][0]), None)]
     decl, values = caps.get(role + ".type"), caps.get(role + ".value")
     if len(nodes) == 1 and values and nodes[0].named_child_count:
         names, elements = nodes[0].named_children, values[0].named_children
@@ -85,7 +95,43 @@ def _bound_value(spec: LanguageSpec, role: str, caps: dict) -> str | None:
     if role + ".of" in caps:
         value = value_of(spec, caps[role + ".of"][0])
         return f"{value}.{_text(caps[role][0])}" if value else None
+    if role + ".callee" in caps:
+        return _callback_value(spec, caps, role)
     return None
+
+
+def _callback_value(spec: LanguageSpec, caps: dict, role: str) -> str | None:
+    """A parameter of a function written as an argument (``operate((source, sub) => ...)``):
+    what the called function passes for it, as its declared parameter type says."""
+    callee = value_of(spec, caps[role + ".callee"][0])
+    if not callee:
+        return None
+    function = caps[role + ".argument"][0]
+    item = (caps.get(role + ".parameter") or caps[role])[0]
+    parameter = 0 if item.parent == function else _position(spec, item)
+    return f"{callee}.{callback_parameter(_position(spec, function), parameter)}"
+
+
+def _signature_name(spec: LanguageSpec, caps: dict) -> str:
+    """The binding name of a parameter of a function-typed parameter (``@signature``)."""
+    return callback_parameter(_position(spec, caps["signature"][0]), _position(spec, caps["signature.parameter"][0]))
+
+
+def _position(spec: LanguageSpec, item: tree_sitter.Node) -> int:
+    """Where an argument or parameter stands in its list: comments and a declared ``this``
+    (which no caller passes) do not count."""
+    position = 0
+    prev = item.prev_named_sibling
+    while prev is not None:
+        if prev.type != "comment" and not _is_self(spec, prev):
+            position += 1
+        prev = prev.prev_named_sibling
+    return position
+
+
+def _is_self(spec: LanguageSpec, item: tree_sitter.Node) -> bool:
+    first = item.named_child(0) if item.named_child_count else None
+    return first is not None and _text(first) in spec.self_names
 
 
 def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:

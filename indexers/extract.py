@@ -33,6 +33,14 @@ tags.scm-style captures:
                         for ``@local``, the value read in the method's scope
 ``@result``             the declared result type of the enclosing function (``-> Foo``)
 ``@return``             an expression the enclosing function returns (``return Foo()``)
+``@signature``          a parameter of the enclosing function whose declared type is a
+                        function type; ``@signature.parameter`` one parameter of that type,
+                        ``@signature.type`` its declared type: what the function passes to
+                        the function it is given (TypeScript ``init: (s: Subscriber) => void``)
+``@local.callee``       with ``@local.argument``, a function written as an argument of a
+                        call of ``@local.callee``, and ``@local.parameter``, its parameter
+                        that binds ``@local``: the name is bound to what the callee's
+                        ``@signature`` says it passes there (contextual typing)
 ``@declaration``        a declaration that is not a definition (a C prototype, a name listed
                         in Python's ``__all__``); its ``@name`` tells the resolver what a
                         header promises or what a star import of the module gives
@@ -559,14 +567,14 @@ class _Extractor:
             return local_names
         out = self.out.bindings
         items = binding_items(self.spec, binds)
-        anchors = [node for _, node, _, _ in items]
-        for (role, node, type_text, value_text), encl in zip(items, self._enclosing_all(ordered, anchors)):
+        anchors = [node for _, node, _, _, _ in items]
+        for (role, node, type_text, value_text, name), encl in zip(items, self._enclosing_all(ordered, anchors)):
             while encl is not None and encl.sym is None:
                 encl = encl.parent
             line = _line(node)
-            if role == "result" or role == "return":
+            if role == "result" or role == "return" or role == "signature":
                 if encl is not None and encl.kind in _FUNCTION_KINDS:
-                    out.append(Binding(encl.sym.id, RESULT, type_text, value_text, line))
+                    out.append(Binding(encl.sym.id, name or RESULT, type_text, value_text, line))
                 continue
             name = _text(node)
             if role == "field":

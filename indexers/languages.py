@@ -102,6 +102,8 @@ class LanguageSpec:
     null_literals: frozenset[str] = frozenset()
     # The keyword of a constructor call (``new Foo()``): the value is what ``Foo()`` gives.
     new_operator: str = ""
+    # The name of a class's constructor method, whose parameters a class call passes to.
+    constructor_name: str = ""
     # The method whose result ``with X as f`` binds to f (Python ``__enter__``).
     context_enter: str = ""
     # Members are looked up in the C3 linearisation of the bases (Python's MRO) instead of
@@ -118,6 +120,9 @@ class LanguageSpec:
     # Generic types whose (first) type argument is the type of their elements, and those
     # whose argument is a class itself (Python's ``Type[Foo]``).
     container_types: frozenset[str] = frozenset()
+    # Methods of those containers that pass each element as the first argument of the
+    # function they are given (``xs.map((x) => ...)``).
+    element_callbacks: frozenset[str] = frozenset()
     # Modules whose types describe other types (Python's `typing`): no members of their own.
     typing_modules: frozenset[str] = frozenset()
     class_types: frozenset[str] = frozenset()
@@ -232,11 +237,13 @@ _JS_FAMILY = dict(
     module_system="js",
     null_literals=frozenset({"null", "undefined"}),
     new_operator="new",
+    constructor_name="constructor",
     # Overload signatures and merged declarations are one name with the last definition
     # (a function's implementation); a later `function f` replaces an earlier one.
     # `Foo[]`, `Array<Foo>`, `Set<Foo>`: their elements are `Foo` (a `for ... of` loop).
     container_syntax=re.compile(r"^(.+)\[\]$", re.S),
     container_types=frozenset("Array ReadonlyArray Set ReadonlySet Iterable IterableIterator Generator".split()),
+    element_callbacks=frozenset("map forEach filter find findLast findIndex findLastIndex some every flatMap".split()),
     redefinition_shadows=True,
     definition_wrappers=frozenset({"export_statement", "ambient_declaration", "lexical_declaration",
                                    "variable_declaration"}),

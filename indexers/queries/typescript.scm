@@ -55,3 +55,21 @@
 
 (export_statement "default" @import.alias
   declaration: (abstract_class_declaration name: (_) @import.name)) @reference.import @import.export
+
+; Contextual typing: a function-typed parameter says what the function passes to the
+; function it is given (`init: (source: Observable<T>, subscriber: Subscriber<R>) => void`),
+; and an untyped parameter of a function written as an argument is bound to that.
+([(required_parameter type: (type_annotation (function_type parameters: (formal_parameters
+    [(required_parameter pattern: (identifier) type: (type_annotation (_) @signature.type))
+     (optional_parameter pattern: (identifier) type: (type_annotation (_) @signature.type))] @signature.parameter))))
+  (optional_parameter type: (type_annotation (function_type parameters: (formal_parameters
+    [(required_parameter pattern: (identifier) type: (type_annotation (_) @signature.type))
+     (optional_parameter pattern: (identifier) type: (type_annotation (_) @signature.type))] @signature.parameter))))] @signature)
+([(call_expression function: (_) @local.callee
+   arguments: (arguments [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
+                          (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
+                          (arrow_function parameter: (identifier) @local)] @local.argument))
+  (new_expression constructor: (_) @local.callee
+   arguments: (arguments [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
+                          (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
+                          (arrow_function parameter: (identifier) @local)] @local.argument))])

@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from graphsvc.model import Reason
-from indexers.bindings import ELEMENT, RESULT, Binding
+from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding
 from indexers.resolve.common import SPLIT, TYPE_KIND_NAMES, Entity
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ _VARIABLE_KINDS = frozenset({"variable", "constant"})
 # what an alias does not define itself is not known (its aliased type's members are not kept).
 _INSTANCE_KINDS = TYPE_KIND_NAMES | {"type_alias"}
 # A chain: a head name, then ".name" members, "()" calls and "[]" elements.
-_STEP = re.compile(r"\(\)|\[\]|(?:\.|::|->)(#?[A-Za-z_$][\w$]*)")
+_STEP = re.compile(r"\(\)|\[\]|(?:\.|::|->)(#?[A-Za-z_$][\w$]*|\(\d+\.\d+\))")
 _HEAD = re.compile(r"[A-Za-z_$][\w$]*")
 # Type text: wrappers that say "this type or nothing" and how a type is referred to.
 _OPTIONAL = re.compile(r"^(?:[\w.]+\.)?Optional\[(.*)\]$", re.S)
@@ -138,11 +138,15 @@ class Types:
         steps = [m.group(1) or (ELEMENT if m.group(0) == ELEMENT else None)
                  for m in _STEP.finditer(text, pos)]  # None for a call
         cur, used = self.head(text, head.group(0), steps, qual)
-        for step in steps[used:]:
+        rest = steps[used:]
+        for i, step in enumerate(rest):
             if cur is BUILTIN:
-                return BUILTIN
+                # What a builtin passes to a function it is given is not a builtin.
+                return UNKNOWN if CALLBACK.fullmatch(rest[-1] or "") else BUILTIN
             if cur[0] == "unknown" or cur[0] == "missing":
                 return UNKNOWN
+            if cur[0] == "iter" and step in self.spec.element_callbacks and rest[i + 1:] == ["(0.0)"]:
+                return cur[1]  # `xs.map((x) => ...)`: x is an element
             if step is None:
                 cur = self.call(cur)
             elif step == ELEMENT:
@@ -224,6 +228,8 @@ class Types:
     def attribute(self, cur: tuple, name: str) -> tuple:
         kind = cur[0]
         r = self.r
+        if CALLBACK.fullmatch(name):
+            return self.passed(cur, name)
         if kind == "inst" or kind == "super" or kind == "this":
             return self.member(cur[1] if kind == "inst" else (cur[1],), name, instance=True, skip_self=kind == "super")
         if kind == "sym":
@@ -242,6 +248,25 @@ class Types:
         if kind == "iter":  # a declared container's own methods (`items.push()`) are the language's
             return BUILTIN
         return UNKNOWN
+
+    def passed(self, cur: tuple, step: str) -> tuple:
+        """What a function (or a class's constructor) passes to a function it is given, as
+        its declared parameter types say (``CALLBACK``); every declaration must agree."""
+        if cur[0] == "method":
+            ids = cur[1]
+        elif cur[0] == "sym":
+            syms = [self.table.symbols.get(i) for i in cur[1]]
+            if any(s is None for s in syms):
+                return UNKNOWN
+            if len(syms) == 1 and syms[0].kind in TYPE_KIND_NAMES and self.spec.constructor_name:
+                found = self.member(cur[1], self.spec.constructor_name, instance=False, skip_self=False)
+                ids = found[1] if found[0] == "sym" else ()
+            else:
+                ids = cur[1] if all(s.kind in _FUNCTION_KINDS for s in syms) else ()
+        else:
+            return UNKNOWN
+        values = {self.bound(i, step) for i in ids}
+        return values.pop() if len(values) == 1 else UNKNOWN
 
     def call(self, cur: tuple) -> tuple:
         if cur[0] == "method":

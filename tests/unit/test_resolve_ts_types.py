@@ -106,3 +106,25 @@ def test_for_of_over_a_declared_array_binds_its_elements():
     assert got["shapes.ts#Circle.area"] == ("type", 1.0)
     assert got["shapes.ts#Shape.describe"] == ("type", 1.0)
     assert got.get("shapes.ts#Circle.nothing", ("", 0.0))[1] < 1.0  # `in` gives the keys
+
+
+def test_callback_parameters_have_the_types_the_called_function_declares():
+    files = _app("export function operate(init: (this: Board, shape: Shape, circle: Circle) => void): void {}\n"
+                 "export class Frame {\n  constructor(paint?: (c: Circle) => void) {}\n}\n"
+                 "export function run() {\n"
+                 "  operate((shape, circle) => { shape.describe(); circle.area() })\n"
+                 "  new Frame(function (c) { c.nothing() })\n"
+                 "  operate((s) => s.scale(1))\n}\n")
+    assert _calls(files, "app.ts#run") == {
+        "app.ts#operate": ("scope", 1.0), "app.ts#Frame": ("scope", 1.0),
+        "shapes.ts#Shape.describe": ("type", 1.0), "shapes.ts#Circle.area": ("type", 1.0),
+        "shapes.ts#Circle.nothing": ("type", 1.0), "shapes.ts#Shape.scale": ("type", 1.0)}
+
+
+def test_callbacks_of_array_methods_get_elements_and_of_other_builtins_nothing_builtin():
+    files = _app("export function run(cs: Circle[], n: number) {\n"
+                 "  cs.forEach((c) => c.nothing())\n  cs.find(c => c.area())\n"
+                 "  setTimeout((b) => b.unrelated(), n)\n}\n")
+    got = _calls(files, "app.ts#run")
+    assert got["shapes.ts#Circle.nothing"] == ("type", 1.0) and got["shapes.ts#Circle.area"] == ("type", 1.0)
+    assert got["shapes.ts#Board.unrelated"][1] < 1.0  # unknown, so a guess, not "builtin"
