@@ -24,6 +24,7 @@ CALLBACK = re.compile(r"\((\d+)\.(\d+)\)")
 def callback_parameter(argument: int, parameter: int) -> str:
     return f"({argument}.{parameter})"
 ELEMENT = "[]"  # in a bound expression: one element of what precedes it
+ANONYMOUS = "<anonymous>"  # a bound expression that is a function without a symbol (a lambda)
 
 _WS = re.compile(r"\s+")
 
@@ -136,7 +137,13 @@ def _is_self(spec: LanguageSpec, item: tree_sitter.Node) -> bool:
 
 def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     """A bound expression as a chain with arguments dropped (``a.b().c``); "" for the
-    language's null literal; None when it is anything else."""
+    language's null literal; ``ANONYMOUS`` for a function without a name (a lambda, in
+    parentheses or not); None when it is anything else."""
+    if spec.anonymous_functions:
+        while node.type == "parenthesized_expression" and node.named_child_count == 1:
+            node = node.named_children[0]
+        if node.type in spec.anonymous_functions:
+            return ANONYMOUS
     text = _text(node)
     if text in spec.null_literals:
         return ""

@@ -100,6 +100,9 @@ class LanguageSpec:
     macros: MacroHints | None = None
     # Values that bind a name to nothing (``None``, ``nil``): they leave its type open.
     null_literals: frozenset[str] = frozenset()
+    # Node types of expressions that make a function no symbol stands for (Python's
+    # ``lambda``): a name bound to one holds a function the graph does not have.
+    anonymous_functions: frozenset[str] = frozenset()
     # The keyword of a constructor call (``new Foo()``): the value is what ``Foo()`` gives.
     new_operator: str = ""
     # The name of a class's constructor method, whose parameters a class call passes to.
@@ -269,6 +272,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             doc_style="docstring",
             builtins=_PY_BUILTINS,
             null_literals=frozenset({"None"}),
+            anonymous_functions=frozenset({"lambda"}),
             context_enter="__enter__",
             linear_mro=True,
             dynamic_members=frozenset({"__getattr__", "__getattribute__"}),

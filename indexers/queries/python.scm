@@ -109,15 +109,16 @@
 (named_expression name: (identifier) @local value: (_) @local.value)
 (global_statement (identifier) @local)
 (nonlocal_statement (identifier) @local)
-; Attributes assigned through the receiver in a method: fields of the class.
+; Attributes assigned through the receiver in a method (`self`, `cls` in a classmethod):
+; fields of the class.
 ((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @field) !type right: (_) @field.value)
-  (#eq? @_self "self"))
+  (#match? @_self "^(self|cls)$"))
 ((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @field) type: (type) @field.type)
-  (#eq? @_self "self"))
+  (#match? @_self "^(self|cls)$"))
 ((assignment left: (pattern_list (attribute object: (identifier) @_self attribute: (identifier) @field)))
-  (#eq? @_self "self"))
+  (#match? @_self "^(self|cls)$"))
 ((augmented_assignment left: (attribute object: (identifier) @_self attribute: (identifier) @field))
-  (#eq? @_self "self"))
+  (#match? @_self "^(self|cls)$"))
 ; What functions return: the annotation, else every returned expression.
 (function_definition return_type: (type) @result)
 (return_statement (_) @return)

@@ -32,7 +32,7 @@ from indexers.resolve.common import (
 )
 from indexers.resolve.parameters import parameter_values
 from indexers.resolve.table import SymbolTable
-from indexers.resolve.types import BUILTIN, UNKNOWN, Types, chain_of
+from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of
 
 _LOCAL_REASONS = frozenset({Reason.SCOPE, Reason.SELF, Reason.SYNTAX})
 _CALLEE_KINDS = frozenset({"function", "method"})
@@ -617,6 +617,8 @@ class Resolver:
             return (ext, Reason.EXTERNAL, 1.0) if ext is not None and ext[0] == "ext" and ext[2] else None
         if value is BUILTIN:
             return "builtin"
+        if value is ANONYMOUS:
+            return None  # a lambda: no symbol to call
         return UNKNOWN
 
     def held(self, found: tuple):
@@ -626,7 +628,10 @@ class Resolver:
         if ent[0] == "sym" and found[2] == 1.0:
             syms = [self.table.symbols.get(i) for i in ent[1]]
             if syms and all(s is not None and s.kind in ("variable", "constant") for s in syms):
-                held = self.callee(self.types.entity(ent))
+                value = self.types.entity(ent)
+                if value is ANONYMOUS or any(self.types.defined_anonymous(s) for s in syms):
+                    return None  # `x = lambda: ...; x()` calls no symbol, and not `x`
+                held = self.callee(value)
                 if held is not UNKNOWN and held is not None and held != "builtin":
                     return held
         return found

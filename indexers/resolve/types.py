@@ -14,6 +14,8 @@ a scope of a file, it becomes a *value*:
   ("ext", module, name)   something outside the workspace (an instance of an external type
                           reads its members as the type's)
   BUILTIN                 a value of a builtin type: its members are the language's
+  ANONYMOUS               a function no symbol stands for (a lambda): calling it calls
+                          nothing the graph has
   ("missing", ext)        a member a known type does not have; ``ext`` is the external
                           entity of a base that may provide it (None: nowhere)
   UNKNOWN                 anything not proven
@@ -34,6 +36,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from graphsvc.model import Reason
+from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding
 from indexers.resolve.common import SPLIT, TYPE_KIND_NAMES, Entity
 
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
 
 UNKNOWN = ("unknown",)
 BUILTIN = ("builtin",)
+ANONYMOUS = ("anonymous",)
 MAX_DEPTH = 24
 _FUNCTION_KINDS = frozenset({"function", "method"})
 _VARIABLE_KINDS = frozenset({"variable", "constant"})
@@ -131,6 +135,8 @@ class Types:
         return found
 
     def _value(self, text: str, qual: str) -> tuple:
+        if text == ANONYMOUS_TEXT:
+            return ANONYMOUS
         head = _HEAD.match(text)
         if head is None:
             return UNKNOWN
@@ -211,6 +217,11 @@ class Types:
                 # Alternatives (files selected by build tags) count when they all agree.
                 return self.one_of({self.bound(s.file, s.name) for s in syms})
         return ent
+
+    def defined_anonymous(self, sym) -> bool:
+        """Is the variable defined by a function without a symbol (``x = lambda: ...``)?
+        Whatever else binds the name later, the definition itself is not what is called."""
+        return any(b.value == ANONYMOUS_TEXT and b.line == sym.start_line for b in self.table.bindings(sym.file, sym.name))
 
     def one_of(self, values: set[tuple]) -> tuple:
         """What alternative declarations (files selected by build tags) say together: one

@@ -297,3 +297,49 @@ def test_typing_constructs_say_nothing_about_members_optional_does():
     assert not any(dst.startswith("ext:typing") for dst in calls)
     assert calls["typing_use.py#A.run"] == 1.0  # a: t.Optional[A]
     assert calls["typing_use.py#B.run"] < 1.0  # x, y, z: only guesses
+
+
+CLASS_FIELDS = """\
+class Template:
+    def render(self): pass
+
+class Engine:
+    def from_string(self, code):
+        return Template()
+
+class Other:
+    def from_string(self): pass
+
+class Tests:
+    @classmethod
+    def setUpClass(cls):
+        cls.engine = Engine()
+
+    def test(self):
+        t = self.engine.from_string("")
+        t.render()
+"""
+
+
+def test_fields_assigned_through_cls_in_a_classmethod():
+    exts = [extract_file("cls_fields.py", CLASS_FIELDS.encode(), "python")]
+    calls = {e.dst: (e.reason, e.confidence) for e in resolve_file(exts[0], SymbolTable(exts))
+             if e.type == "CALLS" and e.src == "cls_fields.py#Tests.test"}
+    assert calls == {"cls_fields.py#Engine.from_string": ("type", 1.0), "cls_fields.py#Template.render": ("type", 1.0)}
+
+
+LAMBDAS = """\
+def make():
+    return (lambda v: v + 1)
+
+x = lambda x: x + 1
+y = make()
+x(1)
+y(2)
+"""
+
+
+def test_a_variable_holding_a_lambda_calls_no_symbol_and_not_the_variable():
+    exts = [extract_file("lambdas.py", LAMBDAS.encode(), "python")]
+    calls = {e.dst for e in resolve_file(exts[0], SymbolTable(exts)) if e.type == "CALLS" and e.src == "lambdas.py"}
+    assert calls == {"lambdas.py#make"}
