@@ -109,6 +109,9 @@ class LanguageSpec:
     constructor_name: str = ""
     # The method whose result ``with X as f`` binds to f (Python ``__enter__``).
     context_enter: str = ""
+    # What a loop over an object calls: a method of the object, then one of what that
+    # returns, whose result is each element (Python ``__iter__``, ``__next__``).
+    iteration_methods: tuple[str, str] | None = None
     # Members are looked up in the C3 linearisation of the bases (Python's MRO) instead of
     # level by level.
     linear_mro: bool = False
@@ -273,6 +276,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             builtins=_PY_BUILTINS,
             null_literals=frozenset({"None"}),
             anonymous_functions=frozenset({"lambda"}),
+            iteration_methods=("__iter__", "__next__"),
             context_enter="__enter__",
             linear_mro=True,
             dynamic_members=frozenset({"__getattr__", "__getattribute__"}),

@@ -45,6 +45,8 @@
 ; Arguments are also kept with their position or keyword (``@argument``).
 (call arguments: (argument_list
   [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value @argument))
+; An argument that is a call passes what the call returns (kept as an argument only).
+(call arguments: (argument_list (call) @reference.value @argument))
 (call arguments: (argument_list (keyword_argument
   name: (identifier) @argument.keyword
   value: [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value @argument)))

@@ -56,6 +56,7 @@ def resolve_file(ext: FileExtraction, table: SymbolTable, stats: ResolveStats | 
     r.imports()
     r.inherits()
     r.calls()
+    r.iterations()
     references(r)
     overrides(r)
     r.stats.unresolved_sites.extend(unresolved_calls(r))

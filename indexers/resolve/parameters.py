@@ -2,8 +2,8 @@
 
 ``def run(callback): callback()`` calls what the callers of ``run`` pass as ``callback``:
 every call site in the workspace that resolves to ``run`` with confidence 1 and passes, by
-position or by keyword, a name whose value (``types``) is a function, a class or a method
-(and the default, when it is such a name). Each of them is called by some execution, so
+position or by keyword, a name (or a call: what it returns) whose value (``types``) is a
+function, a class or a method (and the default, when it is such a name). Each of them is called by some execution, so
 each is an edge at the confidence of the call site; a caller outside the workspace may pass
 more, which adds edges and makes none of these wrong. What a caller passes may be a
 parameter of its own (``def outer(f): run(f)``): its callers are followed in turn. The
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from indexers.arguments import ParamRef
 from indexers.extract import RECEIVER_NAME, RECEIVER_NONE, CallRef, FileExtraction
+from indexers.text import value_chain
 
 if TYPE_CHECKING:  # the resolver imports this module
     from indexers.resolve.resolver import Resolver
@@ -126,7 +127,8 @@ def _value(r: Resolver, text: str, qual: str, call: CallRef | None) -> tuple[str
         own = parameter(r.ext, call.caller, text)
         if own is not None:
             return parameter_values(r, call.caller, text)
-    value = r.types.value(text, qual)
+    chain = value_chain(text) if "(" in text else text  # `make(x)` passes what `make()` returns
+    value = r.types.value(chain, qual) if chain else ("unknown",)
     if value[0] not in ("sym", "method"):
         return ()
     ids = value[1]

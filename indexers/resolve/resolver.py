@@ -7,6 +7,7 @@ import posixpath
 import re
 
 from graphsvc.model import Prov, Reason, Rel, external_module_id, external_symbol_id
+from indexers.bindings import ELEMENT
 from indexers.extract import (
     RECEIVER_EXPR,
     RECEIVER_NAME,
@@ -599,6 +600,24 @@ class Resolver:
         if len(ids) == 1:
             return ("sym", tuple(ids)), Reason.UNIQUE_NAME, METHOD_NAME_CONFIDENCE
         return ("sym", tuple(ids)), Reason.CANDIDATE, 1.0 / len(ids)
+
+    def iterations(self) -> None:
+        """A loop over an instance of a workspace type calls its iteration methods (Python's
+        ``for x in obj`` calls ``obj.__iter__()`` and ``__next__()`` of what that returns).
+        Only when the instance's type is known: a loop is no call to guess about."""
+        if not self.spec.iteration_methods:
+            return
+        for b in self.ext.bindings:
+            value = b.value
+            if value is None or not value.endswith(ELEMENT) or b.context is not None:
+                continue
+            scope = b.scope.partition("#")[2]
+            steps = self.types.iterated(self.types.value(value[: -len(ELEMENT)], scope))
+            for method in steps[:-1]:
+                if method[0] == "method":
+                    self.stats.by_reason[Reason.TYPE] += 1
+                    for dst in method[1]:
+                        self.edge(b.scope, dst, Rel.CALLS, Prov.INFERRED, 1.0, Reason.TYPE, b.line)
 
     def callee(self, value: tuple):
         """What a call of a value calls: UNKNOWN when the value is not known."""

@@ -156,7 +156,7 @@ class Types:
             if step is None:
                 cur = self.call(cur)
             elif step == ELEMENT:
-                cur = cur[1] if cur[0] == "iter" else UNKNOWN
+                cur = cur[1] if cur[0] == "iter" else self.iterated(cur)[-1]
             else:
                 cur = self.attribute(cur, step)
         return cur
@@ -295,6 +295,19 @@ class Types:
         results = {self.result(s.id) for s in syms}
         found = results.pop() if len(results) == 1 else UNKNOWN
         return ("inst", (found[1],)) if found[0] == "this" and cur[0] == "sym" and syms[0].kind == "function" else found
+
+    def iterated(self, cur: tuple) -> list[tuple]:
+        """What a loop over an instance calls, in order (the language's iteration methods,
+        each a ``method`` value), then the element; [UNKNOWN] when the loop is not known."""
+        methods = self.spec.iteration_methods
+        if not methods or cur[0] != "inst":
+            return [UNKNOWN]
+        first = self.attribute(cur, methods[0])
+        iterator = self.call(first) if first[0] == "method" else UNKNOWN
+        then = self.attribute(iterator, methods[1]) if iterator[0] == "inst" else UNKNOWN
+        if then[0] != "method":
+            return [first, UNKNOWN] if first[0] == "method" else [UNKNOWN]
+        return [first, then, self.call(then)]
 
     def member(self, type_ids: tuple, name: str, instance: bool, skip_self: bool) -> tuple:
         """A member of a type through its bases: methods and nested types as symbols,

@@ -142,3 +142,15 @@ def test_an_alias_passing_something_else_re_resolves_the_callee_s_file():
     table.add_file(new)
     assert "lib.py" in affected_files({"app.py"}, {"app.py": old}, {"app.py": new}, table)
 
+
+
+def test_an_argument_that_is_a_call_passes_what_the_call_returns():
+    calls = _calls({"m.py": (
+        "def run(cb):\n"
+        "    cb()\n"
+        "def target(): pass\n"
+        "def pick():\n"
+        "    return target\n"
+        "run(pick())\n"
+    )})
+    assert calls["m.py#run"] == {"m.py#target": ("argument", 1.0)}

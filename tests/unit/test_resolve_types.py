@@ -343,3 +343,38 @@ def test_a_variable_holding_a_lambda_calls_no_symbol_and_not_the_variable():
     exts = [extract_file("lambdas.py", LAMBDAS.encode(), "python")]
     calls = {e.dst for e in resolve_file(exts[0], SymbolTable(exts)) if e.type == "CALLS" and e.src == "lambdas.py"}
     assert calls == {"lambdas.py#make"}
+
+
+ITERATION = """\
+def step(): pass
+
+class Numbers:
+    def __iter__(self):
+        return self
+    def __next__(self):
+        return step
+
+class Lines:
+    def __iter__(self):
+        yield 1
+
+def walk(items):
+    for n in Numbers():
+        n()
+    lines = Lines()
+    for line in lines:
+        pass
+    for x in items:
+        pass
+"""
+
+
+def test_a_loop_over_an_instance_calls_its_iteration_methods_and_the_element_is_their_result():
+    exts = [extract_file("it.py", ITERATION.encode(), "python")]
+    calls = {e.dst: (e.reason, e.confidence) for e in resolve_file(exts[0], SymbolTable(exts))
+             if e.type == "CALLS" and e.src == "it.py#walk"}
+    assert calls == {
+        "it.py#Numbers": ("scope", 1.0), "it.py#Numbers.__iter__": ("type", 1.0),
+        "it.py#Numbers.__next__": ("type", 1.0), "it.py#step": ("type", 1.0),
+        "it.py#Lines": ("scope", 1.0), "it.py#Lines.__iter__": ("type", 1.0),  # a generator: no __next__ known
+    }
