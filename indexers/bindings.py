@@ -39,6 +39,9 @@ class Binding:
     value: str | None  # bound expression (``@local.value``); both None: bound to something unknown
     line: int
     context: str | None = None  # where ``value`` is read when not in ``scope`` (the method of ``self.x = v``)
+    # The blocks (``@block``) around the name inside ``scope``, outermost first ("" for none):
+    # a name bound in a closure is not the same name outside it.
+    block: str = ""
 
 
 def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tuple]:

@@ -41,6 +41,9 @@ tags.scm-style captures:
                         call of ``@local.callee``, and ``@local.parameter``, its parameter
                         that binds ``@local``: the name is bound to what the callee's
                         ``@signature`` says it passes there (contextual typing)
+``@block``              a node whose bindings are its own (a closure; in Go, every block):
+                        a name bound inside it is not that name outside it. Calls inside it
+                        still belong to the enclosing definition.
 ``@declaration``        a declaration that is not a definition (a C prototype, a name listed
                         in Python's ``__all__``); its ``@name`` tells the resolver what a
                         header promises or what a star import of the module gives
@@ -140,6 +143,7 @@ class CallRef:
     local: bool = False
     # Arguments that may be functions: (position or keyword, the name as written).
     args: tuple[tuple[int | str, str], ...] = ()
+    block: str = ""  # the blocks around the call inside its caller, as ``Binding.block``
 
 
 @dataclass(slots=True, frozen=True)
@@ -319,6 +323,7 @@ class _Extractor:
         self.path = path
         self.out = out
         self.seps = spec.scope_separators
+        self.blocks: list[tuple[int, int]] = []  # (start, end) of each ``@block``, outer ones first
 
     def run(self, root: tree_sitter.Node) -> None:
         defs: dict[tuple[int, int], _Def] = {}
@@ -338,6 +343,10 @@ class _Extractor:
                 continue
             if role == "parameter":
                 params.append(caps)
+                continue
+            if role == "block":
+                node = caps["block"][0]
+                self.blocks.append((node.start_byte, node.end_byte))
                 continue
             if role == "package":
                 self.out.package = _text(caps["package"][0]).strip()
@@ -360,6 +369,7 @@ class _Extractor:
                 if "package" in caps:
                     self.out.package = _text(caps["package"][0]).strip()
         ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
+        self.blocks = sorted(set(self.blocks), key=lambda b: (b[0], -b[1]))
         self._nest(ordered)
         local_names = self._bindings(ordered, binds)
         if params:
@@ -559,6 +569,29 @@ class _Extractor:
             result[i] = stack[-1] if stack else None
         return result
 
+    def _block_paths(self, nodes: list[tree_sitter.Node], enclosing: list[_Def | None]) -> list[str]:
+        """Per node, the ``@block`` nodes around it inside its enclosing definition, outermost
+        first, each by its first byte ("12/40"); "" for none. One sweep in source order."""
+        paths = [""] * len(nodes)
+        blocks = self.blocks
+        if not blocks:
+            return paths
+        stack: list[tuple[int, int]] = []
+        j = 0
+        for i in sorted(range(len(nodes)), key=lambda i: nodes[i].start_byte):
+            pos = nodes[i].start_byte
+            while j < len(blocks) and blocks[j][0] <= pos:
+                while stack and stack[-1][1] <= blocks[j][0]:
+                    stack.pop()
+                stack.append(blocks[j])
+                j += 1
+            while stack and stack[-1][1] <= pos:
+                stack.pop()
+            d = enclosing[i]
+            lo, hi = (d.start, d.end) if d is not None else (0, len(self.data))
+            paths[i] = "/".join(str(s) for s, e in stack if lo <= s and e <= hi and (s, e) != (lo, hi) and pos < e)
+        return paths
+
     def _bindings(self, ordered: list[_Def], binds: list[tuple[str, dict]]) -> dict[int, dict[str, bool]]:
         """Record every binding (``Binding``); return the names bound inside each function,
         keyed by ``id()`` of its definition, and whether any binding says what the name is."""
@@ -568,13 +601,13 @@ class _Extractor:
         out = self.out.bindings
         items = binding_items(self.spec, binds)
         anchors = [node for _, node, _, _, _ in items]
-        for (role, node, type_text, value_text, name), encl in zip(items, self._enclosing_all(ordered, anchors)):
-            while encl is not None and encl.sym is None:
-                encl = encl.parent
+        enclosing = [_with_symbol(d) for d in self._enclosing_all(ordered, anchors)]
+        blocks = self._block_paths(anchors, enclosing)
+        for (role, node, type_text, value_text, name), encl, block in zip(items, enclosing, blocks):
             line = _line(node)
             if role == "result" or role == "return" or role == "signature":
                 if encl is not None and encl.kind in _FUNCTION_KINDS:
-                    out.append(Binding(encl.sym.id, name or RESULT, type_text, value_text, line))
+                    out.append(Binding(encl.sym.id, name or RESULT, type_text, value_text, line, None, block))
                 continue
             name = _text(node)
             if role == "field":
@@ -584,7 +617,8 @@ class _Extractor:
                 if owner is not None and owner.sym is not None and encl is not owner:
                     out.append(Binding(owner.sym.id, name, type_text, value_text, line, encl.sym.id))
                 continue
-            out.append(Binding(encl.sym.id if encl is not None else self.path, name, type_text, value_text, line))
+            out.append(Binding(encl.sym.id if encl is not None else self.path, name, type_text, value_text, line,
+                               None, block))
             # Closures see the names of the functions around them; a class body nested in a
             # function binds names of that function.
             fn = encl
@@ -605,17 +639,16 @@ class _Extractor:
         spec = self.spec
         self_names = spec.self_names
         super_names = spec.super_names
-        enclosing = self._enclosing_all(ordered, [node for node, _ in calls])
+        enclosing = [_with_symbol(d) for d in self._enclosing_all(ordered, [node for node, _ in calls])]
+        blocks = self._block_paths([node for node, _ in calls], enclosing)
         # Per enclosing definition: its receiver name, and the local names it sees, innermost first.
         receivers: dict[int, str | None] = {}
         visible: dict[int, list[dict[str, bool]]] = {}
-        for (node, caps), encl in zip(calls, enclosing):
+        for (node, caps), encl, block in zip(calls, enclosing, blocks):
             name_nodes = caps.get("name")
             if not name_nodes and "receiver" not in caps:
                 continue
             name = _text(name_nodes[0]) if name_nodes else ""  # "": a call of the receiver's value
-            while encl is not None and encl.sym is None:
-                encl = encl.parent
             caller = encl.sym.id if encl is not None and encl.sym is not None else self.path
             rkind = RECEIVER_NONE
             receiver = None
@@ -644,7 +677,7 @@ class _Extractor:
             if local and only_typed_locals and not typed and head not in self_names:
                 continue
             call_args = args.get((node.start_byte, node.end_byte), ()) if args else ()
-            out.append(CallRef(caller, name, rkind, receiver, _line(node), local, call_args))
+            out.append(CallRef(caller, name, rkind, receiver, _line(node), local, call_args, block))
 
     def _inherits(self, ordered: list[_Def], refs: list) -> None:
         if not refs:
@@ -707,6 +740,13 @@ def _at_top_level(parent: _Def | None) -> bool:
             return False
         parent = parent.parent
     return True
+
+
+def _with_symbol(d: _Def | None) -> _Def | None:
+    """The nearest of ``d`` and the definitions around it that is a symbol."""
+    while d is not None and d.sym is None:
+        d = d.parent
+    return d
 
 
 def _receiver_of(d: _Def, memo: dict[int, str | None]) -> str | None:

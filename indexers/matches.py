@@ -21,7 +21,8 @@ def role_of(caps: dict) -> str:
     for cap in caps:
         if cap.startswith(("definition.", "reference.")) or cap == SCOPE:
             return cap
-    for cap in ("local", "field", "result", "return", "signature", "package", "declaration", "parameter", "parameter.rest"):
+    for cap in ("local", "field", "result", "return", "signature", "package", "declaration", "parameter",
+                "parameter.rest", "block"):
         if cap in caps:
             return cap.partition(".")[0]
     return "declaration"

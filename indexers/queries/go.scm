@@ -66,6 +66,8 @@
 
 ;; Bindings: names bound in a scope and what they are bound to (see extract.py). A Go name
 ;; keeps the static type of its declaration: plain assignments do not rebind it.
+; A function literal's parameters and locals are its own.
+(func_literal) @block
 ; Parameters, receivers and named results, with their declared types.
 (parameter_declaration name: (identifier) @local type: (_) @local.type)
 (variadic_parameter_declaration name: (identifier) @local)

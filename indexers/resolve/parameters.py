@@ -128,7 +128,7 @@ def _value(r: Resolver, text: str, qual: str, call: CallRef | None) -> tuple[str
         if own is not None:
             return parameter_values(r, call.caller, text)
     chain = value_chain(text) if "(" in text else text  # `make(x)` passes what `make()` returns
-    value = r.types.value(chain, qual) if chain else ("unknown",)
+    value = r.types.value(chain, qual, call.block if call is not None else "") if chain else ("unknown",)
     if value[0] not in ("sym", "method"):
         return ()
     ids = value[1]

@@ -460,7 +460,7 @@ class Resolver:
         # Locals, the receiver and chains are evaluated in the caller's scope.
         if (self.spec.members_visible or call.local or rkind == RECEIVER_EXPR or head in nested
                 or head in self.spec.self_names or (call.receiver is not None and call.name in nested)):
-            return (call.caller, call.name, rkind, call.receiver, call.local)
+            return (call.caller, call.name, rkind, call.receiver, call.local, call.block)
         return ("", call.name, rkind, call.receiver, call.local)
 
     def resolved(self, call: CallRef, key: tuple):
@@ -526,7 +526,7 @@ class Resolver:
                     ids = self.quals.get(f"{prefix}.{name}")
                     if ids:
                         return ("sym", tuple(ids)), Reason.SCOPE, 1.0
-            found = self.callee(self.types.value(name, qual))
+            found = self.callee(self.types.value(name, qual, call.block))
             if found is UNKNOWN and self.ext.params:
                 # A parameter: what the callers pass for it.
                 passed = parameter_values(self, call.caller, name)
@@ -539,7 +539,7 @@ class Resolver:
                 if found[0][0] == "unresolved":
                     return None
                 return self.held(found)
-            bound = self.callee(self.types.value(name, qual))
+            bound = self.callee(self.types.value(name, qual, call.block))
             if bound is not UNKNOWN:
                 return bound
             if name in self.spec.builtins:
@@ -556,7 +556,7 @@ class Resolver:
             if tid is None:
                 # A function outside a type that declares what its receiver is (`this: Foo`).
                 for self_name in sorted(self.spec.self_names) if kind == RECEIVER_SELF else ():
-                    bound = self.types.local(self_name, qual)
+                    bound = self.types.local(self_name, qual, call.block)
                     if bound is not None and bound[0] == "inst":
                         found = self.callee(self.types.attribute(bound, name))
                         return found if found is not UNKNOWN else None
@@ -569,7 +569,7 @@ class Resolver:
             return found if found is not UNKNOWN else None
         if kind == RECEIVER_EXPR or (kind == RECEIVER_NAME and (call.local or _HEAD.match(call.receiver).group(0)
                                                                  in self.spec.self_names)):
-            found = self.callee(self.types.value(chain_of(call.receiver, name), qual))
+            found = self.callee(self.types.value(chain_of(call.receiver, name), qual, call.block))
             if found is not UNKNOWN:
                 return found
         elif kind == RECEIVER_NAME and call.receiver:
@@ -590,7 +590,7 @@ class Resolver:
                 ):
                     return None  # a known type or namespace without that member: do not guess
             # A chain through a module-level variable (`x = C()` then `x.m()`).
-            found = self.callee(self.types.value(chain_of(call.receiver, name), qual))
+            found = self.callee(self.types.value(chain_of(call.receiver, name), qual, call.block))
             if found is not UNKNOWN:
                 return found
         # An object of unknown type: match the method name alone, weakly.

@@ -120,21 +120,22 @@ class Types:
 
     # -- expressions ---------------------------------------------------------------------
 
-    def value(self, text: str, qual: str) -> tuple:
-        """The value of a chain written in the scope ``qual`` of this file."""
-        found = self.raw(text, qual)
+    def value(self, text: str, qual: str, block: str = "") -> tuple:
+        """The value of a chain written in the scope ``qual`` of this file, inside its
+        ``block`` (``Binding.block``)."""
+        found = self.raw(text, qual, block)
         if found[0] == "this":
             return ("inst", (found[1],))
         return found
 
-    def raw(self, text: str, qual: str) -> tuple:
-        key = (text, qual)
+    def raw(self, text: str, qual: str, block: str = "") -> tuple:
+        key = (text, qual, block)
         found = self.memo.get(key)
         if found is None:
-            found = self.memo[key] = self._value(text, qual)
+            found = self.memo[key] = self._value(text, qual, block)
         return found
 
-    def _value(self, text: str, qual: str) -> tuple:
+    def _value(self, text: str, qual: str, block: str) -> tuple:
         if text == ANONYMOUS_TEXT:
             return ANONYMOUS
         head = _HEAD.match(text)
@@ -143,7 +144,7 @@ class Types:
         pos = head.end()
         steps = [m.group(1) or (ELEMENT if m.group(0) == ELEMENT else None)
                  for m in _STEP.finditer(text, pos)]  # None for a call
-        cur, used = self.head(text, head.group(0), steps, qual)
+        cur, used = self.head(head.group(0), steps, qual, block)
         rest = steps[used:]
         for i, step in enumerate(rest):
             if cur is BUILTIN:
@@ -161,7 +162,7 @@ class Types:
                 cur = self.attribute(cur, step)
         return cur
 
-    def head(self, text: str, name: str, steps: list, qual: str) -> tuple[tuple, int]:
+    def head(self, name: str, steps: list, qual: str, block: str = "") -> tuple[tuple, int]:
         """The value of the chain's first name, or of a longer dotted prefix bound by an
         import (``import a.b`` binds "a.b"); with the number of steps it took."""
         r = self.r
@@ -169,7 +170,7 @@ class Types:
             tid = r.enclosing_type(qual) if qual else None
             if tid is not None:
                 return ("this", tid), 0
-        local = self.local(name, qual)
+        local = self.local(name, qual, block)
         if local is not None:
             return local, 0
         if self.spec.super_names and f"{name}()" in self.spec.super_names and steps[:1] == [None]:
@@ -198,15 +199,21 @@ class Types:
             return UNKNOWN, 0
         return self.entity(ent), 0
 
-    def local(self, name: str, qual: str) -> tuple | None:
-        """The value of a name bound in a function around ``qual`` (None: not bound there)."""
+    def local(self, name: str, qual: str, block: str = "") -> tuple | None:
+        """The value of a name bound in a function around ``qual`` (None: not bound there):
+        in ``qual`` itself, as bound in the innermost of the blocks around ``block`` that binds
+        it; in the functions around, as all their bindings of it agree."""
         path = self.r.ext.path
+        around: str | None = block
         for prefix, is_scope, owner_kind, _ in self.r.scope_chain(qual):
             if not prefix or owner_kind not in _FUNCTION_KINDS:
                 continue
             scope = f"{path}#{prefix}"
-            if self.table.bindings(scope, name):
-                return self.bound(scope, name)
+            binds = self.table.bindings(scope, name)
+            seen = _innermost(binds, around) if binds and around is not None else None
+            if seen is not None or (binds and around is None):
+                return self.bound(scope, name, seen)
+            around = None
         return None
 
     def entity(self, ent: Entity) -> tuple:
@@ -355,15 +362,17 @@ class Types:
 
     # -- bindings (cached table-wide) ----------------------------------------------------
 
-    def bound(self, scope: str, name: str) -> tuple:
-        """What every binding of ``name`` in ``scope`` (a function, a file) agrees on."""
-        return self._cached(("bound", scope, name), lambda: self._agree(self.table.bindings(scope, name), scope))
+    def bound(self, scope: str, name: str, block: str | None = "") -> tuple:
+        """What every binding of ``name`` in ``scope`` (a function, a file) directly in
+        ``block`` agrees on; None: in any block."""
+        return self._cached(("bound", scope, name, block),
+                            lambda: self._agree(_in_block(self.table.bindings(scope, name), block), scope))
 
     def field(self, type_id: str, name: str) -> tuple:
         return self._cached(("bound", type_id, name), lambda: self._agree(self.table.bindings(type_id, name), type_id))
 
     def result(self, func_id: str) -> tuple:
-        return self._cached(("bound", func_id, RESULT), lambda: self._agree(self.table.bindings(func_id, RESULT), func_id))
+        return self.bound(func_id, RESULT)  # a `return` inside a closure is the closure's
 
     def _cached(self, key: tuple, compute) -> tuple:
         recursive = self.table.recursive
@@ -390,16 +399,16 @@ class Types:
                 if b.type is None and b.value is None:
                     return UNKNOWN
                 what, text = ("value", b.value) if b.type is None else ("type", b.type)
-                values.add(self._in_file_of(b.context or scope, what, text))
+                values.add(self._in_file_of(b.context or scope, what, text, b.block))
                 if len(values) > 1:
                     return UNKNOWN
         value = values.pop() if len(values) == 1 else UNKNOWN
         return UNKNOWN if value[0] == "missing" else value
 
-    def _in_file_of(self, scope: str, what: str, text: str) -> tuple:
+    def _in_file_of(self, scope: str, what: str, text: str, block: str = "") -> tuple:
         path, _, qual = scope.partition("#")
         types = self if path == self.r.ext.path else self.r.other(path).types
-        return types.raw(text, qual) if what == "value" else types.declared(text, qual)
+        return types.raw(text, qual, block) if what == "value" else types.declared(text, qual)
 
     def declared(self, text: str, qual: str) -> tuple:
         """An instance of the type written ``text`` in the scope ``qual``; a container of
@@ -435,6 +444,23 @@ class Types:
         if ent[0] == "sym" and all(self.table.symbols[i].kind in _INSTANCE_KINDS for i in ent[1]):
             return ("inst", ent[1])
         return UNKNOWN
+
+
+def _in_block(binds: list[Binding], block: str | None) -> list[Binding]:
+    if block is None or all(b.block == block for b in binds):
+        return binds
+    return [b for b in binds if b.block == block]
+
+
+def _innermost(binds: list[Binding], block: str) -> str | None:
+    """The innermost of ``block`` and the blocks around it in which one of ``binds`` is."""
+    have = {b.block for b in binds}
+    while True:
+        if block in have:
+            return block
+        if not block:
+            return None
+        block = block.rpartition("/")[0]
 
 
 def chain_of(receiver: str, name: str) -> str:

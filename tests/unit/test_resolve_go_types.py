@@ -128,11 +128,34 @@ def test_fields_and_call_results_through_declared_types():
     }
 
 
-def test_a_closure_parameter_shadowing_a_local_is_not_a_confident_guess():
-    got = CALLS["use.go#shadowed"]
-    # `e` is an *Engine outside the closure and a *Context inside: not proven either way.
-    assert got.get("gin.go#Engine.Run", ("", 0))[1] < 1.0
-    assert got.get("gin.go#Context.Next", ("", 0))[1] < 1.0
+def test_a_function_literal_is_a_scope_of_its_own():
+    # `e` is an *Engine outside the closure and a *Context inside it, whose own local `g` and
+    # the enclosing function's `e` are seen from a closure nested in it.
+    files = {"gin.go": ENGINE, "other/other.go": OTHER, "use.go": """package gin
+
+func shadowed() {
+	e := New()
+	e.Run()
+	run := func(e *Context) {
+		e.Next()
+		g := New()
+		func() { g.Run() }()
+	}
+	run(nil)
+	g := e.Group()
+	g.Use()
+}
+
+func middleware(next *Engine) func(*Context) {
+	return func(c *Context) { next.Run(); c.Next() }
+}
+"""}
+    calls = _calls(files)
+    assert {dst: r for dst, r in calls["use.go#shadowed"].items() if r[1] == 1.0} == {
+        "gin.go#New": ("scope", 1.0), "gin.go#Engine.Run": ("type", 1.0), "gin.go#Context.Next": ("type", 1.0),
+        "gin.go#RouterGroup.Group": ("type", 1.0), "gin.go#RouterGroup.Use": ("type", 1.0),
+    }
+    assert calls["use.go#middleware"] == {"gin.go#Engine.Run": ("type", 1.0), "gin.go#Context.Next": ("type", 1.0)}
 
 
 # binding.go and binding_nomsgpack.go both declare the Binding interface and Form.
