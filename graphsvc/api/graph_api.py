@@ -11,6 +11,8 @@ arguments.
 from __future__ import annotations
 
 import inspect
+import keyword
+import re
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +35,7 @@ from graphsvc.query import engine, results
 from graphsvc.query.arguments import results_at_most
 from graphsvc.query.parser import parse
 from graphsvc.query.results import ContextResult
+from graphsvc.query.verbs import VERBS, Verb
 
 RelType = strawberry.enum(Rel, name="RelType", description="Relationship types of the graph model.")
 Provenance = strawberry.enum(Prov, name="Provenance", description="How a fact is known.")
@@ -100,6 +103,11 @@ class Operation:
     name: str
     description: str
     names: dict[str, str] = field(default_factory=dict)
+    path: str | None = None  # of the REST route, when not `name`
+
+    @classmethod
+    def of(cls, verb: Verb) -> Operation:
+        return cls(verb.fn, verb.name, verb.description, verb.names, verb.kebab)
 
     @property
     def result(self) -> type:
@@ -113,7 +121,7 @@ class Operation:
             if p.name in SERVER_ARGUMENTS:
                 continue
             if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
-                out.append(_keyword(self.names.get(p.name, p.name), str))
+                out.append(_positional(self.names.get(p.name, p.name), query_string))
             elif p.name in FILTERS:
                 item, doc = FILTERS[p.name]
                 comma = Annotated[str | None, Query(description=f"comma-separated {doc}")]
@@ -128,7 +136,7 @@ class Operation:
 
     def call_args(self, given: dict[str, Any]) -> dict[str, Any]:
         """`given` as the function takes it: its own names, filters and choices as strings."""
-        own = {v: k for k, v in self.names.items()}
+        own = {v: k for k, v in self.names.items()} | {v + "_": k for k, v in self.names.items()}
         args = {own.get(k, k): v for k, v in given.items()}
         for key in FILTERS:
             if key in args:
@@ -172,6 +180,14 @@ def _api_order(p: inspect.Parameter) -> int:
     return {"workspace": 1, "turn_id": 1, "limit": 3}.get(p.name, 2)
 
 
+def _positional(name: str, query_string: bool) -> inspect.Parameter:
+    """A ref or text argument; one named as a Python keyword (`from`) is `from_` in Python."""
+    if not keyword.iskeyword(name):
+        return _keyword(name, str)
+    alias = Query(alias=name) if query_string else strawberry.argument(name=name)
+    return _keyword(name + "_", Annotated[str, alias])
+
+
 def _keyword(name: str, hint: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=hint, default=default)
 
@@ -211,7 +227,6 @@ COMPUTE_COMMUNITIES = Operation(
 # --- GraphQL -----------------------------------------------------------------------------
 
 
-@strawberry.type
 class GraphQuery:
     @strawberry.field(
         description="Run a context_query string: `<turn id>|@<workspace> [clauses] [keywords]` "
@@ -240,6 +255,13 @@ class GraphQuery:
         if job is None:
             raise InputError(f"no job {id!r}")
         return [job]
+
+
+# The verbs: one GraphQL field and one REST route each, declared in `graphsvc.query.verbs`.
+VERB_OPERATIONS = tuple(Operation.of(verb) for verb in VERBS)
+for _op in VERB_OPERATIONS:
+    setattr(GraphQuery, re.sub(r"(?<!^)(?=[A-Z])", "_", _op.name).lower(), _gql_field(_op))
+GraphQuery = strawberry.type(GraphQuery)
 
 
 @dataclass
@@ -313,7 +335,7 @@ def _get(op: Operation, summary: str) -> None:
 
     params = [_keyword("request", Request), *op.parameters(query_string=True)]
     route.__signature__ = inspect.Signature(params, return_annotation=op.result)
-    router.get(f"/{op.name}", response_model=op.result, summary=summary, name=f"get_{op.name}")(route)
+    router.get(f"/{op.path or op.name}", response_model=op.result, summary=summary, name=f"get_{op.name}")(route)
 
 
 def _post(op: Operation, summary: str, body: str, doc: str) -> None:
@@ -338,6 +360,10 @@ _post(
     COMPUTE_COMMUNITIES, "Compute Leiden communities and store them (replacing the workspace's previous run)",
     "CommunitiesRequest", "The arguments of a Leiden run, as the computeCommunities mutation takes them.",
 )
+
+
+for _op in VERB_OPERATIONS:
+    _get(_op, _op.description.split(". ")[0].rstrip("."))
 
 
 @router.get("/query", summary="Run a context_query string")

@@ -15,6 +15,7 @@ _SUBCOMMANDS = (
     "graphsvc.cli.neo4j",
     "graphsvc.cli.index",
     "graphsvc.cli.query",
+    "graphsvc.cli.verbs",
     "graphsvc.cli.serve",
     "graphsvc.cli.context",
     "graphsvc.cli.cache",

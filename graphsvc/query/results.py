@@ -73,6 +73,44 @@ class PathsResult:
 
 
 @dataclass(kw_only=True)
+class SymbolMatch:
+    """An entity a ref may name, and how it matched: `id`, `module path` (the file's or the
+    directory's), `re-export` (a module importing the defining file), `qualified name`,
+    `name`, `file:line` or `suffix` (of the id)."""
+
+    id: str
+    kind: str | None
+    file: str | None
+    line: int | None
+    match: str
+
+
+@dataclass(kw_only=True)
+class SymbolResult:
+    """What `ref` names: `entity` when it names one, else `candidates`, best first (the
+    entities matched equally well), at most `limit` of `total`."""
+
+    ref: str
+    workspace: str
+    entity: Entity | None
+    match: str | None  # how `entity` matched
+    candidates: list[SymbolMatch]
+    total: int
+    truncated: bool
+
+    def text(self) -> str:
+        if self.entity is not None:
+            e = self.entity
+            where = f"  {e.file}:{e.start_line}" if e.file and e.start_line else ""
+            return f"{e.id}  [{e.kind or e.label}]{where}  ({self.match})"
+        lines = [f"{self.ref!r} names {self.total} entities equally well; give one of:"]
+        lines += [f"  {c.id}  [{c.kind}]  ({c.match})" for c in self.candidates]
+        if self.truncated:
+            lines.append("  … raise --limit for more")
+        return "\n".join(lines)
+
+
+@dataclass(kw_only=True)
 class Count:
     """A name and how often it occurs."""
 

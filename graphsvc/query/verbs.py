@@ -1,0 +1,46 @@
+"""The questions the service answers in one call, each declared once for every surface.
+
+A `Verb` is an engine function and what the surfaces call it. From each entry of `VERBS`:
+GraphQL serves field `name` (`graphsvc.api.graph_api`), REST `GET /api/context/<name in
+kebab-case>`, the CLI `graphsvc <name in kebab-case> REF … --workspace W [--json]`
+(`graphsvc.cli.verbs`), with the function's own parameters as arguments, and its result
+dataclass as the answer (its `text()` is what the CLI prints without `--json`).
+
+Adding a verb: write the function (positional parameters: refs; keyword-only: `workspace`,
+its options, `limit`; typed; a docstring whose first paragraph describes it), give its
+result class a `text()`, and append a `Verb` here. Names are part of the contract.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from graphsvc.query import symbols
+
+
+@dataclass(frozen=True)
+class Verb:
+    """`fn` served as GraphQL field `name`; `names` renames its positional parameters on the
+    API (`{"source": "from"}`)."""
+
+    fn: Callable
+    name: str
+    description: str
+    names: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def kebab(self) -> str:
+        """The name as a REST path segment and a CLI command: `callPath` -> `call-path`."""
+        return re.sub(r"(?<!^)(?=[A-Z])", "-", self.name).lower()
+
+
+VERBS: tuple[Verb, ...] = (
+    Verb(
+        symbols.symbol, "symbol",
+        "What `ref` names: an id, `file:line`, a dotted name with its module path (`pkg.mod.Class.method`, "
+        "also as re-exported: `pkg.Class`), a qualified name or name, or a unique id suffix. `entity` when "
+        "one matches best, else the `candidates` that match equally well, best first.",
+    ),
+)
