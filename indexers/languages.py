@@ -9,6 +9,7 @@ is adding a query file and one ``LanguageSpec`` below.
 from __future__ import annotations
 
 import builtins as _py_builtins
+import fnmatch
 import importlib
 import posixpath
 import re
@@ -44,6 +45,28 @@ class MacroHints:
     # ``name OF((params))``: an ALL_CAPS wrapper around a prototype's parameter list
     # (OF, _ANSI_ARGS_, __P), kept by old code for pre-ANSI compilers.
     prototype_wrappers: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class TestLayout:
+    """Where a language's tests are by convention: file names (globs), directories (a path
+    part, or parts joined by ``/``) and inline modules (a symbol inside a module of one of
+    these names is a test, as Rust's ``mod tests``)."""
+
+    files: tuple[str, ...] = ()
+    dirs: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+
+    def holds(self, path: str, qualified_name: str | None = None) -> bool:
+        """Whether the file at ``path`` (repository-relative), or the symbol ``qualified_name``
+        defined there, is a test."""
+        name = path.rsplit("/", 1)[-1]
+        if any(fnmatch.fnmatchcase(name, pattern) for pattern in self.files):
+            return True
+        where = "/" + path
+        if any(f"/{d}/" in where for d in self.dirs):
+            return True
+        return bool(qualified_name) and any(part in self.modules for part in qualified_name.split(".")[:-1])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -144,6 +167,8 @@ class LanguageSpec:
     # Files of this language whose bytes match the pattern are another language's (a `.h`
     # header with classes or namespaces is C++): (pattern, language).
     dialect: tuple[re.Pattern[bytes], str] | None = None
+    # Which files and symbols are tests (what an impact answer lists as tests reached).
+    tests: TestLayout = TestLayout()
     extra: dict = field(default_factory=dict, hash=False, compare=False)
 
     def __post_init__(self):
@@ -260,6 +285,7 @@ _JS_FAMILY = dict(
     package_files=("index",),
     # TypeScript imports name the compiled file (`./a.js` for a.ts): sources come first.
     import_extensions=(".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts"),
+    tests=TestLayout(files=("*.test.*", "*.spec.*"), dirs=("__tests__",)),
 )
 
 LANGUAGES: dict[str, LanguageSpec] = {
@@ -293,6 +319,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             # only come from a star import or be an error, so a workspace-wide match is weak.
             unique_name_confidence=0.5,
             caps_are_constants=True,
+            tests=TestLayout(files=("test_*.py", "*_test.py", "conftest.py"), dirs=("tests", "test")),
         ),
         LanguageSpec(
             name="javascript",
@@ -324,6 +351,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             bindings_declare=True,
             typed_builtins=frozenset({"new", "make", "append", "min", "max"}),
             container_syntax=re.compile(r"^(?:\[[^\]]*\]|map\[[^\]]*\])\s*(\S.*)$", re.S),
+            tests=TestLayout(files=("*_test.go",)),
         ),
         LanguageSpec(
             name="rust",
@@ -336,6 +364,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             scope_separators=("::",),
             builtins=_RUST_BUILTINS,
             members_anywhere=True,
+            tests=TestLayout(dirs=("tests",), modules=("tests",)),
         ),
         LanguageSpec(
             name="java",
@@ -348,6 +377,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             builtins=_JAVA_BUILTINS,
             members_visible=True,
             directory_scope=True,
+            tests=TestLayout(dirs=("src/test",)),
         ),
         LanguageSpec(
             name="c",

@@ -397,3 +397,194 @@ ORDER BY number
 def stored_communities(graph: Graph, workspace: str) -> list[dict]:
     """Rows {id, number, label, size, members, top_members, top_degrees, top_names, run}."""
     return graph.read(_STORED_COMMUNITIES, ws=workspace)
+
+
+# --- reach: impact and the class hierarchy -----------------------------------------------
+
+# The entity a walk starts from or reaches, as those answers show it.
+_REACHED = ("eid: elementId({v}), id: {v}.id, kind: {v}.kind, name: {v}.name, "
+            "file: coalesce({v}.file, {v}.path), lang: {v}.lang, qualified_name: {v}.qualified_name, "
+            "line: {v}.start_line, end_line: {v}.end_line")
+
+
+def _reached(var: str) -> str:
+    return "{" + _REACHED.format(v=var) + "}"
+
+
+# One hop of a walk, against the edges (`$incoming`: from what depends on the frontier) or
+# along them: each entity not seen yet once, with its most confident edge, at most $cap.
+_HOP = """
+UNWIND $frontier AS eid
+MATCH (a) WHERE elementId(a) = eid
+MATCH PATTERN
+WHERE type(r) IN $rels AND coalesce(r.confidence, 1.0) >= $min_conf AND b.workspace = $ws
+  AND NOT elementId(b) IN $seen
+WITH b, a, r ORDER BY coalesce(r.confidence, 1.0) DESC, a.id, type(r)
+WITH b, collect({rel: type(r), via: a.id, confidence: coalesce(r.confidence, 1.0), reason: r.reason})[0] AS edge
+ORDER BY edge.confidence DESC, b.id
+LIMIT $cap
+RETURN REACHED AS node, edge
+"""
+_HOPS = {
+    incoming: _HOP.replace("PATTERN", "(b:Entity)-[r]->(a)" if incoming else "(a)-[r]->(b:Entity)")
+    .replace("REACHED", _reached("b"))
+    for incoming in (True, False)
+}
+
+
+def reach(
+    graph: Graph,
+    workspace: str,
+    start_eids: list[str],
+    incoming: bool,
+    rels: list[str],
+    min_conf: float,
+    depth: int,
+    cap: int,
+) -> list[list[dict]]:
+    """Breadth-first from `start_eids` up to `depth` hops, in one session: per level, rows
+    {node, edge} of the entities first reached there, at most `cap` + 1 (more: the level was cut
+    and the walk goes on from the first `cap`)."""
+    params = {"ws": workspace, "rels": check_rels(rels), "min_conf": min_conf, "cap": cap + 1}
+    levels: list[list[dict]] = []
+    seen = list(start_eids)
+    frontier = list(start_eids)
+    with graph.session() as session:
+        tx = _Statements(session, graph.timeout_s)
+        for _ in range(depth):
+            if not frontier:
+                break
+            rows = [dict(r) for r in tx.run(_HOPS[incoming], frontier=frontier, seen=seen, **params)]
+            levels.append(rows)
+            frontier = [r["node"]["eid"] for r in rows[:cap]]
+            seen.extend(r["node"]["eid"] for r in rows)
+    return levels
+
+
+# Everything an entity holds, itself included: a file's symbols, a class's methods.
+_HELD = f"""
+UNWIND $eids AS eid
+MATCH (a) WHERE elementId(a) = eid
+MATCH (a)-[:{Rel.CONTAINS.value}*0..]->(s:Entity)
+WHERE s.workspace = $ws
+WITH DISTINCT s LIMIT $cap
+RETURN {_reached('s')} AS node
+"""
+
+
+def held(graph: Graph, workspace: str, eids: list[str], cap: int) -> list[dict]:
+    """The entities `eids` contain, transitively, with themselves: at most `cap` + 1."""
+    return [r["node"] for r in graph.read(_HELD, ws=workspace, eids=eids, cap=cap + 1)]
+
+
+# The workspace's files named by `paths`: exactly, or as a path ending in the file's id (a
+# diff's paths from a repository root above the workspace's) or the other way round.
+_FILES_NAMED = f"""
+UNWIND $paths AS p
+CALL (p) {{
+  OPTIONAL MATCH (f:{Label.FILE.value}:Entity {{workspace: $ws, id: p}})
+  RETURN collect(f) AS exact
+}}
+CALL (p, exact) {{
+  MATCH (f:{Label.FILE.value}:Entity {{workspace: $ws}})
+  WHERE size(exact) = 0 AND (p ENDS WITH '/' + f.id OR f.id ENDS WITH '/' + p)
+  RETURN collect(f)[..2] AS near
+}}
+RETURN p AS path, [f IN exact + near | {_reached('f')}] AS files
+"""
+
+
+def files_named(graph: Graph, workspace: str, paths: list[str]) -> dict[str, list[dict]]:
+    """Per path, the file it names (an exact id first), or up to two that end alike."""
+    rows = graph.read(_FILES_NAMED, ws=workspace, paths=paths)
+    return {r["path"]: r["files"] for r in rows}
+
+
+_SYMBOLS_IN = f"""
+UNWIND $files AS f
+MATCH (s:Entity {{workspace: $ws, file: f}})
+WHERE s.start_line IS NOT NULL
+RETURN {_reached('s')} AS node
+"""
+
+
+def symbols_in(graph: Graph, workspace: str, files: list[str]) -> list[dict]:
+    """The symbols defined in `files` (ids), with their lines."""
+    return [r["node"] for r in graph.read(_SYMBOLS_IN, ws=workspace, files=files)]
+
+
+_UNRESOLVED_SITES = """
+OPTIONAL MATCH (w:Entity {workspace: $ws, id: $root})
+WITH w.symbols_token AS token
+CALL (token) {
+  MATCH (n:Entity {workspace: $ws}) WHERE n.unresolved_calls > 0
+  RETURN collect(n.unresolved_sites) AS sites
+}
+RETURN token, sites
+"""
+
+_SYMBOLS_TOKEN = "MATCH (w:Entity {workspace: $ws, id: $root}) RETURN w.symbols_token AS token"
+
+
+def symbols_token(graph: Graph, workspace: str) -> str | None:
+    """Which index run the workspace's symbols are from (changes with every run)."""
+    rows = graph.read(_SYMBOLS_TOKEN, ws=workspace, root=WORKSPACE_ID)
+    return rows[0]["token"] if rows else None
+
+
+def unresolved_sites(graph: Graph, workspace: str) -> tuple[str | None, list[str]]:
+    """The workspace's symbols token and every call site recorded as unresolved
+    ("<line>: <call as written>")."""
+    row = graph.read(_UNRESOLVED_SITES, ws=workspace, root=WORKSPACE_ID)[0]
+    return row["token"], [site for sites in row["sites"] for site in sites or []]
+
+
+# --- one stored community ----------------------------------------------------------------
+
+_COMMUNITY = f"""
+MATCH (c:{Label.COMMUNITY.value}:Entity {{workspace: $ws, community: $number}})
+CALL (c) {{
+  MATCH (m)-[:{Rel.MEMBER_OF.value}]->(c)
+  WHERE m.file IS NOT NULL OR m:{Label.FILE.value}
+  WITH coalesce(m.file, m.id) AS file, count(*) AS members
+  ORDER BY members DESC, file
+  RETURN count(file) AS files_total, collect([file, members])[..$limit] AS files
+}}
+CALL (c) {{
+  MATCH (m)-[:{Rel.MEMBER_OF.value}]->(c)
+  MATCH (m)-[r]-(o:Entity)
+  WHERE type(r) IN $rels AND o.workspace = $ws AND o.community IS NOT NULL AND o.community <> c.community
+  WITH o.community AS other, count(r) AS edges
+  ORDER BY edges DESC, other
+  RETURN count(other) AS neighbours_total, collect([other, edges])[..$limit] AS neighbours
+}}
+RETURN c.id AS id, c.community AS number, c.label AS label,
+       COUNT {{ (c)<-[:{Rel.MEMBER_OF.value}]-() }} AS size,
+       coalesce(c.top_members, []) AS top_members, coalesce(c.top_degrees, []) AS top_degrees,
+       [(c)<-[:{Rel.MEMBER_OF.value}]-(m) WHERE m.id IN c.top_members | [m.id, m.name]] AS top_names,
+       files_total, files, neighbours_total, neighbours
+"""
+
+_COMMUNITY_LABELS = f"""
+MATCH (n:{Label.COMMUNITY.value}:Entity {{workspace: $ws}}) WHERE n.community IN $numbers
+RETURN n.community AS number, n.label AS label
+"""
+
+
+def community(graph: Graph, workspace: str, number: int, rels: list[str], limit: int) -> dict | None:
+    """A stored community: its members' files counted, its top members, and the other
+    communities its members have `rels` edges with, counted (at most `limit` of each)."""
+    rows = graph.read(_COMMUNITY, ws=workspace, number=number, rels=check_rels(rels), limit=limit)
+    if not rows:
+        return None
+    found = dict(rows[0])
+    numbers = [n for n, _ in found["neighbours"]]
+    found["labels"] = {r["number"]: r["label"] for r in graph.read(_COMMUNITY_LABELS, ws=workspace, numbers=numbers)}
+    return found
+
+
+_STORED_COMMUNITY_COUNT = f"MATCH (c:{Label.COMMUNITY.value}:Entity {{workspace: $ws}}) RETURN count(c) AS n"
+
+
+def stored_community_count(graph: Graph, workspace: str) -> int:
+    return graph.read(_STORED_COMMUNITY_COUNT, ws=workspace)[0]["n"]

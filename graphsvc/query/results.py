@@ -194,6 +194,120 @@ class CommunitiesResult:
 
 
 @dataclass(kw_only=True)
+class IdList:
+    """Ids, at most `limit` of `total`; `truncated` when some were left out."""
+
+    items: list[str]
+    total: int
+    limit: int
+    truncated: bool
+
+
+@dataclass(kw_only=True)
+class CountList:
+    """Names with how often each occurs, the most frequent first: at most `limit` of `total`."""
+
+    items: list[Count]
+    total: int
+    limit: int
+    truncated: bool
+
+
+@dataclass(kw_only=True)
+class Reached:
+    """An entity reached along edges, `depth` hops from where the walk started: `rel` is the
+    edge joining it to `via`, the entity one hop nearer the start, with that edge's
+    `confidence` and `reason`."""
+
+    id: str
+    kind: str | None
+    line: int | None
+    depth: int
+    rel: str
+    via: str
+    confidence: float
+    reason: str | None
+
+
+@dataclass(kw_only=True)
+class ImpactLevel:
+    """The entities first reached `depth` hops from the change: at most `limit` of `total`,
+    nearest to certain first. `unresolved_sites`: call sites the index left unresolved whose
+    called name is that of an entity one hop nearer, which could add to this level."""
+
+    depth: int
+    total: int
+    entities: list[Reached]
+    limit: int
+    truncated: bool
+    unresolved_sites: int
+
+
+@dataclass(kw_only=True)
+class ImpactResult:
+    """What depends on the `changed` entities, transitively up to `depth` hops, grouped by
+    depth, with the files and the tests reached. `complete` is false when a level had more
+    entities than are walked (its total is then a lower bound)."""
+
+    workspace: str
+    summary: str
+    changed: IdList
+    not_indexed: IdList  # files named (or in the diff) that the workspace does not hold
+    depth: int
+    rels: list[str]
+    levels: list[ImpactLevel]
+    files: CountList  # files of the entities reached, with how many of them each holds
+    tests: IdList  # entities reached that are tests by their language's conventions
+    unresolved_sites: int
+    complete: bool
+
+
+@dataclass(kw_only=True)
+class HierarchyResult:
+    """Classes or methods related to `entity` along `rel` edges: one hop, or every hop
+    (`transitive`), nearest first, at most `limit` of `total`."""
+
+    entity: Entity
+    relation: str  # subclasses, superclasses, overrides or overriddenBy
+    rel: list[str]
+    transitive: bool
+    entities: list[Reached]
+    total: int
+    limit: int
+    truncated: bool
+
+
+@dataclass(kw_only=True)
+class NeighbourCommunity:
+    """Another stored community and the edges between its members and the ones of the
+    community described."""
+
+    number: int
+    label: str
+    edges: int
+
+
+@dataclass(kw_only=True)
+class CommunityDetail:
+    """One stored Leiden community: its label, size, the files most of its members are in,
+    its members of highest degree and the communities it has most edges with. `member`: the
+    entity asked about, when the community was found through one of its members."""
+
+    workspace: str
+    id: str
+    number: int
+    label: str
+    size: int
+    member: str | None
+    top_files: CountList
+    top_members: list[CommunityMember]
+    neighbours: list[NeighbourCommunity]
+    neighbours_total: int
+    limit: int  # of top files and of neighbours
+    truncated: bool  # some neighbours were left out
+
+
+@dataclass(kw_only=True)
 class KeyValue:
     """A value recorded for a turn (`key=`)."""
 

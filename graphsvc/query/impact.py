@@ -1,0 +1,243 @@
+"""`impact`: the blast radius of a change, as the graph knows it.
+
+The change is a symbol (with everything it contains), every symbol of some files, or the
+symbols whose lines a unified diff touches. What depends on it is walked against the
+CALLS, REFERENCES, INHERITS, IMPLEMENTS and OVERRIDES edges, hop by hop up to `depth`
+(`reads.reach`), and answered grouped by hop, with the files reached, the tests among the
+entities reached (by each language's conventions, `LanguageSpec.tests`) and the call sites
+the index left unresolved that could be more dependents. Every list is cut to `limit`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+
+from graphsvc.errors import InputError
+from graphsvc.graph import reads
+from graphsvc.graph.driver import Graph, get_graph
+from graphsvc.model import Rel
+from graphsvc.query import engine
+from graphsvc.query.arguments import check_length, confidence_floor, resolve_scope, result_limit
+from graphsvc.query.hierarchy import reached
+from graphsvc.query.parser import MAX_DEPTH
+from graphsvc.query.results import Count, CountList, IdList, ImpactLevel, ImpactResult
+from indexers.languages import LANGUAGES
+
+DEPENDS = [r.value for r in (Rel.CALLS, Rel.REFERENCES, Rel.INHERITS, Rel.IMPLEMENTS, Rel.OVERRIDES)]
+# Each list of an answer holds at most this many by default: a typical answer stays under 8 KB.
+DEFAULT_LIMIT = 10
+# Entities walked per hop and symbols taken as changed: beyond them the answer is incomplete.
+WALK_CAP = 5000
+CHANGED_CAP = 2000
+MAX_DIFF_CHARS = 5_000_000
+# Kinds whose names are not called: their name says nothing about unresolved call sites.
+_NOT_CALLED = {"file", "dir", "workspace", "module", "external_module"}
+
+
+def impact(
+    ref: str | None = None,
+    *,
+    workspace: str,
+    files: list[str] | None = None,
+    diff: str | None = None,
+    depth: int = 2,
+    min_confidence: float | None = None,
+    limit: int | None = None,
+    graph: Graph | None = None,
+) -> ImpactResult:
+    """What depends on `ref` (and what it contains), on every symbol of `files`, or on the
+    symbols whose lines the unified `diff` changes, up to `depth` hops (1-4) away.
+
+    A diff's lines are read on its old side: the index is taken to hold the files as they
+    were before it (a path is matched to the workspace's file ids, also when it has a prefix).
+    """
+    given = [name for name, value in (("ref", ref), ("files", files), ("diff", diff)) if value]
+    if len(given) != 1:
+        raise InputError("give exactly one of ref, files or diff" + (f" (got {', '.join(given)})" if given else ""))
+    if not 1 <= depth <= MAX_DEPTH:
+        raise InputError(f"depth must be 1..{MAX_DEPTH}, got {depth}")
+    check_length(ref, "an entity reference")
+    if diff is not None and len(diff) > MAX_DIFF_CHARS:
+        raise InputError(f"a diff of {len(diff)} characters: give at most {MAX_DIFF_CHARS}")
+    ws = resolve_scope(workspace).workspace
+    limit = result_limit(limit, DEFAULT_LIMIT)
+    floor = confidence_floor(min_confidence)
+    graph = graph or get_graph()
+    if ref:
+        changed, not_indexed = _held(graph, ws, [engine._resolve_row(graph, ws, ref)]), []
+    elif files:
+        found, not_indexed = _files(graph, ws, files)
+        changed = _held(graph, ws, found)
+    else:
+        changed, not_indexed = _diff_symbols(graph, ws, changed_lines(diff))
+    levels = reads.reach(graph, ws, [n["eid"] for n in changed[:CHANGED_CAP]], True, DEPENDS, floor, depth, WALK_CAP)
+    return _answer(graph, ws, changed, not_indexed, levels, depth, limit)
+
+
+def _held(graph: Graph, ws: str, nodes: list[dict]) -> list[dict]:
+    """`nodes` and everything they contain (a class's methods, a file's symbols)."""
+    return reads.held(graph, ws, [n["eid"] for n in nodes], CHANGED_CAP) if nodes else []
+
+
+def _files(graph: Graph, ws: str, paths: list[str]) -> tuple[list[dict], list[str]]:
+    """The workspace's files named by `paths`, and the paths naming none (or several)."""
+    named = reads.files_named(graph, ws, sorted({p.strip().removeprefix("./") for p in paths if p.strip()}))
+    found = [files[0] for files in named.values() if len(files) == 1]
+    return found, sorted(p for p, files in named.items() if len(files) != 1)
+
+
+# --- diffs -------------------------------------------------------------------------------
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def changed_lines(diff: str) -> dict[str, list[tuple[int, int]]]:
+    """Per file of a unified diff, the spans of its old side that the diff changes: a removed
+    line `(n, n)`, an insertion between lines n and n + 1 `(n, n + 1)`. Paths lose the `a/`
+    prefix of git's diffs; a file the diff creates has no old side and no span."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    path: str | None = None
+    old = new = 0
+    for line in diff.splitlines():
+        if line.startswith("--- "):
+            name = line[4:].split("\t", 1)[0].strip()
+            path = None if name == "/dev/null" else name.removeprefix("a/")
+            if path is not None:
+                out.setdefault(path, [])
+        elif line.startswith("+++ "):
+            continue
+        elif m := _HUNK.match(line):
+            old, new = int(m.group(1)), int(m.group(3))
+            if m.group(2) == "0":  # nothing removed: the hunk inserts after line `old`
+                old += 1
+        elif path is None or not line:
+            continue
+        elif line[0] == "-":
+            out[path].append((old, old))
+            old += 1
+        elif line[0] == "+":
+            out[path].append((old - 1, old))
+            new += 1
+        elif line[0] == " ":
+            old += 1
+            new += 1
+    return out
+
+
+def _diff_symbols(graph: Graph, ws: str, spans: dict[str, list[tuple[int, int]]]) -> tuple[list[dict], list[str]]:
+    """The innermost symbol holding each span (the file itself for a span outside every
+    symbol), and the diff's paths the workspace does not hold."""
+    found, not_indexed = _files(graph, ws, list(spans))
+    by_path = {}
+    for f in found:
+        for path in spans:
+            if path == f["id"] or path.endswith("/" + f["id"]) or f["id"].endswith("/" + path):
+                by_path[f["id"]] = spans[path]
+    symbols: dict[str, list[dict]] = {}
+    for node in reads.symbols_in(graph, ws, sorted(by_path)):
+        symbols.setdefault(node["file"], []).append(node)
+    changed: dict[str, dict] = {}
+    for f in found:
+        for first, last in by_path.get(f["id"], []):
+            holding = [s for s in symbols.get(f["id"], []) if s["line"] <= first and last <= (s["end_line"] or s["line"])]
+            node = max(holding, key=lambda s: (s["line"], -(s["end_line"] or 0)), default=f)
+            changed.setdefault(node["eid"], node)
+    return sorted(changed.values(), key=lambda n: n["id"]), not_indexed
+
+
+# --- the answer --------------------------------------------------------------------------
+
+
+def _is_test(node: dict) -> bool:
+    spec = LANGUAGES.get(node.get("lang") or "")
+    file = node.get("file") or node["id"]
+    return spec is not None and spec.tests.holds(file, node.get("qualified_name"))
+
+
+def _called(nodes: list[dict]) -> set[str]:
+    """The names a call could be written with to reach one of `nodes`."""
+    return {n["name"] for n in nodes if n["name"] and n["kind"] not in _NOT_CALLED}
+
+
+def _ids(items: list[str], total: int, limit: int) -> IdList:
+    return IdList(items=items[:limit], total=total, limit=limit, truncated=total > limit)
+
+
+def _answer(
+    graph: Graph,
+    ws: str,
+    changed: list[dict],
+    not_indexed: list[str],
+    levels: list[list[dict]],
+    depth: int,
+    limit: int,
+) -> ImpactResult:
+    sites = _unresolved_by_name(graph, ws)
+    asked = [changed]  # the entities whose dependents each hop looked for
+    out, tests, files = [], [], Counter()
+    for d in range(1, depth + 1):
+        walked = levels[d - 1][:WALK_CAP] if d <= len(levels) else []
+        out.append(ImpactLevel(
+            depth=d, total=len(walked), entities=[reached(r, d) for r in walked[:limit]], limit=limit,
+            truncated=len(walked) > limit, unresolved_sites=sum(sites[n] for n in _called(asked[-1])),
+        ))
+        asked.append([r["node"] for r in walked])
+        files.update(r["node"]["file"] or r["node"]["id"] for r in walked)
+        tests.extend(r["node"]["id"] for r in walked if _is_test(r["node"]))
+    unresolved = sum(sites[n] for n in set().union(*(_called(nodes) for nodes in asked[:depth])))
+    ranked = sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))
+    complete = len(changed) <= CHANGED_CAP and all(len(rows) <= WALK_CAP for rows in levels)
+    result = ImpactResult(
+        workspace=ws, summary="", changed=_ids([n["id"] for n in changed], len(changed), limit),
+        not_indexed=_ids(not_indexed, len(not_indexed), limit), depth=depth, rels=DEPENDS, levels=out,
+        files=CountList(items=[Count(name=f, count=c) for f, c in ranked[:limit]], total=len(ranked), limit=limit,
+                        truncated=len(ranked) > limit),
+        tests=_ids(tests, len(tests), limit), unresolved_sites=unresolved, complete=complete,
+    )
+    result.summary = _summary(result)
+    return result
+
+
+def _summary(r: ImpactResult) -> str:
+    if not r.changed.total:
+        what = f"{_n(r.not_indexed.total, 'file')} not indexed" if r.not_indexed.total else "nothing"
+        return f"the change touches no indexed symbol ({what})"
+    head = r.changed.items[0] + (f" and {r.changed.total - 1} more" if r.changed.total > 1 else "")
+    at_least = "" if r.complete else "at least "
+    per_hop = ", ".join(str(level.total) for level in r.levels)
+    line = (f"changing {head} reaches {at_least}{_n(sum(level.total for level in r.levels), 'entity', 'entities')} "
+            f"within {_n(r.depth, 'hop')} ({per_hop}) in {_n(r.files.total, 'file')}, {_n(r.tests.total, 'test')}")
+    if r.unresolved_sites:
+        line += f"; {_n(r.unresolved_sites, 'unresolved call site')} could add more"
+    return line
+
+
+def _n(count: int, word: str, plural: str | None = None) -> str:
+    return f"{count} {word if count == 1 else plural or word + 's'}"
+
+
+# (graph uri, workspace) -> (symbols token, monotonic time, sites per called name): reading
+# every unresolved site of a large workspace costs more than the walk itself.
+_UNRESOLVED: dict[tuple[str, str], tuple[str | None, float, Counter[str]]] = {}
+UNRESOLVED_TTL_S = 60.0
+_CALLED = re.compile(r"(\w+)\(\)$")
+
+
+def _unresolved_by_name(graph: Graph, ws: str) -> Counter[str]:
+    """How many call sites the index left unresolved call each name (by the name as
+    written), read again after a symbol index run or a minute."""
+    key = (graph.uri, ws)
+    cached = _UNRESOLVED.get(key)
+    now = time.monotonic()
+    if cached is not None and now - cached[1] < UNRESOLVED_TTL_S and cached[0] == reads.symbols_token(graph, ws):
+        return cached[2]
+    token, sites = reads.unresolved_sites(graph, ws)
+    counts: Counter[str] = Counter()
+    for site in sites:
+        if m := _CALLED.search(site):
+            counts[m.group(1)] += 1
+    _UNRESOLVED[key] = (token, now, counts)
+    return counts
+
