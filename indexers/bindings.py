@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from indexers.languages import LanguageSpec
-from indexers.text import MAX_VALUE, value_chain
+from indexers.text import MAX_VALUE, strip_string, value_chain
 
 BINDING_ROLES = frozenset({"local", "field", "result", "return", "signature"})
 # The name a function's result is bound to in ``Binding`` (no identifier can be it).
@@ -27,6 +27,7 @@ ELEMENT = "[]"  # in a bound expression: one element of what precedes it
 ANONYMOUS = "<anonymous>"  # a bound expression that is a function without a symbol (a lambda)
 
 _WS = re.compile(r"\s+")
+_KEY = re.compile(r"[\w.-]*")  # keys a chain can name (``d["k"]``)
 
 
 @dataclass(slots=True, frozen=True)
@@ -147,10 +148,62 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
             node = node.named_children[0]
         if node.type in spec.anonymous_functions:
             return ANONYMOUS
+    if node.type in spec.sequence_literals or node.type in spec.mapping_literals:
+        return _literal(spec, node)
     text = _text(node)
     if text in spec.null_literals:
         return ""
     return value_chain(text, spec.new_operator)
+
+
+def _literal(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
+    """A list, tuple or dict literal as ``{key=value,...}`` (keys ``i:0``, ``s:name``), the
+    entries whose key and value can be written so; None when positions are not known (a
+    splat) or the text gets too long."""
+    entries = []
+    position = 0
+    for child in node.named_children:
+        if child.type in spec.comment_node_types:
+            continue
+        if "splat" in child.type:
+            return None
+        if node.type in spec.sequence_literals:
+            key, value, position = f"i:{position}", child, position + 1
+        else:
+            key, value = _key(spec, child.child_by_field_name("key")), child.child_by_field_name("value")
+        text = value_of(spec, value) if key is not None and value is not None else None
+        if text:
+            entries.append(f"{key}={text}")
+    out = "{" + ",".join(entries) + "}"
+    return out if len(out) <= MAX_VALUE else None
+
+
+def _key(spec: LanguageSpec, node: tree_sitter.Node | None) -> str | None:
+    if node is None:
+        return None
+    text = _text(node)
+    if node.type == spec.integer_literal and text.isdigit():
+        return f"i:{int(text)}"
+    if node.type == spec.string_literal:
+        key = strip_string(text)
+        return f"s:{key}" if _KEY.fullmatch(key) else None
+    return None
+
+
+def literal_items(text: str) -> list[tuple[str, str]]:
+    """The entries of a literal container written by ``_literal``: (key, value) pairs."""
+    out, depth, start, body = [], 0, 0, text[1:-1]
+    for i, ch in enumerate(body + ","):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == "," and not depth:
+            key, _, value = body[start:i].partition("=")
+            if value:
+                out.append((key, value))
+            start = i + 1
+    return out
 
 
 def type_text(node: tree_sitter.Node) -> str | None:

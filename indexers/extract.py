@@ -28,6 +28,9 @@ tags.scm-style captures:
                         type (``LanguageSpec.container_types``)
 ``@local.of``           the expression whose member of the same name it is bound to
                         (JavaScript ``const {a} = obj``: ``obj.a``)
+``@contents``           a name whose contents are changed in place (an item assigned or
+                        deleted): a container literal bound to it no longer says what it
+                        holds; recorded as a binding of ``name[]`` in the file
 ``@field``              a field of the type around the enclosing method, assigned through
                         the receiver (``self.x = ...``); ``@field.type`` / ``@field.value`` as
                         for ``@local``, the value read in the method's scope
@@ -84,7 +87,7 @@ import tree_sitter
 
 from graphsvc.model import TYPE_KINDS, SymbolKind, file_id, symbol_id
 from indexers.arguments import ParamRef, call_arguments, parameters
-from indexers.bindings import BINDING_ROLES, RESULT, Binding, binding_items
+from indexers.bindings import BINDING_ROLES, ELEMENT, RESULT, Binding, binding_items
 from indexers.c_macros import blank_macros
 from indexers.languages import LanguageSpec, MacroHints, get_language, language_for_content, parser_for
 from indexers.matches import SCOPE, narrowest_receivers, pattern_roles, role_of
@@ -117,7 +120,7 @@ _RANK = {"variable": 0, "constant": 1}
 _NAME_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)#?[A-Za-z_$][\w$]*)*$")
 _GENERIC_ARGS = re.compile(r"<.*>$", re.S)
 _WS = re.compile(r"\s+")
-_HEAD = re.compile(r"[^.:>(-]*")
+_HEAD = re.compile(r"[^.:>(\[-]*")
 _FUNCTION_KINDS = frozenset({"function", "method"})
 
 
@@ -350,6 +353,10 @@ class _Extractor:
                 continue
             if role == "package":
                 self.out.package = _text(caps["package"][0]).strip()
+                continue
+            if role == "contents":  # recorded as a binding of "name[]" in the file
+                node = caps["contents"][0]
+                self.out.bindings.append(Binding(self.path, _text(node) + ELEMENT, None, None, _line(node)))
                 continue
             if role == "declaration":
                 if "name" in caps:
@@ -664,7 +671,7 @@ class _Extractor:
                     rkind = RECEIVER_NAME
                     receiver = rtext
                 else:
-                    receiver = value_chain(rtext, self.spec.new_operator) if "(" in rtext else None
+                    receiver = value_chain(rtext, self.spec.new_operator) if "(" in rtext or "[" in rtext else None
                     rkind = RECEIVER_OTHER if receiver is None else RECEIVER_EXPR
             local = False
             if local_names and rkind in (RECEIVER_NONE, RECEIVER_NAME, RECEIVER_EXPR):

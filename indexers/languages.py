@@ -126,6 +126,12 @@ class LanguageSpec:
     # Node types of expressions that make a function no symbol stands for (Python's
     # ``lambda``): a name bound to one holds a function the graph does not have.
     anonymous_functions: frozenset[str] = frozenset()
+    # Node types of literal containers whose entries are kept with a name bound to them
+    # (``fs = [f, g]``, ``d = {"k": f}``): by position, or by a key of the literal types.
+    sequence_literals: frozenset[str] = frozenset()
+    mapping_literals: frozenset[str] = frozenset()
+    string_literal: str = ""
+    integer_literal: str = ""
     # The keyword of a constructor call (``new Foo()``): the value is what ``Foo()`` gives.
     new_operator: str = ""
     # The name of a class's constructor method, whose parameters a class call passes to.
@@ -302,6 +308,10 @@ LANGUAGES: dict[str, LanguageSpec] = {
             builtins=_PY_BUILTINS,
             null_literals=frozenset({"None"}),
             anonymous_functions=frozenset({"lambda"}),
+            sequence_literals=frozenset({"list", "tuple"}),
+            mapping_literals=frozenset({"dictionary"}),
+            string_literal="string",
+            integer_literal="integer",
             iteration_methods=("__iter__", "__next__"),
             context_enter="__enter__",
             linear_mro=True,

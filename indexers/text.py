@@ -9,7 +9,11 @@ import re
 MAX_DOC = 300
 MAX_VALUE = 400  # longer chains (arguments dropped) say nothing we can use
 # A member may be private by name (JavaScript's `this.#x`).
-_VALUE_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:\(\))*(?:(?:\.|::|->)#?[A-Za-z_$][\w$]*(?:\(\))*)*$")
+# After a name: calls, and elements by a literal key (``[i:0]``, ``[s:name]``) or by any (``[]``).
+_VALUE_CHAIN = re.compile(
+    r"^[A-Za-z_$][\w$]*(?:\(\)|\[(?:[is]:[\w.-]*)?\])*(?:(?:\.|::|->)#?[A-Za-z_$][\w$]*(?:\(\)|\[(?:[is]:[\w.-]*)?\])*)*$"
+)
+_SUBSCRIPT = re.compile(r"\[\s*(?:(-?\d+)|\"([\w.-]*)\"|'([\w.-]*)'|[^\[\]]*)\s*\]")
 _SPACE = re.compile(r"\s")  # what str.isspace() calls a space
 _ARGUMENT_MARKS = re.compile(r"[()\"'`]")
 _WS_AROUND_OPS = re.compile(r"\s*(\.|::|->|\(\))\s*")
@@ -19,7 +23,8 @@ def value_chain(text: str, new_operator: str = "") -> str | None:
     """``Foo(a, g(b)).bar`` -> ``Foo().bar``: an expression of names, member accesses and
     calls with the arguments dropped; None for any other expression. A constructor call
     (``new a.Foo(x).m()``, with the language's ``new_operator``) is read as a call of its
-    class (``a.Foo().m()``)."""
+    class (``a.Foo().m()``). A subscript is an element: ``a[0]`` -> ``a[i:0]``, ``d["k"]`` ->
+    ``d[s:k]``, by any other key ``a[]``."""
     if len(text) > 64 * MAX_VALUE:
         return None
     if new_operator and text.startswith(new_operator) and text[len(new_operator):][:1].isspace():
@@ -31,6 +36,8 @@ def value_chain(text: str, new_operator: str = "") -> str | None:
         head = text.lstrip()[:1]
     if not head or not (head in "_$" or ("a" <= head <= "z") or ("A" <= head <= "Z")):
         return None  # a literal, a bracket or an operator first: never a chain
+    if "[" in text:
+        text = _SUBSCRIPT.sub(_element_step, text)
     if "(" in text:
         # Arguments dropped: jump from one parenthesis or quote to the next.
         parts: list[str] = []
@@ -62,6 +69,15 @@ def value_chain(text: str, new_operator: str = "") -> str | None:
     if len(text) > MAX_VALUE or not _VALUE_CHAIN.match(text):
         return None
     return text
+
+
+def _element_step(m: re.Match) -> str:
+    if m.group(1) is not None:
+        return f"[i:{int(m.group(1))}]"
+    key = m.group(2) if m.group(2) is not None else m.group(3)
+    if key is not None:
+        return f"[s:{key}]"
+    return "[:]" if ":" in m.group(0) else "[]"  # a slice is no element: no chain
 
 
 def unquote(text: str) -> str:

@@ -13,7 +13,8 @@ name by its import path (``ext.function``). Ours map the same way: a symbol id
 is its module, an ``ext:mod#name`` node is ``mod.name``. Calling a class runs its constructor:
 PyCG records the ``__init__`` that runs (``main.A.__init__``, inherited ones too) and nothing
 when there is none, so an edge to a class is scored as an edge to the first ``__init__`` on
-its bases (our ``INHERITS`` edges, in order) and left out when the workspace has none.
+its bases (our ``INHERITS`` edges, in order; an external base's comes first when it comes
+first) and left out when there is none.
 
 Scored edges. PyCG's expected graphs also hold calls of builtins and of methods of builtin
 types (``<builtin>.print``, ``<**PyStr**>.join``); the graph does not model the interpreter,
@@ -163,7 +164,8 @@ def resolve_case(case: Path) -> tuple[SymbolTable, list[EdgeRecord]]:
 
 
 def _constructor(cls: str, table: SymbolTable, bases: dict[str, list[str]]) -> str | None:
-    """The ``__init__`` that calling ``cls`` runs: the class's own, else its bases' in order."""
+    """The ``__init__`` that calling ``cls`` runs: the class's own, else its bases' in order;
+    an external base's, as PyCG names it (``ext.parent.__init__``), when it comes first."""
     seen: set[str] = set()
     todo = [cls]
     while todo:
@@ -172,7 +174,7 @@ def _constructor(cls: str, table: SymbolTable, bases: dict[str, list[str]]) -> s
             continue
         seen.add(c)
         init = f"{c}.__init__"
-        if init in table.symbols:
+        if init in table.symbols or c.startswith(EXTERNAL_PREFIX):
             return init
         todo.extend(bases.get(c, ()))
     return None

@@ -29,8 +29,9 @@
 ; Calls: f(), obj.f(), a.b.f()
 (call function: (identifier) @name) @reference.call
 (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
-; f()(): a call of what a call returns
+; f()(): a call of what a call returns; fs[0](): of an element
 (call function: (call) @receiver) @reference.call
+(call function: (subscript) @receiver) @reference.call
 ; `raise E` constructs E: a call of the class. Only capitalised names (classes by
 ; convention): `raise exc` re-raises an instance and is no call.
 ((raise_statement . (identifier) @name) @reference.call (#match? @name "^[A-Z]"))
@@ -97,6 +98,10 @@
 (assignment left: (tuple_pattern (identifier) @local))
 (pattern_list (list_splat_pattern (identifier) @local))
 (tuple_pattern (identifier) @local)
+; Items assigned or deleted change what a container literal bound to the name holds.
+(assignment left: (subscript value: [(identifier) @contents (subscript value: (identifier) @contents)]))
+(augmented_assignment left: (subscript value: [(identifier) @contents (subscript value: (identifier) @contents)]))
+(delete_statement (subscript value: (identifier) @contents))
 ; `a, b = f, g`: the values in order, when there are as many
 (assignment left: (pattern_list) @local right: (expression_list) @local.value)
 (augmented_assignment left: (identifier) @local)

@@ -37,7 +37,7 @@ from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of
 
 _LOCAL_REASONS = frozenset({Reason.SCOPE, Reason.SELF, Reason.SYNTAX})
 _CALLEE_KINDS = frozenset({"function", "method"})
-_HEAD = re.compile(r"[^.:>(-]*")
+_HEAD = re.compile(r"[^.:>(\[-]*")
 # Definitions whose bodies are scopes for unqualified names.
 _SCOPE_KINDS = frozenset({"function", "method", "module"})
 

@@ -9,6 +9,8 @@ a scope of a file, it becomes a *value*:
                           returning it returns the instance it is called on
   ("method", ids, types)  methods looked up on an instance of ``types``
   ("iter", value)         a container whose elements are ``value`` (``List[Foo]``)
+  ("items", entries)      a literal container (``[f, g]``, ``{"k": f}``) whose contents are
+                          not changed in its file: (key, value) pairs, keys as in chains
   ("sym", ids)            workspace definitions themselves (a function, a class, a variable)
   ("mod", files)          a workspace module
   ("ext", module, name)   something outside the workspace (an instance of an external type
@@ -37,7 +39,8 @@ from typing import TYPE_CHECKING
 
 from graphsvc.model import Reason
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
-from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding
+from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
+from indexers.extract import RECEIVER_NAME
 from indexers.resolve.common import SPLIT, TYPE_KIND_NAMES, Entity
 
 if TYPE_CHECKING:
@@ -53,7 +56,7 @@ _VARIABLE_KINDS = frozenset({"variable", "constant"})
 # what an alias does not define itself is not known (its aliased type's members are not kept).
 _INSTANCE_KINDS = TYPE_KIND_NAMES | {"type_alias"}
 # A chain: a head name, then ".name" members, "()" calls and "[]" elements.
-_STEP = re.compile(r"\(\)|\[\]|(?:\.|::|->)(#?[A-Za-z_$][\w$]*|\(\d+\.\d+\))")
+_STEP = re.compile(r"\(\)|\[(?:[is]:[\w.-]*)?\]|(?:\.|::|->)(#?[A-Za-z_$][\w$]*|\(\d+\.\d+\))")
 _HEAD = re.compile(r"[A-Za-z_$][\w$]*")
 # Type text: wrappers that say "this type or nothing" and how a type is referred to.
 _OPTIONAL = re.compile(r"^(?:[\w.]+\.)?Optional\[(.*)\]$", re.S)
@@ -138,12 +141,14 @@ class Types:
     def _value(self, text: str, qual: str, block: str) -> tuple:
         if text == ANONYMOUS_TEXT:
             return ANONYMOUS
+        if text[:1] == "{":
+            return self.items(text, qual)
         head = _HEAD.match(text)
         if head is None:
             return UNKNOWN
         pos = head.end()
-        steps = [m.group(1) or (ELEMENT if m.group(0) == ELEMENT else None)
-                 for m in _STEP.finditer(text, pos)]  # None for a call
+        steps = [m.group(1) or (m.group(0) if m.group(0)[0] == "[" else None)
+                 for m in _STEP.finditer(text, pos)]  # None for a call, "[...]" for an element
         cur, used = self.head(head.group(0), steps, qual, block)
         rest = steps[used:]
         for i, step in enumerate(rest):
@@ -156,8 +161,8 @@ class Types:
                 return cur[1]  # `xs.map((x) => ...)`: x is an element
             if step is None:
                 cur = self.call(cur)
-            elif step == ELEMENT:
-                cur = cur[1] if cur[0] == "iter" else self.iterated(cur)[-1]
+            elif step[0] == "[":
+                cur = self.element(cur, step)
             else:
                 cur = self.attribute(cur, step)
         return cur
@@ -180,7 +185,7 @@ class Types:
         dotted = name
         best = None
         for i, step in enumerate(steps):
-            if step is None or step == ELEMENT:
+            if step is None or step[0] == "[":
                 break
             dotted = f"{dotted}.{step}"
             if dotted in names:
@@ -303,6 +308,19 @@ class Types:
         found = results.pop() if len(results) == 1 else UNKNOWN
         return ("inst", (found[1],)) if found[0] == "this" and cur[0] == "sym" and syms[0].kind == "function" else found
 
+    def items(self, text: str, qual: str) -> tuple:
+        """A literal container (``ITEMS``): its entries by key, each evaluated here."""
+        return ("items", tuple((key, self.value(value, qual)) for key, value in literal_items(text)))
+
+    def element(self, cur: tuple, step: str) -> tuple:
+        """An element of ``cur`` by a literal key (``[i:0]``, ``[s:k]``) or by any (``[]``)."""
+        if cur[0] == "items":
+            key = step[1:-1]
+            return next((v for k, v in cur[1] if k == key), UNKNOWN) if key else UNKNOWN
+        if step != ELEMENT:
+            return UNKNOWN  # a declared container's element type is not that of every key
+        return cur[1] if cur[0] == "iter" else self.iterated(cur)[-1]
+
     def iterated(self, cur: tuple) -> list[tuple]:
         """What a loop over an instance calls, in order (the language's iteration methods,
         each a ``method`` value), then the element; [UNKNOWN] when the loop is not known."""
@@ -403,7 +421,30 @@ class Types:
                 if len(values) > 1:
                     return UNKNOWN
         value = values.pop() if len(values) == 1 else UNKNOWN
+        if value[0] == "items" and binds[0].name in self.changed(scope.partition("#")[0]):
+            return UNKNOWN
         return UNKNOWN if value[0] == "missing" else value
+
+    def changed(self, path: str) -> frozenset[str]:
+        """Names of a file whose contents may change after a literal is bound to them: an
+        item assigned or deleted (``@contents``), a method called on them (``d.update()``),
+        passed to a call or bound to another name."""
+        key = ("changed", path)
+        found = self.table.recursive.values.get(key)
+        if found is None:
+            ext = self.table.files.get(path)
+            names: set[str] = set()
+            for b in ext.bindings if ext is not None else ():
+                if b.name.endswith(ELEMENT):
+                    names.add(b.name[: -len(ELEMENT)])
+                elif b.value and _HEAD.fullmatch(b.value):
+                    names.add(b.value)
+            for c in ext.calls if ext is not None else ():
+                if c.receiver_kind == RECEIVER_NAME and c.receiver:
+                    names.add(c.receiver)
+                names.update(v for _, v in c.args)
+            found = self.table.recursive.values[key] = frozenset(names)
+        return found
 
     def _in_file_of(self, scope: str, what: str, text: str, block: str = "") -> tuple:
         path, _, qual = scope.partition("#")

@@ -81,3 +81,11 @@ def test_query_inheritance_refuses_loops_and_paths(tmp_path, monkeypatch):
     monkeypatch.setattr(LanguageSpec, "query_path", property(lambda self: tmp_path / f"{self.name}.scm"))
     with pytest.raises(GrammarError, match="names no query file"):
         languages.query_source("python")
+
+
+def test_value_chains_keep_literal_subscripts_as_keyed_elements():
+    from indexers.text import value_chain
+
+    assert value_chain('d["k"](x).m') == "d[s:k]().m"
+    assert value_chain("a[0][i]") == "a[i:0][]"
+    assert value_chain("a[1:3]") is None  # a slice is no element

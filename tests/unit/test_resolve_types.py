@@ -378,3 +378,42 @@ def test_a_loop_over_an_instance_calls_its_iteration_methods_and_the_element_is_
         "it.py#Numbers.__next__": ("type", 1.0), "it.py#step": ("type", 1.0),
         "it.py#Lines": ("scope", 1.0), "it.py#Lines.__iter__": ("type", 1.0),  # a generator: no __next__ known
     }
+
+
+CONTAINERS = """\
+def f(): pass
+def g(): pass
+def h(): pass
+
+table = [f, g]
+handlers = {"a": f, 1: g, "1": h}
+changed = {"a": f}
+changed["a"] = g
+updated = {"a": f}
+updated.update({"a": g})
+
+table[0]()
+table[1]()
+handlers["a"]()
+handlers[1]()
+handlers["1"]()
+changed["a"]()
+updated["a"]()
+table[-1]()
+
+def make():
+    local = {"k": h}
+    return local
+
+make()["k"]()
+"""
+
+
+def test_literal_containers_give_their_entries_by_literal_key_unless_their_contents_change():
+    exts = [extract_file("c.py", CONTAINERS.encode(), "python")]
+    calls = {e.dst: e.confidence for e in resolve_file(exts[0], SymbolTable(exts))
+             if e.type == "CALLS" and e.src == "c.py"}
+    # changed[...] and updated[...] are unknown (an item assigned, a method called),
+    # table[-1] names no key written in the literal
+    assert calls == {"c.py#f": 1.0, "c.py#g": 1.0, "c.py#h": 1.0, "c.py#make": 1.0}
+    assert {c.receiver for c in exts[0].calls if c.name == ""} >= {"table[i:0]", 'handlers[s:a]', "make()[s:k]"}
