@@ -599,10 +599,11 @@ class _Extractor:
             paths[i] = "/".join(str(s) for s, e in stack if lo <= s and e <= hi and (s, e) != (lo, hi) and pos < e)
         return paths
 
-    def _bindings(self, ordered: list[_Def], binds: list[tuple[str, dict]]) -> dict[int, dict[str, bool]]:
+    def _bindings(self, ordered: list[_Def], binds: list[tuple[str, dict]]) -> dict[int | str, dict[str, bool]]:
         """Record every binding (``Binding``); return the names bound inside each function,
-        keyed by ``id()`` of its definition, and whether any binding says what the name is."""
-        local_names: dict[int, dict[str, bool]] = {}
+        keyed by ``id()`` of its definition (outside functions, by the block), and whether
+        any binding says what the name is."""
+        local_names: dict[int | str, dict[str, bool]] = {}
         if not binds:
             return local_names
         out = self.out.bindings
@@ -631,12 +632,13 @@ class _Extractor:
             fn = encl
             while fn is not None and fn.kind not in _FUNCTION_KINDS:
                 fn = fn.parent
-            if fn is not None:
-                bound = local_names.setdefault(id(fn), {})
+            # Outside any function, a closure's names are kept by its block (``Binding.block``).
+            if fn is not None or block:
+                bound = local_names.setdefault(id(fn) if fn is not None else block, {})
                 bound[name] = bound.get(name, False) or type_text is not None or value_text is not None
         return local_names
 
-    def _calls(self, ordered: list[_Def], calls: list, local_names: dict[int, dict[str, bool]],
+    def _calls(self, ordered: list[_Def], calls: list, local_names: dict[int | str, dict[str, bool]],
                out: list[CallRef], only_typed_locals: bool = False, args: dict | None = None) -> None:
         """Calls (or values) with their callers and receivers. ``only_typed_locals``: leave
         out those through a local name no binding says anything about (for values, which
@@ -681,6 +683,11 @@ class _Extractor:
                     if typed is not None:
                         local = True
                         break
+                around = block
+                while around and not local:
+                    typed = local_names.get(around, {}).get(head)
+                    local = typed is not None
+                    around = around.rpartition("/")[0]
             if local and only_typed_locals and not typed and head not in self_names:
                 continue
             call_args = args.get((node.start_byte, node.end_byte), ()) if args else ()
@@ -763,7 +770,7 @@ def _receiver_of(d: _Def, memo: dict[int, str | None]) -> str | None:
     return memo[key]
 
 
-def _visible_locals(d: _Def | None, local_names: dict[int, dict[str, bool]],
+def _visible_locals(d: _Def | None, local_names: dict[int | str, dict[str, bool]],
                     memo: dict[int, list[dict[str, bool]]]) -> list[dict[str, bool]]:
     """The local names of ``d`` and the definitions around it, innermost first."""
     key = id(d)

@@ -43,6 +43,8 @@ MODULES = (
     ("github.com/spf13/cobra", "v1.8.0"),
     ("github.com/go-chi/chi/v5", "v5.1.0"),
     ("github.com/gorilla/mux", "v1.8.1"),
+    ("github.com/sirupsen/logrus", "v1.9.3"),
+    ("github.com/urfave/cli/v2", "v2.27.5"),
 )
 WORKSPACE_KINDS = ("static", "interface")
 DEFINITE = frozenset({"static", "interface", "builtin", "conversion"})

@@ -211,6 +211,9 @@ class Types:
         path = self.r.ext.path
         around: str | None = block
         for prefix, is_scope, owner_kind, _ in self.r.scope_chain(qual):
+            if not prefix and around:  # outside any function: a closure's own names
+                seen = _innermost(self.table.bindings(path, name), around)
+                return self.bound(path, name, seen) if seen else None
             if not prefix or owner_kind not in _FUNCTION_KINDS:
                 continue
             scope = f"{path}#{prefix}"

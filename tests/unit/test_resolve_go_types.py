@@ -197,6 +197,15 @@ _BINDING = "package binding\n\ntype Binding interface{ Bind() }\n\nvar Form Bind
         "use.go": "package mux\n\nfunc use() {\n\tr := new(Route)\n\tr.Path()\n}\n",
         "other/other.go": OTHER + "\nfunc (X) Path() {}\n",
     }, "use.go#use", {"route.go#Route.Path": ("type", 1.0)}, id="a_local_bound_by_new_is_of_its_type"),
+    pytest.param({
+        "args.go": "package cli\n\ntype Args interface{ First() string }\n\ntype args []string\n\n"
+                   "func (a *args) First() string { return \"\" }\n\ntype Context struct{}\n\n"
+                   "func (c *Context) Args() Args { return nil }\n",
+        "help.go": "package cli\n\ntype Command struct{ Action func(*Context) }\n\n"
+                   "var helpCommand = &Command{\n\tAction: func(cCtx *Context) {\n\t\targs := cCtx.Args()\n"
+                   "\t\targs.First()\n\t},\n}\n",
+    }, "help.go", {"args.go#Context.Args": ("type", 1.0), "args.go#Args.First": ("type", 1.0)},
+        id="a_local_of_a_closure_outside_functions_hides_a_type_of_that_name"),
 ])
 def test_calls_in_small_packages(files, caller, expected):
     assert _calls(files)[caller] == expected
