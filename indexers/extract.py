@@ -93,7 +93,7 @@ from indexers.languages import LanguageSpec, MacroHints, get_language, language_
 from indexers.matches import SCOPE, narrowest_receivers, pattern_roles, role_of
 from indexers.records import SymbolRecord
 from indexers.syntax_errors import inside_error, scan_errors
-from indexers.text import first_line, strip_comment, strip_string, unquote, value_chain
+from indexers.text import first_paragraph, strip_comment, strip_string, unquote, value_chain
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 # Longer average lines than this over a large file mean generated or minified code.
@@ -517,7 +517,7 @@ class _Extractor:
 
     def _doc(self, d: _Def) -> str:
         if d.doc_node is not None:
-            return first_line(strip_string(_text(d.doc_node)))
+            return first_paragraph(strip_string(_text(d.doc_node)))
         if self.spec.doc_style != "comment":
             return ""
         node = d.node
@@ -545,11 +545,8 @@ class _Extractor:
             block.append(prev)
             expected = prev.start_point[0]
             prev = prev.prev_named_sibling
-        for c in reversed(block):
-            line = first_line(strip_comment(_text(c), self.spec.comment_prefixes))
-            if line:
-                return line
-        return ""
+        prefixes = self.spec.comment_prefixes
+        return first_paragraph("\n".join(strip_comment(_text(c), prefixes) for c in reversed(block)))
 
     # -- references --------------------------------------------------------------------
 

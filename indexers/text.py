@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-MAX_DOC = 300
+MAX_DOC = 500
 MAX_VALUE = 400  # longer chains (arguments dropped) say nothing we can use
 # A member may be private by name (JavaScript's `this.#x`).
 # After a name: calls, and elements by a literal key (``[i:0]``, ``[s:name]``) or by any (``[]``).
@@ -110,9 +110,18 @@ def strip_comment(text: str, prefixes: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
-def first_line(text: str) -> str:
+def first_paragraph(text: str) -> str:
+    """The lines up to the first blank line (or block tag) after some text, joined by single spaces, at most
+    `MAX_DOC` characters (cut at a space, marked with an ellipsis)."""
+    lines: list[str] = []
     for line in text.splitlines():
         line = line.strip()
+        if lines and (not line or line.startswith("@")):  # a blank line, a Javadoc/JSDoc tag
+            break
         if line:
-            return line[:MAX_DOC]
-    return ""
+            lines.append(line)
+    paragraph = " ".join(" ".join(lines).split())
+    if len(paragraph) <= MAX_DOC:
+        return paragraph
+    cut = paragraph[: MAX_DOC - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"

@@ -125,3 +125,32 @@ class K:
     }
     fetch = next(s for s in ext.symbols if s.name == "fetch")
     assert fetch.signature == "async def fetch(url)" and fetch.doc == "Fetch it."
+
+
+def test_doc_is_the_first_paragraph_of_a_docstring_or_comment():
+    py = extract_file("d.py", b'''def send(request):
+    """Constructs a request, prepares it
+    and sends it.
+
+    :param request: what to send.
+    """
+''', "python")
+    assert py.symbols[0].doc == "Constructs a request, prepares it and sends it."
+    go = extract_file("d.go", b"""package d
+
+// Describe names the shape
+// in a sentence.
+//
+// It never fails.
+func Describe() string { return "" }
+""", "go")
+    assert go.symbols[0].doc == "Describe names the shape in a sentence."
+    js = extract_file("d.js", b"""/**
+ * Area of a shape.
+ * @param s the shape
+ */
+function area(s) {}
+""", "javascript")
+    assert js.symbols[0].doc == "Area of a shape."
+    long = extract_file("l.py", b'def f():\n    """' + b"word " * 200 + b'"""\n', "python").symbols[0].doc
+    assert len(long) <= 500 and long.endswith("word…")
