@@ -10,6 +10,7 @@ the workspace root ``/``, an external module ``ext:os.path``, an external symbol
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from dataclasses import MISSING, dataclass
@@ -149,6 +150,7 @@ STORED = "stored"  # written to the graph (default: true)
 RETURNED = "returned"  # read back into `Entity`, for every client (default: false)
 CONSTANT = "constant"  # the same for every node of the kind: written by the statement itself
 ALSO = "also"  # a second property the value is stored under
+DERIVED = "derived"  # computed from the record's other fields when written, not kept in it
 
 
 def prop(
@@ -165,6 +167,32 @@ def prop(
 def constant(value: str, *, returned: bool = True) -> Any:
     """A property whose value is fixed by the node kind (its `kind`, its `prov`)."""
     return dataclasses.field(default=value, init=False, metadata={CONSTANT: True, RETURNED: returned})
+
+
+def derived(of: Any) -> Any:
+    """A stored property computed by `of(record)` when the record is written: records are built
+    by the million and most are never written, so it is not computed (nor kept) before."""
+    return dataclasses.field(default="", init=False, metadata={DERIVED: of})
+
+
+def derivation(f: dataclasses.Field) -> Any:
+    """The function computing a derived property, or None."""
+    return f.metadata.get(DERIVED)
+
+
+# Identifier words: snake_case, camelCase and acronyms apart (``HTTPAdapter.get_connection``
+# -> http adapter get connection), so search finds a word inside a name.
+_NOT_ALNUM = re.compile(r"[\W_]+")
+_CAMEL_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def identifier_words(name: str | None) -> str:
+    """The lower-cased words of an identifier or dotted name, space-separated (names in other
+    scripts are split at punctuation only)."""
+    words: list[str] = []
+    for part in _NOT_ALNUM.split(name or ""):
+        words.extend(_CAMEL_WORD.findall(part) if part.isascii() else [part])
+    return " ".join(words).lower()
 
 
 def _slot_init(cls: type) -> type:
@@ -258,8 +286,9 @@ class SymbolNode:
     start_line: int = prop(0, returned=True)  # 1-based
     end_line: int = prop(0, returned=True)
     parent: str = prop("", stored=False)  # id of the containing file or type: the CONTAINS source
-    doc: str = prop("", returned=True)  # its docstring or leading comment
+    doc: str = prop("", returned=True)  # the first paragraph of its docstring or leading comment
     prov: str = constant(Prov.EXTRACTED)
+    words: str = derived(lambda s: identifier_words(s.qualified_name))  # searched: words inside the names
 
 
 @_slot_init
@@ -448,9 +477,9 @@ Entity = dataclasses.make_dataclass(
 )
 
 # Entity's properties as stored on a node: what the reads project and the engine reads back.
-# The properties the full-text index covers (schema/neo4j/003_fulltext.cypher), with the
+# The properties the full-text index covers (schema/neo4j/004_search_words.cypher), with the
 # length in tokens search ranking takes as typical for each (`graphsvc.query.ranking`).
 SEARCHED_PROPERTIES: dict[str, float] = {
-    "name": 1.0, "qualified_name": 1.0, "path": 2.0, "signature": 4.0, "doc": 20.0,
+    "name": 1.0, "qualified_name": 1.0, "path": 2.0, "signature": 4.0, "words": 4.0, "doc": 20.0,
 }
 ENTITY_PROPERTIES = tuple(f.name for f in dataclasses.fields(Entity) if f.metadata.get(STORED, True))

@@ -110,3 +110,28 @@ def private_graph(neo4j_server: ConnectionInfo, tmp_path: Path, monkeypatch: pyt
     reset_graph()
     monkeypatch.undo()
     reload_settings()
+
+
+REQUESTS_DIR = Path(__file__).parent / "fixtures" / "third_party" / "requests"
+REQUESTS_WS = "third-party-requests"
+
+
+@pytest.fixture(scope="session")
+def requests_workspace(neo4j_server: ConnectionInfo, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The vendored requests 2.32.3 (tests/fixtures/third_party/requests), indexed once per
+    session (index state in a private GRAPHSVC_HOME) for the tests that check answers against
+    its source."""
+    from graphsvc.indexing.pipeline import index_symbols
+    from graphsvc.indexing.workspaces import drop_workspace
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GRAPHSVC_HOME", str(tmp_path_factory.mktemp("requests-home")))
+        reload_settings()
+        reset_graph()
+        drop_workspace(REQUESTS_WS, missing_ok=True)
+        index_symbols(REQUESTS_DIR, workspace=REQUESTS_WS, jobs=1)
+        get_graph().write("CALL db.awaitIndexes(60)")
+        yield REQUESTS_WS
+        drop_workspace(REQUESTS_WS)
+    reset_graph()
+    reload_settings()

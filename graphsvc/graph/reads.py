@@ -93,6 +93,8 @@ def workspace_root(graph: Graph, workspace: str) -> str | None:
 
 # --- search ------------------------------------------------------------------------------
 
+SEARCH_INDEX = "entity_search"  # schema/neo4j/004_search_words.cypher
+
 # One round trip: the workspace's symbols token, how many of its entities match each keyword
 # (`term_queries`), and the matches to rank with what ranking reads. The index yields
 # matches in the order of its own scores, computed with the statistics of every workspace:
@@ -103,23 +105,26 @@ WITH w.symbols_token AS token
 CALL (token) {{
   UNWIND $term_queries AS q
   CALL (q) {{
-    CALL db.index.fulltext.queryNodes('entity_text', q) YIELD node AS n
+    CALL db.index.fulltext.queryNodes($index, q) YIELD node AS n
     WHERE $ws IS NULL OR n.workspace = $ws
     RETURN count(n) AS df
   }}
   RETURN collect([q, df]) AS counts
 }}
 CALL (token) {{
-  CALL db.index.fulltext.queryNodes('entity_text', $lucene) YIELD node AS n
+  CALL db.index.fulltext.queryNodes($index, $lucene) YIELD node AS n
   WHERE ($ws IS NULL OR n.workspace = $ws)
     AND (size($labels) = 0 OR any(l IN labels(n) WHERE l IN $labels))
     AND (size($kinds) = 0 OR n.kind IN $kinds)
     AND (size($provs) = 0 OR n.prov IN $provs)
     AND NOT n:Community
-  WITH n ORDER BY CASE WHEN n.name IN $names THEN 0 WHEN toLower(n.name) IN $lower_names THEN 1 ELSE 2 END,
+  WITH n, toLower(n.name) AS name, ' ' + coalesce(n.words, '') + ' ' AS words
+  WITH n ORDER BY CASE WHEN n.name IN $names THEN 0 WHEN name IN $lower_names THEN 1
+    WHEN any(k IN $lower_names WHERE name STARTS WITH k) THEN 2
+    WHEN all(w IN $words WHERE words CONTAINS ' ' + w + ' ') THEN 3 ELSE 4 END,
     size(n.name), n.id
   LIMIT $limit
-  RETURN collect({{node: {_node('n')}, doc: left(n.doc, $doc_chars)}}) AS matches
+  RETURN collect({{node: {_node('n')}, doc: left(n.doc, $doc_chars), words: n.words}}) AS matches
 }}
 RETURN token, counts, matches
 """
@@ -136,12 +141,14 @@ def search(
     names: list[str],
     term_queries: list[str],
     doc_chars: int,
+    words: list[str],
 ) -> tuple[str | None, dict[str, int], list[dict]]:
     """Matches of `lucene` for ranking, at most `limit`: those named as one of `names` is
-    (case included) first, then so named in another case, then the shortest names. Returns the
+    (case included) first, then so named in another case, then named with one as a prefix, then
+    holding all `words` among the words of their names, then the shortest names. Returns the
     workspace's symbols token (it changes with every symbol index run), per full-text query of
     `term_queries` how many entities of the workspace (all, when None) match, and the matches
-    as rows {node, doc}."""
+    as rows {node, doc, words}."""
     row = graph.read(
         _SEARCH,
         lucene=lucene,
@@ -155,6 +162,8 @@ def search(
         names=names,
         lower_names=[n.lower() for n in names],
         term_queries=term_queries,
+        index=SEARCH_INDEX,
+        words=words,
     )[0]
     return row["token"], dict(row["counts"]), row["matches"]
 

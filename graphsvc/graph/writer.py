@@ -6,6 +6,7 @@ input); everything else travels as parameters in ``UNWIND`` batches.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -248,7 +249,10 @@ def _row_getter(record: type, keys: tuple[str, ...] = ()) -> Callable[[Any], dic
     names = keys + _row_fields(record)
     if not all(name.isidentifier() for name in names):
         raise ValueError(f"{record.__name__}: a field name is not an identifier: {names}")
-    return eval("lambda item: {" + ", ".join(f"{name!r}: item.{name}" for name in names) + "}")  # noqa: S307
+    derive = {f.name: model.derivation(f) for f in dataclasses.fields(record) if model.derivation(f)}
+    values = [f"derive_{name}(item)" if name in derive else f"item.{name}" for name in names]
+    env = {f"derive_{name}": of for name, of in derive.items()}
+    return eval("lambda item: {" + ", ".join(f"{n!r}: {v}" for n, v in zip(names, values)) + "}", env)  # noqa: S307
 
 
 # Built once: the writer turns millions of records into rows. An edge's row names its ends.

@@ -16,7 +16,7 @@ import igraph
 from graphsvc.errors import AmbiguousError, InputError, NotFoundError
 from graphsvc.graph import reads
 from graphsvc.graph.driver import Graph, get_graph
-from graphsvc.model import ENTITY, ENTITY_PROPERTIES, SEARCHED_PROPERTIES, Label
+from graphsvc.model import ENTITY, ENTITY_PROPERTIES, SEARCHED_PROPERTIES, Label, identifier_words
 from graphsvc.query import ranking
 from graphsvc.query.arguments import (
     CheckedWalk,
@@ -45,9 +45,9 @@ from graphsvc.query.results import (
     SearchResult,
 )
 
-SEARCH_FIELDS = tuple(SEARCHED_PROPERTIES)  # "doc" last: read apart, cut to a length
-# Matches a search ranks at most; beyond them, those named like a keyword and then the
-# shortest names are kept (`reads.search`).
+SEARCH_FIELDS = tuple(SEARCHED_PROPERTIES)  # "words" and "doc" last: read apart (doc cut to a length)
+# Matches a search ranks at most; beyond them, those whose names hold the keywords best
+# (`ranking.tier`, approximately) and then the shortest names are kept (`reads.search`).
 SEARCH_CANDIDATES = 100
 SEARCH_RANK_DOC_CHARS = 1000  # of a doc, what ranking reads
 SEARCH_DOC_CHARS = 400  # of a doc, what a hit shows
@@ -208,23 +208,24 @@ def search(
     exact = {k: keyword_clauses(k)[0] for k in keywords}
     token, df, rows = reads.search(graph, lucene, scope_ws, labels, sym_kinds, provenances(provs),
                                    max(limit, SEARCH_CANDIDATES) + 1, keywords, sorted(set(exact.values())),
-                                   SEARCH_RANK_DOC_CHARS)
+                                   SEARCH_RANK_DOC_CHARS, identifier_words(" ".join(keywords)).split())
     total = _entity_count(graph, scope_ws, token) if rows else 0
     idfs = {k: ranking.idf(total, df.get(q, 0)) for k, q in exact.items()}
     words = [k.lower() for k in keywords]
     ranked = []
     for row in rows:
         node = row["node"]
-        values = {f: node.get(f) for f in SEARCH_FIELDS[:-1]} | {"doc": row["doc"]}
+        values = {f: node.get(f) for f in SEARCH_FIELDS[:-2]} | {"words": row["words"], "doc": row["doc"]}
         if not all(any(ranking.matches(values, k) for k in group if k.strip()) for group in terms if any(
                 k.strip() for k in group)):
             continue
         matched = [f for f, v in values.items() if v and any(w in str(v).lower() for w in words)]
         doc = row["doc"][:SEARCH_DOC_CHARS] if row["doc"] else None
         hit = SearchHit(entity=to_entity(node), score=ranking.score(values, keywords, idfs), matched=matched, doc=doc)
-        ranked.append((ranking.name_rank(node.get("name"), keywords), -hit.score, hit.entity.id, hit))
-    ranked.sort(key=lambda r: r[:3])
-    hits = [r[3] for r in ranked[:limit]]
+        tier = ranking.tier(node.get("name"), node.get("qualified_name"), terms)
+        ranked.append((Label.EXTERNAL in hit.entity.labels, tier, -hit.score, hit.entity.id, hit))
+    ranked.sort(key=lambda r: r[:4])
+    hits = [r[-1] for r in ranked[:limit]]
     return SearchResult(workspace=scope_ws, terms=terms, hits=hits, truncated=len(ranked) > limit)
 
 

@@ -15,10 +15,13 @@ scored here, by BM25 with what the workspace alone says:
 - ``idf(w) = ln(1 + (N - df + 0.5) / (df + 0.5))``, ``N`` the workspace's entities and ``df``
   those holding ``w``, both counted by the index within the workspace.
 
-Results are ordered by name first: the entity named exactly as a keyword was typed (case
-included), then named so in another case, then by score, then by id. Tokens follow Lucene's
+Results are ordered: the workspace's own entities before the external ones it refers to; then
+by how the entity's names hold the query (`tier`): named exactly as typed, then so in another
+case, then by prefix, then holding every query word among the words of its qualified name,
+then the rest (a path, a signature, a doc); then by score, then by id. Tokens follow Lucene's
 standard tokenizer closely enough: words joined by ``.``, ``:`` or ``'`` stay one token
-(``os.path``, ``app.py``), as they do in the index.
+(``os.path``, ``app.py``), as they do in the index; `graphsvc.model.identifier_words` splits
+names into the words the index holds in ``words``.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from itertools import islice, product
 
-from graphsvc.model import SEARCHED_PROPERTIES
+from graphsvc.model import SEARCHED_PROPERTIES, identifier_words
 
 K1 = 1.2
 B = 0.75
@@ -94,10 +98,40 @@ def matches(fields: Mapping[str, str | None], keyword: str) -> bool:
             and any(t.startswith(word) for t in held))
 
 
-def name_rank(name: str | None, keywords: list[str]) -> int:
-    """0: named exactly as a keyword was typed; 1: so named in another case; 2: otherwise."""
+EXACT, EXACT_ANY_CASE, PREFIX, NAME_WORDS, ELSEWHERE = range(5)
+MAX_READINGS = 16  # of a query with OR: the combinations of its keywords that tiers consider
+
+
+def tier(name: str | None, qualified_name: str | None, terms: list[list[str]]) -> int:
+    """How an entity's names hold the query, best first:
+
+    `EXACT`: named as the one keyword was typed; `EXACT_ANY_CASE`: so named in another case, or
+    its name's words are the query's words in order (`dict from cookiejar`:
+    ``dict_from_cookiejar``); `PREFIX`: its name starts with the keyword, or its words with the
+    query's words; `NAME_WORDS`: every word of the query is a word of its qualified name
+    (`header`: ``parse_dict_header``, `Session`: ``Session.close``); `ELSEWHERE`: otherwise.
+    With ``OR``, the best of the keyword combinations the query allows.
+    """
     if not name:
-        return 2
-    if name in keywords:
-        return 0
-    return 1 if name.lower() in {k.lower() for k in keywords} else 2
+        return ELSEWHERE
+    groups = [[k.strip() for k in group if k.strip()] for group in terms]
+    readings = islice(product(*[g for g in groups if g]), MAX_READINGS)
+    name_words = identifier_words(name).split()
+    held = set(identifier_words(qualified_name or name).split())
+    return min((_tier(name, name_words, held, list(r)) for r in readings), default=ELSEWHERE)
+
+
+def _tier(name: str, name_words: list[str], held: set[str], keywords: list[str]) -> int:
+    if len(keywords) == 1:
+        if name == keywords[0]:
+            return EXACT
+        if name.lower() == keywords[0].lower():
+            return EXACT_ANY_CASE
+    words = identifier_words(" ".join(keywords)).split()
+    if not words:
+        return ELSEWHERE
+    if name_words == words:
+        return EXACT_ANY_CASE
+    if (len(keywords) == 1 and name.lower().startswith(keywords[0].lower())) or name_words[: len(words)] == words:
+        return PREFIX
+    return NAME_WORDS if held.issuperset(words) else ELSEWHERE

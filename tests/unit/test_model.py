@@ -100,7 +100,7 @@ def test_the_full_text_index_covers_the_searched_properties_of_the_model():
     kind, and the migration's full-text index covers exactly those properties."""
     stored = set().union(*(_stored_names(r) for r in (DirectoryNode, FileNode, SymbolNode, ExternalNode)))
     assert set(model.SEARCHED_PROPERTIES) <= stored
-    migration = (Path(__file__).parents[2] / "schema" / "neo4j" / "003_fulltext.cypher").read_text()
+    migration = (Path(__file__).parents[2] / "schema" / "neo4j" / "004_search_words.cypher").read_text()
     indexed = re.findall(r"n\.(\w+)", migration.split("ON EACH", 1)[1])
     assert indexed == list(model.SEARCHED_PROPERTIES)
     assert engine.SEARCH_FIELDS == ranking.FIELDS == tuple(model.SEARCHED_PROPERTIES)

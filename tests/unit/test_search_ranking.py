@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from graphsvc.model import identifier_words
 from graphsvc.query import ranking
 
 
@@ -26,11 +27,23 @@ def test_a_prefix_match_counts_once_per_field_and_a_phrase_needs_its_order():
     assert ranking.score({"doc": "database lazy"}, ["lazy database"], idfs) == 0
 
 
-def test_exact_name_in_the_typed_case_ranks_before_another_case():
-    assert ranking.name_rank("QuerySet", ["QuerySet"]) == 0
-    assert ranking.name_rank("queryset", ["QuerySet"]) == 1
-    assert ranking.name_rank("QuerySetX", ["QuerySet"]) == 2
-    assert ranking.name_rank(None, ["x"]) == 2
+def test_tiers_exact_then_any_case_then_prefix_then_a_word_of_the_qualified_name():
+    def tier(name, qualified_name, query):
+        return ranking.tier(name, qualified_name, [[w] for w in query.split()])
+
+    assert tier("QuerySet", "QuerySet", "QuerySet") == ranking.EXACT
+    assert tier("queryset", "Manager.queryset", "QuerySet") == ranking.EXACT_ANY_CASE
+    assert tier("QuerySetMixin", "QuerySetMixin", "QuerySet") == ranking.PREFIX
+    assert tier("filter", "QuerySet.filter", "QuerySet") == ranking.NAME_WORDS
+    assert tier("get_queryset", "View.get_queryset", "QuerySet") == ranking.ELSEWHERE  # one word, not two
+    assert tier("parse_dict_header", "parse_dict_header", "header") == ranking.NAME_WORDS
+    assert tier("dict_from_cookiejar", "dict_from_cookiejar", "dict from cookiejar") == ranking.EXACT_ANY_CASE
+    assert tier("cookiejar_from_dict", "cookiejar_from_dict", "dict from cookiejar") == ranking.NAME_WORDS
+    assert tier("parse_dict_header", "parse_dict_header", "parse dict") == ranking.PREFIX
+    assert tier("accept_language", "accept_language", "Accept-Language") == ranking.EXACT_ANY_CASE
+    assert tier(None, None, "x") == ranking.ELSEWHERE
+    # With OR, the best reading.
+    assert ranking.tier("Model", "Model", [["Manager", "Model"]]) == ranking.EXACT
 
 
 def test_a_keyword_matches_only_when_every_word_of_it_is_held():
@@ -41,3 +54,11 @@ def test_a_keyword_matches_only_when_every_word_of_it_is_held():
     assert ranking.matches({"doc": "Sets the Accept-Language header"}, "accept-language")
     assert not ranking.matches({"doc": "the language of a page"}, "Accept-Language")
     assert not ranking.matches({"name": "anything"}, "*")  # no words at all
+
+
+def test_identifier_words_split_snake_and_camel_case_and_acronyms():
+    assert identifier_words("HTTPAdapter.get_connection") == "http adapter get connection"
+    assert identifier_words("CaseInsensitiveDict.__init__") == "case insensitive dict init"
+    assert identifier_words("getHTTPResponse2") == "get http response 2"
+    assert identifier_words("façade_été") == "façade été"
+    assert identifier_words(None) == ""
