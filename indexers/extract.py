@@ -356,7 +356,8 @@ class _Extractor:
                 continue
             if role == "contents":  # recorded as a binding of "name[]" in the file
                 node = caps["contents"][0]
-                self.out.bindings.append(Binding(self.path, _text(node) + ELEMENT, None, None, _line(node)))
+                name = _text(node).rpartition(".")[2]  # a field's by its last name
+                self.out.bindings.append(Binding(self.path, name + ELEMENT, None, None, _line(node)))
                 continue
             if role == "declaration":
                 if "name" in caps:

@@ -98,10 +98,12 @@
 (assignment left: (tuple_pattern (identifier) @local))
 (pattern_list (list_splat_pattern (identifier) @local))
 (tuple_pattern (identifier) @local)
-; Items assigned or deleted change what a container literal bound to the name holds.
-(assignment left: (subscript value: [(identifier) @contents (subscript value: (identifier) @contents)]))
-(augmented_assignment left: (subscript value: [(identifier) @contents (subscript value: (identifier) @contents)]))
-(delete_statement (subscript value: (identifier) @contents))
+; Items assigned or deleted change what a container literal bound to the name (or to a
+; field of that name: `self.table[k] = f`) holds.
+(assignment left: (subscript value: [(identifier) @contents (attribute attribute: (identifier) @contents)
+                                     (subscript value: [(identifier) (attribute attribute: (identifier))] @contents)]))
+(augmented_assignment left: (subscript value: [(identifier) @contents (attribute attribute: (identifier) @contents)]))
+(delete_statement (subscript value: [(identifier) @contents (attribute attribute: (identifier) @contents)]))
 ; `a, b = f, g`: the values in order, when there are as many
 (assignment left: (pattern_list) @local right: (expression_list) @local.value)
 (augmented_assignment left: (identifier) @local)

@@ -58,6 +58,7 @@ _INSTANCE_KINDS = TYPE_KIND_NAMES | {"type_alias"}
 # A chain: a head name, then ".name" members, "()" calls and "[]" elements.
 _STEP = re.compile(r"\(\)|\[(?:[is]:[\w.-]*)?\]|(?:\.|::|->)(#?[A-Za-z_$][\w$]*|\(\d+\.\d+\))")
 _HEAD = re.compile(r"[A-Za-z_$][\w$]*")
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 # Type text: wrappers that say "this type or nothing" and how a type is referred to.
 _OPTIONAL = re.compile(r"^(?:[\w.]+\.)?Optional\[(.*)\]$", re.S)
 _UNION_NONE = re.compile(r"^(.*?)\s*\|\s*None$|^None\s*\|\s*(.*)$", re.S)
@@ -429,9 +430,10 @@ class Types:
         return UNKNOWN if value[0] == "missing" else value
 
     def changed(self, path: str) -> frozenset[str]:
-        """Names of a file whose contents may change after a literal is bound to them: an
-        item assigned or deleted (``@contents``), a method called on them (``d.update()``),
-        passed to a call or bound to another name."""
+        """Names of a file (variables, and fields by their last name) whose contents may
+        change after a literal is bound to them: an item assigned or deleted
+        (``@contents``), a method called on them (``d.update()``), passed to a call or bound
+        to another name."""
         key = ("changed", path)
         found = self.table.recursive.values.get(key)
         if found is None:
@@ -440,12 +442,12 @@ class Types:
             for b in ext.bindings if ext is not None else ():
                 if b.name.endswith(ELEMENT):
                     names.add(b.name[: -len(ELEMENT)])
-                elif b.value and _HEAD.fullmatch(b.value):
-                    names.add(b.value)
+                elif b.value and _DOTTED.fullmatch(b.value):
+                    names.add(b.value.rpartition(".")[2])
             for c in ext.calls if ext is not None else ():
                 if c.receiver_kind == RECEIVER_NAME and c.receiver:
-                    names.add(c.receiver)
-                names.update(v for _, v in c.args)
+                    names.add(c.receiver.rpartition(".")[2])  # `self.table.update()`: table
+                names.update(v.rpartition(".")[2] for _, v in c.args)
             found = self.table.recursive.values[key] = frozenset(names)
         return found
 

@@ -417,3 +417,27 @@ def test_literal_containers_give_their_entries_by_literal_key_unless_their_conte
     # table[-1] names no key written in the literal
     assert calls == {"c.py#f": 1.0, "c.py#g": 1.0, "c.py#h": 1.0, "c.py#make": 1.0}
     assert {c.receiver for c in exts[0].calls if c.name == ""} >= {"table[i:0]", 'handlers[s:a]', "make()[s:k]"}
+
+
+FIELD_TABLES = """\
+def f(): pass
+def g(): pass
+
+class Router:
+    routes = {"a": f}
+    fixed = {"a": f}
+
+    def add(self):
+        self.routes["a"] = g
+
+    def run(self):
+        self.routes["a"]()
+        self.fixed["a"]()
+"""
+
+
+def test_a_field_holding_a_literal_is_unknown_once_an_item_is_assigned_through_any_receiver():
+    exts = [extract_file("r.py", FIELD_TABLES.encode(), "python")]
+    calls = {e.dst: e.confidence for e in resolve_file(exts[0], SymbolTable(exts))
+             if e.type == "CALLS" and e.src == "r.py#Router.run"}
+    assert calls == {"r.py#f": 1.0}  # from self.fixed; self.routes["a"] may be g
