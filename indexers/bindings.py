@@ -153,7 +153,7 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     text = _text(node)
     if text in spec.null_literals:
         return ""
-    return value_chain(text, spec.new_operator)
+    return value_chain(text, spec.new_operator, spec.new_function)
 
 
 def _literal(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:

@@ -671,7 +671,7 @@ class _Extractor:
                     rkind = RECEIVER_NAME
                     receiver = rtext
                 else:
-                    receiver = value_chain(rtext, self.spec.new_operator) if "(" in rtext or "[" in rtext else None
+                    receiver = value_chain(rtext, self.spec.new_operator, self.spec.new_function) if "(" in rtext or "[" in rtext else None
                     rkind = RECEIVER_OTHER if receiver is None else RECEIVER_EXPR
             local = False
             if local_names and rkind in (RECEIVER_NONE, RECEIVER_NAME, RECEIVER_EXPR):

@@ -134,6 +134,9 @@ class LanguageSpec:
     integer_literal: str = ""
     # The keyword of a constructor call (``new Foo()``): the value is what ``Foo()`` gives.
     new_operator: str = ""
+    # A builtin function given a type that returns a new instance of it (Go ``new(T)``): the
+    # value is what ``T()`` gives.
+    new_function: str = ""
     # The name of a class's constructor method, whose parameters a class call passes to.
     constructor_name: str = ""
     # The method whose result ``with X as f`` binds to f (Python ``__enter__``).
@@ -360,6 +363,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             null_literals=frozenset({"nil"}),
             bindings_declare=True,
             typed_builtins=frozenset({"new", "make", "append", "min", "max"}),
+            new_function="new",
             container_syntax=re.compile(r"^(?:\[[^\]]*\]|map\[[^\]]*\])\s*(\S.*)$", re.S),
             tests=TestLayout(files=("*_test.go",)),
         ),

@@ -17,13 +17,15 @@ _SUBSCRIPT = re.compile(r"\[\s*(?:(-?\d+)|\"([\w.-]*)\"|'([\w.-]*)'|[^\[\]]*)\s*
 _SPACE = re.compile(r"\s")  # what str.isspace() calls a space
 _ARGUMENT_MARKS = re.compile(r"[()\"'`]")
 _WS_AROUND_OPS = re.compile(r"\s*(\.|::|->|\(\))\s*")
+_TYPE_ARGUMENT = re.compile(r"\(\s*([A-Za-z_][\w.]*)\s*\)")
 
 
-def value_chain(text: str, new_operator: str = "") -> str | None:
+def value_chain(text: str, new_operator: str = "", new_function: str = "") -> str | None:
     """``Foo(a, g(b)).bar`` -> ``Foo().bar``: an expression of names, member accesses and
     calls with the arguments dropped; None for any other expression. A constructor call
     (``new a.Foo(x).m()``, with the language's ``new_operator``) is read as a call of its
-    class (``a.Foo().m()``). A subscript is an element: ``a[0]`` -> ``a[i:0]``, ``d["k"]`` ->
+    class (``a.Foo().m()``); so is the language's ``new_function`` given a type (Go
+    ``new(Foo).m()``). A subscript is an element: ``a[0]`` -> ``a[i:0]``, ``d["k"]`` ->
     ``d[s:k]``, by any other key ``a[]``."""
     if len(text) > 64 * MAX_VALUE:
         return None
@@ -31,6 +33,10 @@ def value_chain(text: str, new_operator: str = "") -> str | None:
         text = text[len(new_operator):].lstrip()
         if "(" not in text:
             text += "()"
+    if new_function and text.startswith(new_function):
+        m = _TYPE_ARGUMENT.match(text, len(new_function))
+        if m:
+            text = f"{m.group(1)}(){text[m.end():]}"
     head = text[:1]
     if head.isspace():
         head = text.lstrip()[:1]

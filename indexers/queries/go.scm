@@ -102,9 +102,15 @@
 ; The second of `for i, v := range xs`: an element of a slice, array or map.
 (range_clause left: (expression_list (_) . (identifier) @local) right: (_) @local.element)
 (type_switch_statement alias: (expression_list (identifier) @local))
-; Fields of a struct type, with their declared types (embedded ones are bases, above).
+; Fields of a struct type, with their declared types. An embedded one (a base, above) is also
+; a field named by its type: `e.RouterGroup`.
 (type_spec type: (struct_type (field_declaration_list
   (field_declaration name: (field_identifier) @local type: (_) @local.type))))
+(type_spec type: (struct_type (field_declaration_list
+  (field_declaration !name type: [(type_identifier) @local
+                                  (qualified_type name: (type_identifier) @local)
+                                  (pointer_type [(type_identifier) @local
+                                                 (qualified_type name: (type_identifier) @local)])] @local.type))))
 ; Declared results: the type, or the first of several.
 (function_declaration result: [(type_identifier) (pointer_type) (qualified_type) (generic_type)] @result)
 (function_declaration result: (parameter_list . (parameter_declaration type: (_) @result)))

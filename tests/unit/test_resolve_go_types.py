@@ -198,6 +198,16 @@ _BINDING = "package binding\n\ntype Binding interface{ Bind() }\n\nvar Form Bind
         "other/other.go": OTHER + "\nfunc (X) Path() {}\n",
     }, "use.go#use", {"route.go#Route.Path": ("type", 1.0)}, id="a_local_bound_by_new_is_of_its_type"),
     pytest.param({
+        "cli/flag.go": "package cli\n\ntype IntFlag struct{}\n\nfunc (f *IntFlag) Apply() error { return nil }\n",
+        "altsrc/flag.go": "package altsrc\n\nimport \"example.com/gin/cli\"\n\n"
+                          "type IntFlag struct {\n\t*cli.IntFlag\n\tset int\n}\n\n"
+                          "func (f *IntFlag) Apply() error { return f.IntFlag.Apply() }\n",
+        "gin.go": ENGINE,
+        "use.go": "package gin\n\nfunc use(e *Engine) { e.RouterGroup.Use() }\n",
+        "other/other.go": OTHER + "\nfunc (X) Apply() {}\n",
+    }, "altsrc/flag.go#IntFlag.Apply", {"cli/flag.go#IntFlag.Apply": ("type", 1.0)},
+        id="an_embedded_field_is_a_field_named_by_its_type"),
+    pytest.param({
         "args.go": "package cli\n\ntype Args interface{ First() string }\n\ntype args []string\n\n"
                    "func (a *args) First() string { return \"\" }\n\ntype Context struct{}\n\n"
                    "func (c *Context) Args() Args { return nil }\n",
@@ -208,18 +218,21 @@ _BINDING = "package binding\n\ntype Binding interface{ Bind() }\n\nvar Form Bind
         id="a_local_of_a_closure_outside_functions_hides_a_type_of_that_name"),
 ])
 def test_calls_in_small_packages(files, caller, expected):
-    assert _calls(files)[caller] == expected
+    calls = _calls(files)
+    assert calls[caller] == expected
+    if "use.go" in files and "gin.go" in files:  # the same through a local embedded type
+        assert calls["use.go#use"] == {"gin.go#RouterGroup.Use": ("type", 1.0)}
 
 
-def test_new_gives_its_type_and_a_chain_through_it_is_not_a_builtin():
+def test_new_gives_its_type_along_a_chain_of_calls():
     files = {
         "route.go": "package mux\n\ntype Route struct{}\n\nfunc (r *Route) Path() *Route { return r }\n"
                     "func (r *Route) Name() *Route { return r }\n",
-        "use.go": "package mux\n\nfunc use() { new(Route).Path().Name() }\n",
+        "use.go": "package mux\n\nfunc use() {\n\tnew(Route).Path(\"/\").Name(\"a\").Path(\"/b\")\n"
+                  "\tr := new(Route).Name(\"c\")\n\tr.Path()\n}\n",
+        "other/other.go": OTHER + "\nfunc (X) Path() {}\nfunc (X) Name() {}\n",
     }
-    got = _calls(files)["use.go#use"]
-    assert got["route.go#Route.Path"] == ("scope", 1.0)
-    assert "route.go#Route.Name" in got  # a guess by name, not taken for a builtin's method
+    assert _calls(files)["use.go#use"] == {"route.go#Route.Path": ("scope", 1.0), "route.go#Route.Name": ("type", 1.0)}
 
 
 def test_grouped_variables_are_symbols_and_variants_of_different_types_are_candidates():
