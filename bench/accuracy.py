@@ -11,7 +11,9 @@ and compares them with:
 - Python calls: Jedi's goto-definition over a seeded sample of standard-library call sites;
 - Go calls: go/types (golang.org/x/tools/go/packages) over every call site of pinned modules;
 - TypeScript calls: the TypeScript checker over every call site of npm packages that ship
-  their TypeScript sources.
+  their TypeScript sources;
+- INHERITS closures: the interpreter's ``__mro__`` over Django's classes (its modules
+  imported), the TypeScript checker's base types over rxjs's.
 
 Prints a Markdown table (the one in docs/accuracy.md) and writes every detail, with
 examples of each kind of disagreement, to ``bench/.cache/accuracy.json``.
@@ -33,12 +35,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.accuracy import corpora, ctags_defs, go_calls, python_calls, python_defs, ts_calls  # noqa: E402
+from bench.accuracy import corpora, ctags_defs, go_calls, inherits, python_calls, python_defs, ts_calls  # noqa: E402
 from bench.accuracy.common import index_corpus, pct, read_graph  # noqa: E402
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 STDLIB_EXCLUDE = ["/site-packages/"]
-PARTS = ("python-defs", "ctags", "python-calls", "go-calls", "ts-calls")
+PARTS = ("python-defs", "ctags", "python-calls", "go-calls", "ts-calls", "inherits")
 TARGETS = {"python-defs": 0.99, "ctags": 0.95, "calls-precision": 0.95, "calls-recall": 0.80}
 
 
@@ -110,6 +112,8 @@ def run(parts: list[str], seed: int, min_sites: int, languages: list[str], cold:
         report["go_calls"] = _go_calls(graph, state["cold"])
     if "ts-calls" in parts:
         report["ts_calls"] = _ts_calls(graph, state["cold"])
+    if "inherits" in parts:
+        report["inherits"] = _inherits(graph, state["cold"])
     if "ctags" in parts:
         report["conditions"]["ctags"] = ctags_defs.ctags_version()
         report["conditions"]["typescript_arbiter"] = "npm typescript@5.4.5"
@@ -174,6 +178,24 @@ def _ts_calls(graph, cold: bool) -> dict:
     return out
 
 
+def _inherits(graph, cold: bool) -> dict:
+    out: dict = {}
+    try:
+        projects = list(inherits.corpora_for_inherits(["python", "typescript"]))
+    except corpora.FetchError as exc:
+        log(f"inherits: {exc}")
+        return {"error": str(exc)}
+    for name, corpus, oracle_of in projects:
+        log(f"inherits: {name}: indexing and asking the oracle ...")
+        ws = f"acc-inherits-{name}"
+        index_corpus(graph, corpus.root, ws, list(corpus.exclude), cold=cold)
+        view = read_graph(graph, ws, inherits=True)
+        result = inherits.measure(oracle_of(), view.symbols, view.inherits, inherits.FOCUS.get(name, ()))
+        result["corpus"] = corpus.label
+        out[name] = result
+    return out
+
+
 def _ok(value: float | None, target: float) -> str:
     return "" if value is None else (" ✓" if value >= target else " ✗")
 
@@ -222,6 +244,27 @@ def table(report: dict) -> str:
         rows += ["", _go_table(report["go_calls"])]
     if "ts_calls" in report:
         rows += ["", _ts_table(report["ts_calls"])]
+    if "inherits" in report:
+        rows += ["", _inherits_table(report["inherits"])]
+    return "\n".join(rows)
+
+
+def _inherits_table(projects: dict) -> str:
+    if "error" in projects:
+        return f"INHERITS closures: {projects['error']}"
+    t = inherits.TARGETS
+    rows = ["INHERITS closures: pairs (class, ancestor) inside the corpus, the graph's transitive closure "
+            "against the oracle's (Python: the interpreter's __mro__; TypeScript: the checker's base types).", "",
+            "| corpus | oracle | classes | oracle pairs | edges | recall | precision | same closure |",
+            "|---|---|---:|---:|---|---:|---:|---:|"]
+    for name, r in projects.items():
+        oracle = "TypeScript checker" if name == "rxjs" else "import, __mro__"
+        for label in ("confident", "any edge"):
+            p = r[label]["pairs"]
+            rows.append(f"| {r['corpus']} | {oracle} | {r['classes_compared']:,} | {p['oracle']:,} | {label} | "
+                        f"{pct(p['recall'])}{_ok(p['recall'], t['recall'])} | "
+                        f"{pct(p['precision'])}{_ok(p['precision'], t['precision'])} | "
+                        f"{r[label]['classes_with_the_same_closure']:,} |")
     return "\n".join(rows)
 
 

@@ -183,6 +183,8 @@ class GraphView:
     symbols: list[Sym] = field(default_factory=list)
     files: dict[str, FileState] = field(default_factory=dict)
     calls: list[CallEdge] = field(default_factory=list)
+    # (subtype id, base id, confidence) of INHERITS edges to workspace types
+    inherits: list[tuple[str, str, float]] = field(default_factory=list)
 
 
 _READ_SYMBOLS = """
@@ -205,7 +207,14 @@ RETURN a.id AS src, b.id AS dst, r.reason AS reason, r.confidence AS confidence,
 """
 
 
-def read_graph(graph, workspace: str, calls: bool = False) -> GraphView:
+_READ_INHERITS = """
+MATCH (a:Entity {workspace: $ws})-[r:INHERITS]->(b:Entity)
+WHERE NOT b:External
+RETURN a.id AS src, b.id AS dst, r.confidence AS confidence
+"""
+
+
+def read_graph(graph, workspace: str, calls: bool = False, inherits: bool = False) -> GraphView:
     view = GraphView()
     for r in graph.read(_READ_SYMBOLS, ws=workspace):
         view.symbols.append(Sym(r["file"], r["qual"], r["name"], r["kind"], r["start"], r["end"]))
@@ -215,6 +224,8 @@ def read_graph(graph, workspace: str, calls: bool = False) -> GraphView:
         for r in graph.read(_READ_CALLS, ws=workspace):
             view.calls.append(CallEdge(r["src"], r["dst"], r["reason"], float(r["confidence"]), r["line"],
                                        int(r["count"] or 1), bool(r["external"])))
+    if inherits:
+        view.inherits = [(r["src"], r["dst"], float(r["confidence"])) for r in graph.read(_READ_INHERITS, ws=workspace)]
     return view
 
 
@@ -270,4 +281,6 @@ def resolve_in_process(root: Path, exclude: list[str] | None = None) -> GraphVie
     edges, _ = resolve_all(table)
     view.calls = [CallEdge(e.src, e.dst, e.reason, e.confidence, e.line, e.count, e.dst.startswith("ext:"))
                   for e in edges if e.type == "CALLS"]
+    view.inherits = [(e.src, e.dst, e.confidence) for e in edges
+                     if e.type == "INHERITS" and not e.dst.startswith("ext:")]
     return view

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tarfile
 import zipfile
 from dataclasses import dataclass
@@ -153,6 +154,38 @@ def java() -> Corpus:
             z.extractall(tmp)
         tmp.rename(root)
     return Corpus("java", "Maven org.apache.commons:commons-lang3:3.14.0 sources jar", root)
+
+
+def _pypi(requirement: str, binary: bool) -> Path:
+    """A PyPI distribution through `pip download --no-deps`: an sdist or a wheel file."""
+    base = CACHE / "pypi"
+    base.mkdir(parents=True, exist_ok=True)
+    name = requirement.split("==")[0].lower().replace("-", "_")
+    suffix = ".whl" if binary else ".tar.gz"
+    found = [p for p in base.iterdir() if p.name.lower().startswith(f"{name}-{requirement.split('==')[1]}")
+             and p.name.endswith(suffix)]
+    if not found:
+        kind = ["--only-binary", ":all:"] if binary else ["--no-binary", ":all:"]
+        _run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *kind, requirement, "-d", str(base)], base)
+        return _pypi(requirement, binary)
+    return found[0]
+
+
+def django() -> tuple[Corpus, Path]:
+    """Django 5.1.4's sdist from PyPI (its `django/` package), and a directory holding the
+    pure-Python packages it imports (asgiref 3.8.1, sqlparse 0.5.1) for the import oracle."""
+    sdist = _pypi("Django==5.1.4", binary=False)
+    with tarfile.open(sdist) as tar:
+        root = CACHE / "pypi" / tar.getnames()[0].split("/")[0]
+        if not (root / "django").is_dir():
+            tar.extractall(CACHE / "pypi", filter="data")
+    deps = CACHE / "pypi" / "django-deps"
+    if not (deps / "asgiref").is_dir() or not (deps / "sqlparse").is_dir():
+        for requirement in ("asgiref==3.8.1", "sqlparse==0.5.1"):
+            with zipfile.ZipFile(_pypi(requirement, binary=True)) as z:
+                z.extractall(deps)
+    exclude = ("tests/", "docs/", "scripts/", "extras/", "js_tests/")
+    return Corpus("python", "PyPI Django==5.1.4 (django/)", root, exclude), deps
 
 
 FETCHERS = {"typescript": typescript, "go": go, "rust": rust, "java": java, "c": c}

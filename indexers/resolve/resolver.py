@@ -83,6 +83,20 @@ class Resolver:
         self.stats.unresolved += 1
         self.missed.append(call)
 
+    def imported_in_functions(self, name: str) -> set[str] | None:
+        """The functions whose bodies hold every import of ``name`` in this file (such an
+        import binds the name there only); None when one is outside functions."""
+        functions = [s for s in self.ext.symbols if s.kind in _CALLEE_KINDS]
+        found = set()
+        for imp in self.ext.imports:
+            if (imp.alias or (imp.name if imp.name not in (None, "*") else imp.module.split(".")[0])) != name:
+                continue
+            around = [s for s in functions if s.start_line <= imp.line <= s.end_line]
+            if not around:
+                return None
+            found.add(max(around, key=lambda s: s.start_line).qualified_name)
+        return found
+
     def records(self) -> list[EdgeRecord]:
         # Plain strings (not enum members) for the writer and for pickling across processes.
         return [
@@ -373,6 +387,9 @@ class Resolver:
                     return ("sym", tuple(ids)), Reason.SCOPE, 1.0
                 if all(table.symbols[i].kind in ("variable", "constant") for i in ids):
                     break  # `const util = require("./util")`: the import says more than the variable
+                inside = self.imported_in_functions(name)
+                if inside is not None and not any(qual == f or qual.startswith(f + ".") for f in inside):
+                    return ("sym", tuple(ids)), Reason.SCOPE, 1.0  # imported only in other functions
                 # Bound twice at top level (`try: from _c import f` / `except: def f()`):
                 # either may be the one in effect.
                 others = [e for e in (self.realize(b) for b in bound) if e is not None]
@@ -424,7 +441,7 @@ class Resolver:
             return None
         head = self.lookup(segs[0], qual)
         if head is None or head[0][0] == "unresolved":
-            if len(segs) == 1:
+            if len(segs) == 1 and segs[0] not in self.spec.builtins:  # `class W(Warning)`: no guess
                 head = self.unique(segs[0], "type")
             if head is None:
                 return None

@@ -169,3 +169,29 @@ def test_raising_a_class_calls_it_and_re_raising_an_instance_does_not():
     assert calls["m.py#f"] == {"m.py#Error": ("scope", 1.0)}
     assert calls["m.py#g"] == {"m.py#Error.Inner": ("scope", 1.0)}
     assert "m.py#h" not in calls
+
+
+def _inherits(files: dict[str, str]) -> dict[str, dict[str, tuple[str, float]]]:
+    table = SymbolTable([extract_file(p, s.encode(), "python") for p, s in files.items()])
+    out: dict[str, dict] = {}
+    for e in resolve_all(table)[0]:
+        if e.type == "INHERITS":
+            out.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    return out
+
+
+def test_an_import_inside_a_function_does_not_rebind_a_top_level_class():
+    got = _inherits({
+        "backends/jinja2.py": "class Jinja2:\n    pass\n",
+        "renderers.py": ("class Jinja2:\n"
+                         "    def engine(self):\n"
+                         "        from backends.jinja2 import Jinja2\n"
+                         "        return Jinja2()\n"
+                         "class DivRenderer(Jinja2):\n    pass\n")})
+    assert {dst: conf for dst, (_, conf) in got["renderers.py#DivRenderer"].items()} == {"renderers.py#Jinja2": 1.0}
+
+
+def test_a_builtin_base_is_not_guessed_from_a_workspace_class_of_that_name():
+    got = _inherits({"checks.py": "class Warning:\n    pass\n",
+                     "dump.py": "class ProxyModelWarning(Warning):\n    pass\n"})
+    assert "dump.py#ProxyModelWarning" not in got
