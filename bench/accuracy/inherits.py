@@ -172,14 +172,13 @@ def corpora_for_inherits(languages: list[str]):
     from bench.accuracy.ts_calls import typescript_files
 
     if "python" in languages:
-        corpus, deps = corpora.django()
-        yield "django", corpus, lambda: python_oracle(corpus.root, "django", [deps], corpora.CACHE / "mro",
+        django, deps = corpora.django()
+        yield "django", django, lambda: python_oracle(django.root, "django", [deps], corpora.CACHE / "mro",
                                                       django=True)
     if "typescript" in languages:
-        corpus = corpora.typescript()
+        rxjs = corpora.typescript()
         compiler = corpora.typescript_compiler()
-        yield "rxjs", corpus, lambda: ts_oracle(corpus.root, compiler,
-                                                typescript_files(corpus.root, corpus.exclude))
+        yield "rxjs", rxjs, lambda: ts_oracle(rxjs.root, compiler, typescript_files(rxjs.root, rxjs.exclude))
 
 
 if __name__ == "__main__":
