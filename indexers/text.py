@@ -18,6 +18,8 @@ _SPACE = re.compile(r"\s")  # what str.isspace() calls a space
 _ARGUMENT_MARKS = re.compile(r"[()\"'`]")
 _WS_AROUND_OPS = re.compile(r"\s*(\.|::|->|\(\))\s*")
 _TYPE_ARGUMENT = re.compile(r"\(\s*([A-Za-z_][\w.]*)\s*\)")
+# Type arguments of a call (`new Subject<T>()`, `make::<u8>()`), one level of nesting.
+_CALL_TYPE_ARGUMENTS = re.compile(r"(?:::)?<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>(?=\()")
 
 
 def value_chain(text: str, new_operator: str = "", new_function: str = "") -> str | None:
@@ -37,6 +39,8 @@ def value_chain(text: str, new_operator: str = "", new_function: str = "") -> st
         m = _TYPE_ARGUMENT.match(text, len(new_function))
         if m:
             text = f"{m.group(1)}(){text[m.end():]}"
+    if "<" in text:
+        text = _CALL_TYPE_ARGUMENTS.sub("", text)
     head = text[:1]
     if head.isspace():
         head = text.lstrip()[:1]

@@ -128,3 +128,10 @@ def test_callbacks_of_array_methods_get_elements_and_of_other_builtins_nothing_b
     got = _calls(files, "app.ts#run")
     assert got["shapes.ts#Circle.nothing"] == ("type", 1.0) and got["shapes.ts#Circle.area"] == ("type", 1.0)
     assert got["shapes.ts#Board.unrelated"][1] < 1.0  # unknown, so a guess, not "builtin"
+
+
+def test_a_declared_type_initialised_to_null_and_generic_constructor_calls():
+    files = _app("export function run() {\n  let c: Circle | null = null\n  c?.area()\n"
+                 "  const s = new Array<Shape>()\n  const d = make<Circle>()\n  d.nothing()\n}\n")
+    got = _calls(files, "app.ts#run")
+    assert got["shapes.ts#Circle.area"] == ("type", 1.0) and got["shapes.ts#Circle.nothing"] == ("type", 1.0)
