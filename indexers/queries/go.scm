@@ -111,10 +111,10 @@
                                   (qualified_type name: (type_identifier) @local)
                                   (pointer_type [(type_identifier) @local
                                                  (qualified_type name: (type_identifier) @local)])] @local.type))))
-; Declared results: the type, or the first of several.
-(function_declaration result: [(type_identifier) (pointer_type) (qualified_type) (generic_type)] @result)
+; Declared results: the type, or the first of several (a slice or map: of its elements).
+(function_declaration result: [(type_identifier) (pointer_type) (qualified_type) (generic_type) (slice_type) (array_type) (map_type)] @result)
 (function_declaration result: (parameter_list . (parameter_declaration type: (_) @result)))
-(method_declaration result: [(type_identifier) (pointer_type) (qualified_type) (generic_type)] @result)
+(method_declaration result: [(type_identifier) (pointer_type) (qualified_type) (generic_type) (slice_type) (array_type) (map_type)] @result)
 (method_declaration result: (parameter_list . (parameter_declaration type: (_) @result)))
-(method_elem result: [(type_identifier) (pointer_type) (qualified_type) (generic_type)] @result)
+(method_elem result: [(type_identifier) (pointer_type) (qualified_type) (generic_type) (slice_type) (array_type) (map_type)] @result)
 (method_elem result: (parameter_list . (parameter_declaration type: (_) @result)))

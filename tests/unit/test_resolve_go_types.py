@@ -193,6 +193,19 @@ _BINDING = "package binding\n\ntype Binding interface{ Bind() }\n\nvar Form Bind
     }, "mux.go#Router.Match", {"mux.go#Route.Match": ("type", 1.0)},
         id="range_over_a_declared_slice_or_map_binds_its_elements"),
     pytest.param({
+        "command.go": (
+            "package cobra\n\ntype Command struct{ commands []*Command }\n\n"
+            "func (c *Command) Commands() []*Command { return c.commands }\n"
+            "func (c *Command) Flags() map[string]*Command { return nil }\n"
+            "func (c *Command) Name() string { return \"\" }\n\n"
+            "func names(cmd *Command) {\n\tfor _, c := range cmd.Commands() {\n\t\tc.Name()\n\t}\n"
+            "\tfor _, f := range cmd.Flags() {\n\t\tf.Name()\n\t}\n}\n"
+        ),
+        "other/other.go": OTHER + "\nfunc (X) Name() {}\n",
+    }, "command.go#names", {"command.go#Command.Commands": ("type", 1.0), "command.go#Command.Flags": ("type", 1.0),
+                            "command.go#Command.Name": ("type", 1.0)},
+        id="a_declared_slice_or_map_result_gives_its_elements"),
+    pytest.param({
         "route.go": "package mux\n\ntype Route struct{}\n\nfunc (r *Route) Path() {}\n",
         "use.go": "package mux\n\nfunc use() {\n\tr := new(Route)\n\tr.Path()\n}\n",
         "other/other.go": OTHER + "\nfunc (X) Path() {}\n",
