@@ -33,6 +33,10 @@ class AmbiguousError(InputError):
         self.candidates = candidates
 
 
+class SourceChangedError(InputError):
+    """A file changed on disk since it was indexed: the graph's lines no longer match it."""
+
+
 class Neo4jUnavailable(GraphsvcError):
     """Neo4j cannot be reached, refused our credentials, or died mid-operation."""
 

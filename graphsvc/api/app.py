@@ -42,7 +42,9 @@ from graphsvc.api.auth import WILDCARD_HOSTS, BadJson, BearerAuth, BodyLimit, Sa
 from graphsvc.context.db import health as store_health
 from graphsvc.context.db import store_path
 from graphsvc.context.store import get_store
-from graphsvc.errors import AmbiguousError, GraphsvcError, InputError, Neo4jUnavailable, NotFoundError, StoreCorrupt, StoreError
+from graphsvc.errors import (
+    AmbiguousError, GraphsvcError, InputError, Neo4jUnavailable, NotFoundError, SourceChangedError, StoreCorrupt, StoreError,
+)
 from graphsvc.graph.driver import get_graph
 from graphsvc.graph.runtime import TurnMirror
 from graphsvc.indexing.jobs import JobRegistry
@@ -181,6 +183,8 @@ def _error_body(exc: BaseException) -> tuple[int, dict]:
         return 409, {"code": "AMBIGUOUS", "error": str(exc), "candidates": exc.candidates}
     if isinstance(exc, NotFoundError):
         return 404, {"code": "NOT_FOUND", "error": str(exc)}
+    if isinstance(exc, SourceChangedError):
+        return 409, {"code": "SOURCE_CHANGED", "error": str(exc)}
     if isinstance(exc, InputError):
         return 400, {"code": "BAD_INPUT", "error": str(exc)}
     if isinstance(exc, Neo4jUnavailable):

@@ -10,6 +10,7 @@ arguments.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import keyword
 import re
@@ -26,12 +27,13 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, create_model
 from strawberry.types import Info
 
-from graphsvc.api.types import from_arguments, gql_arguments, gql_type, rest_input
+from graphsvc.api.types import from_arguments, gql_arguments, gql_type, rest_input, shape
 from graphsvc.errors import InputError
 from graphsvc.indexing.jobs import Job, JobRegistry
-from graphsvc.model import Prov, Rel
+from graphsvc.model import Label, Prov, Rel
 from graphsvc.query import communities as communities_mod
 from graphsvc.query import engine, results
+from graphsvc.query import source as source_mod
 from graphsvc.query.arguments import results_at_most
 from graphsvc.query.parser import parse
 from graphsvc.query.results import ContextResult
@@ -53,6 +55,17 @@ class LeidenAlgorithm(Enum):
     LEIDENALG = "leidenalg"
 
 
+@strawberry.field(description="The entity's lines (a file's from its first), at most `maxLines`, read from the "
+                  "workspace's directory; an error when the file changed since it was indexed or is gone. "
+                  "Null for a directory, the workspace or an external entity.")
+async def _entity_source(self, info: Info, max_lines: int = source_mod.DEFAULT_SOURCE_LINES) -> str | None:
+    if self.label not in (Label.FILE, Label.SYMBOL) or Label.EXTERNAL in self.labels:
+        return None
+    entity = results.Entity(**{f.name: getattr(self, f.name) for f in dataclasses.fields(results.Entity)})
+    return (await _run(info, source_mod.entity_source, entity, max_lines=max_lines)).source
+
+
+shape(results.Entity, resolvers={"source": _entity_source})
 GqlContextResult = gql_type(ContextResult)
 GqlEntity = gql_type(results.Entity)
 GqlJob = gql_type(Job)

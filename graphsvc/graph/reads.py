@@ -91,6 +91,19 @@ def workspace_root(graph: Graph, workspace: str) -> str | None:
     return rows[0]["root"] if rows else None
 
 
+_FILE_CONTENT = """
+OPTIONAL MATCH (w:Entity {workspace: $ws, id: $root})
+OPTIONAL MATCH (f:Entity {workspace: $ws, id: $file}) WHERE f:File
+RETURN w.root AS root, f.id IS NOT NULL AS known, coalesce(f.symbols_hash, f.hash) AS hash
+"""
+
+
+def file_content(graph: Graph, workspace: str, file: str) -> dict:
+    """Where a file of the workspace is read from: {root (None: never indexed), known (a File
+    node), hash (sha256 of the content its symbols were extracted from)}."""
+    return graph.read(_FILE_CONTENT, ws=workspace, root=WORKSPACE_ID, file=file)[0]
+
+
 # --- search ------------------------------------------------------------------------------
 
 SEARCH_INDEX = "entity_search"  # schema/neo4j/004_search_words.cypher

@@ -111,6 +111,23 @@ class SymbolResult:
 
 
 @dataclass(kw_only=True)
+class SourceResult:
+    """An entity's lines (a file's from its first) as the workspace's file holds them, which is
+    unchanged since it was indexed; at most `max_lines` of them."""
+
+    entity: Entity
+    path: str  # the file read, absolute
+    start_line: int
+    end_line: int  # the last line given
+    source: str
+    truncated: bool  # the entity has more lines
+
+    def text(self) -> str:
+        more = "\n… (more lines: raise --max-lines)" if self.truncated else ""
+        return f"# {self.path}:{self.start_line}-{self.end_line}\n{self.source}{more}"
+
+
+@dataclass(kw_only=True)
 class Count:
     """A name and how often it occurs."""
 

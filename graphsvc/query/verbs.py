@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from graphsvc.query import symbols
+from graphsvc.query import source, symbols
 
 
 @dataclass(frozen=True)
@@ -42,5 +42,11 @@ VERBS: tuple[Verb, ...] = (
         "What `ref` names: an id, `file:line`, a dotted name with its module path (`pkg.mod.Class.method`, "
         "also as re-exported: `pkg.Class`), a qualified name or name, or a unique id suffix. `entity` when "
         "one matches best, else the `candidates` that match equally well, best first.",
+    ),
+    Verb(
+        source.source, "source",
+        "The lines of the entity `ref` names (a file's from its first), at most `maxLines`, read from the "
+        "workspace's directory: refused (SOURCE_CHANGED) when the file changed since it was indexed, "
+        "NOT_FOUND when it is gone.",
     ),
 )
