@@ -84,6 +84,8 @@
 ; which are imports), the parameter of a one-parameter arrow function (the parameter lists
 ; differ), and fields assigned through `this` in a method.
 (arrow_function parameter: (identifier) @local)
+; A function written as an expression (a callback, a closure) has its own parameters and locals.
+[(arrow_function) (function_expression)] @block
 ((variable_declarator name: (identifier) @local value: (_) @local.value)
   (#not-match? @local.value "^require[ \t]*\\("))
 (variable_declarator name: (identifier) @local !value)

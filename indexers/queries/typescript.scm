@@ -25,6 +25,8 @@
 
 (import_statement (import_require_clause (identifier) @import.alias source: (string) @import.module)) @reference.import
 
+; The parameters of a function type (`cb: (r: Reaction) => void`) bind nothing outside it.
+(function_type) @block
 (required_parameter pattern: (identifier) @local)
 (optional_parameter pattern: (identifier) @local)
 ; Declared types: parameters (`this: Foo` declares what `this` is in a function), variables (a cast `x as Foo` declares too), class fields and

@@ -292,7 +292,7 @@ class Types:
                 ids = cur[1] if all(s.kind in _FUNCTION_KINDS for s in syms) else ()
         else:
             return UNKNOWN
-        values = {self.bound(i, step) for i in ids}
+        values = {self.bound(i, step, None) for i in ids}
         return values.pop() if len(values) == 1 else UNKNOWN
 
     def call(self, cur: tuple) -> tuple:

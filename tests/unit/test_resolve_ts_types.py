@@ -135,3 +135,11 @@ def test_a_declared_type_initialised_to_null_and_generic_constructor_calls():
                  "  const s = new Array<Shape>()\n  const d = make<Circle>()\n  d.nothing()\n}\n")
     got = _calls(files, "app.ts#run")
     assert got["shapes.ts#Circle.area"] == ("type", 1.0) and got["shapes.ts#Circle.nothing"] == ("type", 1.0)
+
+
+def test_parameters_of_callbacks_and_function_types_are_their_own():
+    files = _app("export function run(effect: (c: Shape) => void) {\n"
+                 "  const c = new Circle()\n  c.nothing()\n"
+                 "  effect(new Circle())\n  [1].forEach((c) => c.toFixed())\n  c.area()\n}\n")
+    got = _calls(files, "app.ts#run")
+    assert got["shapes.ts#Circle.nothing"] == ("type", 1.0) and got["shapes.ts#Circle.area"] == ("type", 1.0)
