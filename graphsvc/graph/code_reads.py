@@ -199,7 +199,7 @@ MATCH (a) WHERE elementId(a) = $src
 MATCH (b) WHERE elementId(b) = $dst
 MATCH p = shortestPath((a)-[:{Rel.CALLS.value}*1..HOPS]->(b))
 WHERE all(r IN relationships(p) WHERE {_CALL_OK})
-RETURN [n IN nodes(p) | n.id] AS ids,
+RETURN [n IN nodes(p) | n.id] AS ids, [n IN nodes(p) | n.kind] AS kinds,
        [r IN relationships(p) | {{line: r.line, reason: r.reason, confidence: coalesce(r.confidence, 1.0),
          count: coalesce(r.count, 1), file: coalesce(startNode(r).file, startNode(r).path)}}] AS edges
 """
@@ -210,7 +210,7 @@ _CALL_PATHS = {h: _CALL_PATH.replace("HOPS", str(h)) for h in range(1, MAX_CALL_
 def call_path(
     graph: Graph, src_eid: str, dst_eid: str, hops: int, min_conf: float, candidates: bool
 ) -> dict[str, Any] | None:
-    """The shortest directed CALLS path from `src_eid` to `dst_eid` ({ids, edges}), or None."""
+    """The shortest directed CALLS path from `src_eid` to `dst_eid` ({ids, kinds, edges}), or None."""
     rows = graph.read(_CALL_PATHS[hops], src=src_eid, dst=dst_eid, min_conf=min_conf, candidates=candidates)
     return rows[0] if rows else None
 
@@ -220,13 +220,13 @@ def call_path(
 _REACHED = f"""
 UNWIND $eids AS eid
 MATCH (a) WHERE elementId(a) = eid
-RETURN a.id AS id, coalesce(a.unresolved_calls, 0) AS unresolved_calls,
+RETURN eid, a.id AS id, coalesce(a.unresolved_calls, 0) AS unresolved_calls,
        coalesce(a.unresolved_sites, []) AS unresolved_sites,
        [(a)-[r:{Rel.CALLS.value}]->(c) WHERE NOT ({_CALL_OK}) | c.id] AS skipped
 """
 
 
 def reached(graph: Graph, eids: list[str], min_conf: float, candidates: bool) -> list[dict]:
-    """Rows {id, unresolved_calls, unresolved_sites, skipped}: `skipped` the targets of calls
+    """Rows {eid, id, unresolved_calls, unresolved_sites, skipped}: `skipped` the targets of calls
     the filters left out."""
     return graph.read(_REACHED, eids=eids, min_conf=min_conf, candidates=candidates)

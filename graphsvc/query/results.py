@@ -128,6 +128,138 @@ class SourceResult:
 
 
 @dataclass(kw_only=True)
+class CallSite:
+    """Calls from `caller` to `callee`: the first one's file and line, how many (`count`), how
+    they were resolved; `depth` levels from the ref; `kind`: of the entity this row reaches."""
+
+    caller: str
+    callee: str
+    kind: str | None
+    file: str | None
+    line: int | None
+    count: int
+    reason: str | None
+    confidence: float
+    depth: int
+
+    def text(self, reached: str) -> str:
+        return (f"  {self.depth}  {reached}  [{self.kind or '-'}]  {self.file or '-'}:{self.line or '-'}"
+                f"  {self.reason} {self.confidence:g}" + (f"  x{self.count}" if self.count > 1 else ""))
+
+
+@dataclass(kw_only=True)
+class DepthCount:
+    depth: int
+    count: int
+
+
+@dataclass(kw_only=True)
+class UnresolvedSite:
+    """A call the index found no target for, as written (`text`), where it is."""
+
+    caller: str
+    file: str | None
+    line: int | None
+    text: str
+
+
+@dataclass(kw_only=True)
+class CallersResult:
+    """Who calls `target`: `sites` (at most `limit` of `total`, level by level), counts per
+    depth, and `unresolved_sites`: calls of a function of this name that the index could not
+    resolve (recorded ones: the first 20 of each calling entity), a sample in `unresolved`."""
+
+    target: SymbolMatch
+    depth: int
+    sites: list[CallSite]
+    by_depth: list[DepthCount]
+    total: int
+    truncated: bool
+    limit: int
+    unresolved_sites: int
+    unresolved: list[UnresolvedSite]
+
+    def text(self) -> str:
+        counts = ", ".join(f"depth {d.depth}: {d.count}" for d in self.by_depth) or "none"
+        lines = [f"callers of {self.target.id}: {self.total} ({counts})"]
+        lines += [s.text(s.caller) for s in self.sites]
+        if self.truncated:
+            lines.append(f"  … {self.total - len(self.sites)} more; raise --limit")
+        lines.append(f"unresolved calls of this name: {self.unresolved_sites}")
+        lines += [f"  {u.file}:{u.line}  {u.text}  (in {u.caller})" for u in self.unresolved]
+        return "\n".join(lines)
+
+
+@dataclass(kw_only=True)
+class CalleesResult:
+    """What `source` calls: `sites` as for callers; `unresolved`: its own calls the index
+    could not resolve, as written (`unresolved_calls` of them in all, the first 20 recorded)."""
+
+    source: SymbolMatch
+    depth: int
+    sites: list[CallSite]
+    by_depth: list[DepthCount]
+    total: int
+    truncated: bool
+    limit: int
+    unresolved_calls: int
+    unresolved: list[UnresolvedSite]
+
+    def text(self) -> str:
+        counts = ", ".join(f"depth {d.depth}: {d.count}" for d in self.by_depth) or "none"
+        lines = [f"callees of {self.source.id}: {self.total} ({counts})"]
+        lines += [s.text(s.callee) for s in self.sites]
+        if self.truncated:
+            lines.append(f"  … {self.total - len(self.sites)} more; raise --limit")
+        lines.append(f"unresolved calls: {self.unresolved_calls}")
+        lines += [f"  {u.line}: {u.text}" for u in self.unresolved]
+        return "\n".join(lines)
+
+
+@dataclass(kw_only=True)
+class FrontierEntry:
+    """An entity a walk along calls reached (`depth` hops out) where the graph may not know
+    everything: its unresolved calls and the candidate (or low-confidence) calls left out."""
+
+    id: str
+    depth: int
+    unresolved_calls: int
+    unresolved: list[str]  # "<line>: <call as written>", the first few
+    skipped: list[str]  # targets of the calls the filters left out, the first few
+
+
+@dataclass(kw_only=True)
+class CallPathResult:
+    """The shortest chain of calls from `source` to `target` (`steps`, empty when `found` is
+    false); when there is none within `max_hops`, the `frontier`: the entities the walk from
+    `source` reached (`reached` in all) that have unresolved or left-out calls, nearest first,
+    at most `limit` of `frontier_total`."""
+
+    source: SymbolMatch
+    target: SymbolMatch
+    max_hops: int
+    found: bool
+    steps: list[CallSite]
+    reached: int
+    frontier: list[FrontierEntry]
+    frontier_total: int
+    truncated: bool
+
+    def text(self) -> str:
+        if self.found:
+            return "\n".join([self.source.id] + [s.text(s.callee) for s in self.steps])
+        lines = [f"no call path from {self.source.id} to {self.target.id} within {self.max_hops} hops; "
+                 f"{self.reached} entities reached, {self.frontier_total} where it may continue:"]
+        for f in self.frontier:
+            more = [f"{f.unresolved_calls} unresolved: " + ", ".join(f.unresolved)] if f.unresolved_calls else []
+            more += ["left out: " + ", ".join(f.skipped)] if f.skipped else []
+            lines.append(f"  {f.depth}  {f.id}  " + "; ".join(more))
+        if self.truncated:
+            lines.append("  … raise --limit")
+        return "\n".join(lines)
+
+
+@dataclass(kw_only=True)
 class Count:
     """A name and how often it occurs."""
 

@@ -196,7 +196,7 @@ def _check_ref(ref: str, argument: str) -> None:
 
 
 def resolve(graph: Graph, workspace: str, ref: str, argument: str = "ref") -> dict:
-    """The node `ref` names (as `reads._node` projects it), or an error naming `argument`:
+    """The node `ref` names (as `reads._node` projects it, with `match`: how), or an error naming `argument`:
     `NotFoundError`, or `AmbiguousError` with the candidates' ids, best first."""
     _check_ref(ref, argument)
     best = _find(graph, workspace, ref).best()
@@ -210,7 +210,7 @@ def resolve(graph: Graph, workspace: str, ref: str, argument: str = "ref") -> di
             + ", ".join(shown) + (" …" if len(ids) > len(shown) else ""),
             ids[:20],
         )
-    return best[0][2]
+    return {**best[0][2], "match": best[0][1]}
 
 
 def symbol(ref: str, *, workspace: str, limit: int | None = None, graph: Graph | None = None) -> SymbolResult:

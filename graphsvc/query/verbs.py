@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from graphsvc.query import source, symbols
+from graphsvc.query import calls, source, symbols
 
 
 @dataclass(frozen=True)
@@ -48,5 +48,23 @@ VERBS: tuple[Verb, ...] = (
         "The lines of the entity `ref` names (a file's from its first), at most `maxLines`, read from the "
         "workspace's directory: refused (SOURCE_CHANGED) when the file changed since it was indexed, "
         "NOT_FOUND when it is gone.",
+    ),
+    Verb(
+        calls.callers, "callers",
+        "Who calls `ref`, to `depth` levels: one row per calling entity and callee with the first line, "
+        "how many calls, how each was resolved; counts per depth; `unresolvedSites`: calls of this name "
+        "the index could not resolve. Candidate guesses (`reason` candidate) only with `includeCandidates`.",
+    ),
+    Verb(
+        calls.callees, "callees",
+        "What `ref` calls, to `depth` levels, as `callers` does; `unresolved`: its calls the index could "
+        "not resolve, by line and text as written.",
+    ),
+    Verb(
+        calls.call_path, "callPath",
+        "The shortest chain of calls from `from` to `to` (directed, along CALLS). When there is none, "
+        "`frontier`: where the walk from `from` stops, with the unresolved calls and the candidate calls "
+        "left out there.",
+        {"source": "from", "target": "to"},
     ),
 )
