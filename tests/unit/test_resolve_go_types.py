@@ -171,6 +171,15 @@ _BINDING = "package binding\n\ntype Binding interface{ Bind() }\n\nvar Form Bind
         "conv_go1.19.go#StringToBytes": ("candidate", 0.5), "conv_go1.20.go#StringToBytes": ("candidate", 0.5),
     }, id="alternatives_selected_by_build_tags_get_one_edge_each"),
     pytest.param({
+        "term_linux.go": "package term\n\ntype lock struct{}\n\nfunc (lock) Lock() {}\n\nfunc isTerminal(fd int) bool { return true }\n",
+        "term_windows.go": "package term\n\ntype lock struct{}\n\nfunc (lock) Lock() {}\n\nfunc isTerminal(fd int) bool { return false }\n",
+        "use.go": "package term\n\nfunc use() {\n\tisTerminal(1)\n\tl := lock{}\n\tl.Lock()\n}\n",
+        "other/other.go": OTHER + "\nfunc (X) Lock() {}\n",
+    }, "use.go#use", {
+        "term_linux.go#isTerminal": ("candidate", 0.5), "term_windows.go#isTerminal": ("candidate", 0.5),
+        "term_linux.go#lock.Lock": ("candidate", 0.5), "term_windows.go#lock.Lock": ("candidate", 0.5),
+    }, id="alternatives_selected_by_file_name_suffixes_get_one_edge_each"),
+    pytest.param({
         "json.go": "package render\n\ntype JSON struct{ Data any }\n\nfunc (r JSON) Render() error { return nil }\n",
         "other.go": "package render\n\ntype Text struct{}\n\nfunc (Text) Render() error { return nil }\n",
         "use.go": "package render\n\nfunc use() { (JSON{nil}).Render(); (&JSON{}).Render() }\n",
