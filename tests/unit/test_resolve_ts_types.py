@@ -143,3 +143,15 @@ def test_parameters_of_callbacks_and_function_types_are_their_own():
                  "  effect(new Circle())\n  [1].forEach((c) => c.toFixed())\n  c.area()\n}\n")
     got = _calls(files, "app.ts#run")
     assert got["shapes.ts#Circle.nothing"] == ("type", 1.0) and got["shapes.ts#Circle.area"] == ("type", 1.0)
+
+
+def test_a_method_of_an_object_literal_is_no_name_in_the_function_around_it():
+    files = {"slice.ts": "export function update(x: number) {}\nexport function detect(n: number) { return n }\n",
+             "app.ts": 'import { update, detect } from "./slice"\n'
+                       "export function build(dispatch: (a: number) => void) {\n"
+                       "  const { reset } = dispatch\n"
+                       "  return Object.assign(dispatch, {\n"
+                       "    detect() { return detect(1) },\n"
+                       "    reset() { reset() },\n  })\n}\n"}
+    assert _calls(files, "app.ts#build.detect") == {"slice.ts#detect": ("import", 1.0)}
+    assert "app.ts#build.reset" not in _calls(files, "app.ts#build.reset")
