@@ -14,7 +14,6 @@ the difference. A symbol run holds the workspace's lock and takes these steps:
 
 from __future__ import annotations
 
-import gc
 import os
 import time
 from collections import Counter
@@ -40,7 +39,7 @@ from indexers.languages import language_for_path
 from indexers.module_config import GoModules, JsPaths, read_go_modules, read_js_paths
 from indexers.records import EdgeRecord
 from indexers.resolve import (
-    ResolveStats, SymbolTable, affected_files, external_nodes, resolve_file, with_shared_sources,
+    ResolveStats, SymbolTable, affected_files, external_nodes, paused_gc, resolve_file, with_shared_sources,
 )
 from indexers.tree import Skip, TreeScan, scan_tree
 
@@ -425,10 +424,12 @@ def _resolve(
     edges: list[EdgeRecord] = []
     stats = ResolveStats()
     total = len(affected)
-    for i, fid in enumerate(sorted(affected), 1):
-        edges.extend(resolve_file(all_exts[fid], table, stats))
-        if progress and (i % 100 == 0 or i == total):
-            progress(i, total, "resolving: " + fid)
+    # Resolution leaves no cycles behind; the cyclic collector would only rescan the table.
+    with paused_gc():
+        for i, fid in enumerate(sorted(affected), 1):
+            edges.extend(resolve_file(all_exts[fid], table, stats))
+            if progress and (i % 100 == 0 or i == total):
+                progress(i, total, "resolving: " + fid)
     return _Resolved(all_exts, table, affected, edges, stats)
 
 
@@ -448,12 +449,9 @@ def _symbol_table(
         return all_exts, table
     deleted = set(plan.deleted)
     # Decoding allocates a few hundred thousand objects and no cycles: keep the collector out.
-    gc.disable()
-    try:
+    with paused_gc():
         all_exts = {fid: plan.state.extraction(fid) for fid in plan.state.blobs
                     if fid not in deleted and fid not in new_exts}
-    finally:
-        gc.enable()
     all_exts.update(new_exts)
     return all_exts, SymbolTable(all_exts.values())
 

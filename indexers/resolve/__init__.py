@@ -38,7 +38,7 @@ from indexers.resolve.table import SymbolTable
 
 __all__ = [
     "MAX_CANDIDATES", "METHOD_NAME_CONFIDENCE", "ResolveStats", "SymbolTable", "affected_files", "external_nodes",
-    "resolve_all", "resolve_file", "with_shared_sources",
+    "paused_gc", "resolve_all", "resolve_file", "with_shared_sources",
 ]
 
 

@@ -34,6 +34,7 @@ also ends cycles (``x = x.next()``); the others per resolver.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -116,7 +117,9 @@ class Types:
     """Values of expressions in one file; answers other files may share live in the table."""
 
     def __init__(self, resolver: Resolver):
-        self.r = resolver
+        # Weak: a resolver and its types would otherwise form a cycle per file, left for the
+        # cyclic collector, which resolution keeps paused (`paused_gc`).
+        self.r = weakref.proxy(resolver)
         self.table = resolver.table
         self.spec = resolver.spec
         self.memo: dict[tuple[str, str], tuple] = {}
