@@ -212,6 +212,7 @@ def search(
     total = _entity_count(graph, scope_ws, token) if rows else 0
     idfs = {k: ranking.idf(total, df.get(q, 0)) for k, q in exact.items()}
     words = [k.lower() for k in keywords]
+    query = ranking.readings(terms)
     ranked = []
     for row in rows:
         node = row["node"]
@@ -222,7 +223,7 @@ def search(
         matched = [f for f, v in values.items() if v and any(w in str(v).lower() for w in words)]
         doc = row["doc"][:SEARCH_DOC_CHARS] if row["doc"] else None
         hit = SearchHit(entity=to_entity(node), score=ranking.score(values, keywords, idfs), matched=matched, doc=doc)
-        tier = ranking.tier(node.get("name"), node.get("qualified_name"), terms)
+        tier = ranking.tier(node.get("name"), node.get("qualified_name"), query)
         ranked.append((Label.EXTERNAL in hit.entity.labels, tier, -hit.score, hit.entity.id, hit))
     ranked.sort(key=lambda r: r[:4])
     hits = [r[-1] for r in ranked[:limit]]

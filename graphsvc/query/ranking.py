@@ -102,8 +102,18 @@ EXACT, EXACT_ANY_CASE, PREFIX, NAME_WORDS, ELSEWHERE = range(5)
 MAX_READINGS = 16  # of a query with OR: the combinations of its keywords that tiers consider
 
 
-def tier(name: str | None, qualified_name: str | None, terms: list[list[str]]) -> int:
-    """How an entity's names hold the query, best first:
+Reading = tuple[list[str], list[str]]  # keywords, and the identifier words they hold
+
+
+def readings(terms: list[list[str]]) -> list[Reading]:
+    """The keyword combinations a query allows (one keyword of each OR group), for `tier`."""
+    groups = [[k.strip() for k in group if k.strip()] for group in terms]
+    combos = islice(product(*[g for g in groups if g]), MAX_READINGS)
+    return [(list(c), identifier_words(" ".join(c)).split()) for c in combos]
+
+
+def tier(name: str | None, qualified_name: str | None, query: list[Reading]) -> int:
+    """How an entity's names hold the query (its `readings`), best first:
 
     `EXACT`: named as the one keyword was typed; `EXACT_ANY_CASE`: so named in another case, or
     its name's words are the query's words in order (`dict from cookiejar`:
@@ -114,20 +124,17 @@ def tier(name: str | None, qualified_name: str | None, terms: list[list[str]]) -
     """
     if not name:
         return ELSEWHERE
-    groups = [[k.strip() for k in group if k.strip()] for group in terms]
-    readings = islice(product(*[g for g in groups if g]), MAX_READINGS)
     name_words = identifier_words(name).split()
     held = set(identifier_words(qualified_name or name).split())
-    return min((_tier(name, name_words, held, list(r)) for r in readings), default=ELSEWHERE)
+    return min((_tier(name, name_words, held, *r) for r in query), default=ELSEWHERE)
 
 
-def _tier(name: str, name_words: list[str], held: set[str], keywords: list[str]) -> int:
+def _tier(name: str, name_words: list[str], held: set[str], keywords: list[str], words: list[str]) -> int:
     if len(keywords) == 1:
         if name == keywords[0]:
             return EXACT
         if name.lower() == keywords[0].lower():
             return EXACT_ANY_CASE
-    words = identifier_words(" ".join(keywords)).split()
     if not words:
         return ELSEWHERE
     if name_words == words:

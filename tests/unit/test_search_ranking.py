@@ -29,7 +29,7 @@ def test_a_prefix_match_counts_once_per_field_and_a_phrase_needs_its_order():
 
 def test_tiers_exact_then_any_case_then_prefix_then_a_word_of_the_qualified_name():
     def tier(name, qualified_name, query):
-        return ranking.tier(name, qualified_name, [[w] for w in query.split()])
+        return ranking.tier(name, qualified_name, ranking.readings([[w] for w in query.split()]))
 
     assert tier("QuerySet", "QuerySet", "QuerySet") == ranking.EXACT
     assert tier("queryset", "Manager.queryset", "QuerySet") == ranking.EXACT_ANY_CASE
@@ -43,7 +43,7 @@ def test_tiers_exact_then_any_case_then_prefix_then_a_word_of_the_qualified_name
     assert tier("accept_language", "accept_language", "Accept-Language") == ranking.EXACT_ANY_CASE
     assert tier(None, None, "x") == ranking.ELSEWHERE
     # With OR, the best reading.
-    assert ranking.tier("Model", "Model", [["Manager", "Model"]]) == ranking.EXACT
+    assert ranking.tier("Model", "Model", ranking.readings([["Manager", "Model"]])) == ranking.EXACT
 
 
 def test_a_keyword_matches_only_when_every_word_of_it_is_held():
