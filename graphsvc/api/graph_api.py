@@ -134,7 +134,7 @@ class Operation:
             if p.name in SERVER_ARGUMENTS:
                 continue
             if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
-                out.append(_positional(self.names.get(p.name, p.name), query_string))
+                out.append(_positional(self.names.get(p.name, p.name), query_string, p.default is None))
             elif p.name in FILTERS:
                 item, doc = FILTERS[p.name]
                 comma = Annotated[str | None, Query(description=f"comma-separated {doc}")]
@@ -167,6 +167,7 @@ FILTERS: dict[str, tuple[Any, str]] = {
     "kinds": (str, "kinds: class, function, file, …"),
     "rels": (RelType, "relationship types"),
     "provs": (Provenance, "provenances: EXTRACTED, INFERRED, RUNTIME"),
+    "files": (str, "file paths"),
 }
 # Strings of the library that the API offers as enumerations.
 CHOICES: dict[str, type[Enum]] = {"objective": Objective, "algorithm": LeidenAlgorithm}
@@ -193,12 +194,14 @@ def _api_order(p: inspect.Parameter) -> int:
     return {"workspace": 1, "turn_id": 1, "limit": 3}.get(p.name, 2)
 
 
-def _positional(name: str, query_string: bool) -> inspect.Parameter:
-    """A ref or text argument; one named as a Python keyword (`from`) is `from_` in Python."""
+def _positional(name: str, query_string: bool, optional: bool = False) -> inspect.Parameter:
+    """A ref or text argument (`optional`: it may be left out); one named as a Python keyword
+    (`from`) is `from_` in Python."""
+    hint, default = (str | None, None) if optional else (str, inspect.Parameter.empty)
     if not keyword.iskeyword(name):
-        return _keyword(name, str)
+        return _keyword(name, hint, default)
     alias = Query(alias=name) if query_string else strawberry.argument(name=name)
-    return _keyword(name + "_", Annotated[str, alias])
+    return _keyword(name + "_", Annotated[hint, alias], default)
 
 
 def _keyword(name: str, hint: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
@@ -353,7 +356,7 @@ def _get(op: Operation, summary: str) -> None:
 
 def _post(op: Operation, summary: str, body: str, doc: str) -> None:
     """`POST /api/context/<name>`: the arguments as a JSON object (model `body`)."""
-    fields = {p.name: (p.annotation, p.default) for p in op.parameters()}
+    fields = {p.name: (p.annotation, ... if p.default is inspect.Parameter.empty else p.default) for p in op.parameters()}
     model = create_model(body, __config__=ConfigDict(extra="forbid"), __doc__=doc, **fields)
 
     async def route(request: Request, arguments: BaseModel) -> Any:
@@ -377,6 +380,11 @@ _post(
 
 for _op in VERB_OPERATIONS:
     _get(_op, _op.description.split(". ")[0].rstrip("."))
+# A diff is too long for a query string: impact also takes its arguments as a JSON body.
+_post(
+    next(op for op in VERB_OPERATIONS if op.name == "impact"), "The blast radius of a change (a diff in the body)",
+    "ImpactRequest", "The arguments of impact, as the GraphQL field takes them.",
+)
 
 
 @router.get("/query", summary="Run a context_query string")

@@ -54,7 +54,8 @@ def command(verb: Verb) -> click.Command:
             continue
         if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
             shown = verb.names.get(p.name, p.name).upper()
-            params.append(click.Argument([p.name], metavar=shown))
+            required = p.default is inspect.Parameter.empty
+            params.append(click.Argument([p.name], metavar=shown if required else f"[{shown}]", required=required))
         elif p.kind is inspect.Parameter.KEYWORD_ONLY:
             params.append(_option(p, hints[p.name]))
         else:

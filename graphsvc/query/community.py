@@ -10,8 +10,8 @@ from graphsvc.errors import NotFoundError
 from graphsvc.graph import reads
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.model import CODE_RELS, COMMUNITY_PREFIX, Label
-from graphsvc.query import engine
-from graphsvc.query.arguments import check_length, resolve_scope, result_limit
+from graphsvc.query import symbols
+from graphsvc.query.arguments import resolve_scope, result_limit
 from graphsvc.query.communities import COMPUTE_HINT
 from graphsvc.query.results import CommunityDetail, CommunityMember, Count, CountList, NeighbourCommunity
 
@@ -19,7 +19,7 @@ DEFAULT_LIMIT = 10
 _RELS = [r.value for r in CODE_RELS]
 
 
-def community(number: int, *, workspace: str, limit: int | None = None, graph: Graph | None = None) -> CommunityDetail:
+def community(*, workspace: str, number: int, limit: int | None = None, graph: Graph | None = None) -> CommunityDetail:
     """The stored community `number` of the workspace."""
     ws = resolve_scope(workspace).workspace
     graph = graph or get_graph()
@@ -28,11 +28,10 @@ def community(number: int, *, workspace: str, limit: int | None = None, graph: G
 
 def community_of(ref: str, *, workspace: str, limit: int | None = None, graph: Graph | None = None) -> CommunityDetail:
     """The stored community that `ref` is a member of (or is, for a community's own id)."""
-    check_length(ref, "an entity reference")
     ws = resolve_scope(workspace).workspace
     graph = graph or get_graph()
     limit = result_limit(limit, DEFAULT_LIMIT)
-    node = engine._resolve_row(graph, ws, ref)
+    node = symbols.resolve(graph, ws, ref)
     if node["community"] is None:
         if not reads.stored_community_count(graph, ws):
             raise NotFoundError(f"{node['id']} is in no community: {COMPUTE_HINT}")

@@ -10,8 +10,8 @@ from __future__ import annotations
 from graphsvc.graph import reads
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.model import Rel
-from graphsvc.query import engine
-from graphsvc.query.arguments import check_length, confidence_floor, resolve_scope, result_limit
+from graphsvc.query import engine, symbols
+from graphsvc.query.arguments import confidence_floor, resolve_scope, result_limit
 from graphsvc.query.results import HierarchyResult, Reached
 
 DEFAULT_LIMIT = 50
@@ -43,12 +43,11 @@ def _related(
     limit: int | None,
     graph: Graph | None,
 ) -> HierarchyResult:
-    check_length(ref, "an entity reference")
     ws = resolve_scope(workspace).workspace
     limit = result_limit(limit, DEFAULT_LIMIT)
     floor = confidence_floor(min_confidence)
     graph = graph or get_graph()
-    start = engine._resolve_row(graph, ws, ref)
+    start = symbols.resolve(graph, ws, ref)
     depth = MAX_HIERARCHY_DEPTH if transitive else 1
     levels = reads.reach(graph, ws, [start["eid"]], incoming, rels, floor, depth, WALK_CAP)
     found = [reached(row, d) for d, rows in enumerate(levels, 1) for row in rows[:WALK_CAP]]

@@ -18,8 +18,8 @@ from graphsvc.errors import InputError
 from graphsvc.graph import reads
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.model import Rel
-from graphsvc.query import engine
-from graphsvc.query.arguments import check_length, confidence_floor, resolve_scope, result_limit
+from graphsvc.query import symbols
+from graphsvc.query.arguments import confidence_floor, resolve_scope, result_limit
 from graphsvc.query.hierarchy import reached
 from graphsvc.query.parser import MAX_DEPTH
 from graphsvc.query.results import Count, CountList, IdList, ImpactLevel, ImpactResult
@@ -58,7 +58,6 @@ def impact(
         raise InputError("give exactly one of ref, files or diff" + (f" (got {', '.join(given)})" if given else ""))
     if not 1 <= depth <= MAX_DEPTH:
         raise InputError(f"depth must be 1..{MAX_DEPTH}, got {depth}")
-    check_length(ref, "an entity reference")
     if diff is not None and len(diff) > MAX_DIFF_CHARS:
         raise InputError(f"a diff of {len(diff)} characters: give at most {MAX_DIFF_CHARS}")
     ws = resolve_scope(workspace).workspace
@@ -66,10 +65,10 @@ def impact(
     floor = confidence_floor(min_confidence)
     graph = graph or get_graph()
     if ref:
-        changed, not_indexed = _held(graph, ws, [engine._resolve_row(graph, ws, ref)]), []
+        changed, not_indexed = _held(graph, ws, [symbols.resolve(graph, ws, ref)]), []
     elif files:
         found, not_indexed = _files(graph, ws, files)
-        changed = _held(graph, ws, found)
+        changed = _held(graph, ws, list({f["eid"]: f for f in found.values()}.values()))
     else:
         changed, not_indexed = _diff_symbols(graph, ws, changed_lines(diff))
     levels = reads.reach(graph, ws, [n["eid"] for n in changed[:CHANGED_CAP]], True, DEPENDS, floor, depth, WALK_CAP)
@@ -81,16 +80,16 @@ def _held(graph: Graph, ws: str, nodes: list[dict]) -> list[dict]:
     return reads.held(graph, ws, [n["eid"] for n in nodes], CHANGED_CAP) if nodes else []
 
 
-def _files(graph: Graph, ws: str, paths: list[str]) -> tuple[list[dict], list[str]]:
-    """The workspace's files named by `paths`, and the paths naming none (or several)."""
+def _files(graph: Graph, ws: str, paths: list[str]) -> tuple[dict[str, dict], list[str]]:
+    """Per path, the workspace's file it names; and the paths naming none (or several)."""
     named = reads.files_named(graph, ws, sorted({p.strip().removeprefix("./") for p in paths if p.strip()}))
-    found = [files[0] for files in named.values() if len(files) == 1]
-    return found, sorted(p for p, files in named.items() if len(files) != 1)
+    found = {path: files[0] for path, files in named.items() if len(files) == 1}
+    return found, sorted(path for path, files in named.items() if len(files) != 1)
 
 
 # --- diffs -------------------------------------------------------------------------------
 
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
 
 def changed_lines(diff: str) -> dict[str, list[tuple[int, int]]]:
@@ -99,30 +98,27 @@ def changed_lines(diff: str) -> dict[str, list[tuple[int, int]]]:
     prefix of git's diffs; a file the diff creates has no old side and no span."""
     out: dict[str, list[tuple[int, int]]] = {}
     path: str | None = None
-    old = new = 0
+    old = left_old = left_new = 0  # the old side's line, and the hunk's lines still to come
     for line in diff.splitlines():
-        if line.startswith("--- "):
+        if line.startswith("\\"):  # "\ No newline at end of file"
+            continue
+        if left_old or left_new:
+            tag = line[:1] or " "
+            if tag == "-":
+                out[path].append((old, old))
+            elif tag == "+":
+                out[path].append((old - 1, old))
+            old += tag != "+"
+            left_old -= tag != "+"
+            left_new -= tag != "-"
+        elif line.startswith("--- "):
             name = line[4:].split("\t", 1)[0].strip()
             path = None if name == "/dev/null" else name.removeprefix("a/")
-            if path is not None:
+            if path:
                 out.setdefault(path, [])
-        elif line.startswith("+++ "):
-            continue
-        elif m := _HUNK.match(line):
-            old, new = int(m.group(1)), int(m.group(3))
-            if m.group(2) == "0":  # nothing removed: the hunk inserts after line `old`
-                old += 1
-        elif path is None or not line:
-            continue
-        elif line[0] == "-":
-            out[path].append((old, old))
-            old += 1
-        elif line[0] == "+":
-            out[path].append((old - 1, old))
-            new += 1
-        elif line[0] == " ":
-            old += 1
-            new += 1
+        elif (m := _HUNK.match(line)) and path is not None:
+            old, left_old, left_new = int(m.group(1)), int(m.group(2) or 1), int(m.group(3) or 1)
+            old += left_old == 0  # nothing removed: the hunk inserts after line `old`
     return out
 
 
@@ -130,18 +126,13 @@ def _diff_symbols(graph: Graph, ws: str, spans: dict[str, list[tuple[int, int]]]
     """The innermost symbol holding each span (the file itself for a span outside every
     symbol), and the diff's paths the workspace does not hold."""
     found, not_indexed = _files(graph, ws, list(spans))
-    by_path = {}
-    for f in found:
-        for path in spans:
-            if path == f["id"] or path.endswith("/" + f["id"]) or f["id"].endswith("/" + path):
-                by_path[f["id"]] = spans[path]
-    symbols: dict[str, list[dict]] = {}
-    for node in reads.symbols_in(graph, ws, sorted(by_path)):
-        symbols.setdefault(node["file"], []).append(node)
+    defined: dict[str, list[dict]] = {}
+    for node in reads.symbols_in(graph, ws, sorted({f["id"] for f in found.values()})):
+        defined.setdefault(node["file"], []).append(node)
     changed: dict[str, dict] = {}
-    for f in found:
-        for first, last in by_path.get(f["id"], []):
-            holding = [s for s in symbols.get(f["id"], []) if s["line"] <= first and last <= (s["end_line"] or s["line"])]
+    for path, f in sorted(found.items()):
+        for first, last in spans[path]:
+            holding = [s for s in defined.get(f["id"], []) if s["line"] <= first and last <= (s["end_line"] or s["line"])]
             node = max(holding, key=lambda s: (s["line"], -(s["end_line"] or 0)), default=f)
             changed.setdefault(node["eid"], node)
     return sorted(changed.values(), key=lambda n: n["id"]), not_indexed

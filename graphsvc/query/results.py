@@ -377,6 +377,11 @@ class Reached:
     confidence: float
     reason: str | None
 
+    def text(self, incoming: bool = True) -> str:
+        arrow = f"-{self.rel}->" if incoming else f"<-{self.rel}-"
+        line = f":{self.line}" if self.line else ""
+        return f"{self.id}{line}  [{self.kind}]  {arrow} {self.via}  ({self.confidence:g} {self.reason})"
+
 
 @dataclass(kw_only=True)
 class ImpactLevel:
@@ -410,6 +415,17 @@ class ImpactResult:
     unresolved_sites: int
     complete: bool
 
+    def text(self) -> str:
+        lines = [self.summary]
+        for level in self.levels:
+            more = f", the first {len(level.entities)}" if level.truncated else ""
+            lines.append(f"hop {level.depth}: {level.total}{more}")
+            lines += [f"  {e.text()}" for e in level.entities]
+        lines += _listed("files", [f"{c.name} ({c.count})" for c in self.files.items], self.files.total)
+        lines += _listed("tests", self.tests.items, self.tests.total)
+        lines += _listed("not indexed", self.not_indexed.items, self.not_indexed.total)
+        return "\n".join(lines)
+
 
 @dataclass(kw_only=True)
 class HierarchyResult:
@@ -424,6 +440,14 @@ class HierarchyResult:
     total: int
     limit: int
     truncated: bool
+
+    def text(self) -> str:
+        incoming = self.relation in ("subclasses", "overriddenBy")
+        lines = [f"{self.entity.id}: {self.total} {self.relation}" + (" (transitive)" if self.transitive else "")]
+        lines += [f"  {e.depth}  {e.text(incoming)}" for e in self.entities]
+        if self.truncated:
+            lines.append("  … raise --limit for more")
+        return "\n".join(lines)
 
 
 @dataclass(kw_only=True)
@@ -454,6 +478,22 @@ class CommunityDetail:
     neighbours_total: int
     limit: int  # of top files and of neighbours
     truncated: bool  # some neighbours were left out
+
+    def text(self) -> str:
+        lines = [f"{self.id}  {self.label}  ({self.size} members)" + (f", holding {self.member}" if self.member else "")]
+        lines += _listed("files", [f"{c.name} ({c.count})" for c in self.top_files.items], self.top_files.total)
+        lines += _listed("top members", [f"{m.id} ({m.degree})" for m in self.top_members], len(self.top_members))
+        lines += _listed("neighbours", [f"community:{n.number} {n.label} ({n.edges} edges)" for n in self.neighbours],
+                         self.neighbours_total)
+        return "\n".join(lines)
+
+
+def _listed(title: str, items: list[str], total: int) -> list[str]:
+    """A titled list for the CLI, saying how many were left out."""
+    if not total:
+        return []
+    more = f" (the first {len(items)} of {total})" if total > len(items) else ""
+    return [f"{title}{more}:", *(f"  {item}" for item in items)]
 
 
 @dataclass(kw_only=True)

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from graphsvc.query import calls, source, symbols
+from graphsvc.query import calls, community, hierarchy, impact, source, symbols
 
 
 @dataclass(frozen=True)
@@ -67,4 +67,21 @@ VERBS: tuple[Verb, ...] = (
         "left out there.",
         {"source": "from", "target": "to"},
     ),
+    Verb(
+        impact.impact, "impact",
+        "The blast radius of changing `ref` (with what it contains), every symbol of `files`, or the symbols "
+        "whose lines the unified `diff` changes (its old side: the files as indexed): what calls, references, "
+        "inherits or overrides them, up to `depth` hops, grouped by hop, with the files and tests reached and "
+        "the unresolved call sites that could add to it.",
+    ),
+    Verb(hierarchy.subclasses, "subclasses", "The classes inheriting from `ref`: directly, or at any depth (`transitive`)."),
+    Verb(hierarchy.superclasses, "superclasses", "The classes `ref` inherits from: directly, or at any depth (`transitive`)."),
+    Verb(hierarchy.overrides, "overrides", "The base classes' methods that the method `ref` overrides."),
+    Verb(hierarchy.overridden_by, "overriddenBy", "The subclasses' methods that override the method `ref`."),
+    Verb(
+        community.community, "community",
+        "One stored Leiden community by `number`: label, size, top files, top members and the neighbouring "
+        "communities with their edge counts.",
+    ),
+    Verb(community.community_of, "communityOf", "The stored Leiden community `ref` is a member of, as `community` answers."),
 )

@@ -8,9 +8,16 @@ called by `HUB_CALLERS` functions, each called by a test.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
+from graphsvc.graph.driver import get_graph, reset_graph
 from graphsvc.indexing.pipeline import index_symbols
+from graphsvc.indexing.workspaces import drop_workspace
+from graphsvc.settings import reload_settings
 
 FILES = {
     "pkg/__init__.py": "",
@@ -116,10 +123,28 @@ FILES["tests/test_many.py"] = "from pkg import many\n" + "".join(
 
 
 def index_project(root: Path, workspace: str, graph) -> str:
-    """Write the project under `root` and index it into `workspace` (dropped first)."""
+    """Write the project under `root` and index it into `workspace`."""
     for name, text in FILES.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     index_symbols(root, workspace=workspace, graph=graph, jobs=1)
     return workspace
+
+
+@contextmanager
+def indexed_project(tmp_path_factory: pytest.TempPathFactory, workspace: str) -> Iterator[str]:
+    """The project indexed into `workspace` with a private GRAPHSVC_HOME, dropped afterwards."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GRAPHSVC_HOME", str(tmp_path_factory.mktemp("home")))
+        reload_settings()
+        reset_graph()
+        graph = get_graph()
+        drop_workspace(workspace, graph, missing_ok=True)
+        index_project(tmp_path_factory.mktemp("project"), workspace, graph)
+        try:
+            yield workspace
+        finally:
+            drop_workspace(workspace, graph, missing_ok=True)
+            reset_graph()
+    reload_settings()

@@ -8,30 +8,18 @@ from dataclasses import asdict
 import pytest
 
 from graphsvc.errors import InputError, NotFoundError
-from graphsvc.graph.driver import get_graph, reset_graph
-from graphsvc.indexing.workspaces import drop_workspace
 from graphsvc.query import community, hierarchy
 from graphsvc.query.communities import compute_communities
 from graphsvc.query.impact import changed_lines, impact
-from graphsvc.settings import reload_settings
-from tests.query.impact_project import HUB_CALLERS, index_project
+from tests.query.impact_project import HUB_CALLERS, indexed_project
 
 WS = "graphsvc-impact-tests"
 
 
 @pytest.fixture(scope="module")
 def project(neo4j_server, tmp_path_factory):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("GRAPHSVC_HOME", str(tmp_path_factory.mktemp("home")))
-        reload_settings()
-        reset_graph()
-        graph = get_graph()
-        drop_workspace(WS, graph, missing_ok=True)
-        index_project(tmp_path_factory.mktemp("project"), WS, graph)
-        yield WS
-        drop_workspace(WS, graph, missing_ok=True)
-        reset_graph()
-    reload_settings()
+    with indexed_project(tmp_path_factory, WS) as ws:
+        yield ws
 
 
 def _levels(result) -> list[set[tuple[str, str, str]]]:
@@ -126,7 +114,7 @@ def test_impact_refuses_what_it_cannot_answer(project):
         impact("pkg/core.py#helper", workspace=project, files=["pkg/core.py"])
     with pytest.raises(InputError, match="depth must be 1..4"):
         impact("pkg/core.py#helper", workspace=project, depth=0)
-    with pytest.raises(NotFoundError, match="no entity 'nothing_here'"):
+    with pytest.raises(NotFoundError, match="^ref 'nothing_here': nothing in workspace"):
         impact("nothing_here", workspace=project)
 
 
@@ -165,19 +153,19 @@ def test_overrides_and_overridden_by(project):
 
 def test_community_hint_when_none_are_stored_then_one_read(project):
     with pytest.raises(NotFoundError, match="no communities stored for this workspace yet: compute them"):
-        community.community(0, workspace=project)
+        community.community(workspace=project, number=0)
     with pytest.raises(NotFoundError, match="is in no community: no communities stored"):
         community.community_of("pkg/core.py#helper", workspace=project)
     compute_communities(workspace=project, min_size=2)
     of = community.community_of("pkg/core.py#helper", workspace=project)
     assert of.member == "pkg/core.py#helper"
     assert of.size >= 2 and of.top_members and of.top_files.items
-    same = community.community(of.number, workspace=project)
+    same = community.community(workspace=project, number=of.number)
     assert (same.id, same.label, same.size, same.member) == (of.id, of.label, of.size, None)
     # The edges between two communities' members, counted from either end.
     for n in same.neighbours:
-        other = community.community(n.number, workspace=project, limit=100)
+        other = community.community(workspace=project, number=n.number, limit=100)
         assert {m.number: m.edges for m in other.neighbours}[of.number] == n.edges
     assert all(not f.name.endswith("/") and "." in f.name for f in same.top_files.items)
     with pytest.raises(NotFoundError, match="no community 999"):
-        community.community(999, workspace=project)
+        community.community(workspace=project, number=999)
