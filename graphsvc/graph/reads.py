@@ -535,32 +535,6 @@ def symbols_in(graph: Graph, workspace: str, files: list[str]) -> list[dict]:
     return [r["node"] for r in graph.read(_SYMBOLS_IN, ws=workspace, files=files)]
 
 
-_UNRESOLVED_SITES = """
-OPTIONAL MATCH (w:Entity {workspace: $ws, id: $root})
-WITH w.symbols_token AS token
-CALL (token) {
-  MATCH (n:Entity {workspace: $ws}) WHERE n.unresolved_calls > 0
-  RETURN collect(n.unresolved_sites) AS sites
-}
-RETURN token, sites
-"""
-
-_SYMBOLS_TOKEN = "MATCH (w:Entity {workspace: $ws, id: $root}) RETURN w.symbols_token AS token"
-
-
-def symbols_token(graph: Graph, workspace: str) -> str | None:
-    """Which index run the workspace's symbols are from (changes with every run)."""
-    rows = graph.read(_SYMBOLS_TOKEN, ws=workspace, root=WORKSPACE_ID)
-    return rows[0]["token"] if rows else None
-
-
-def unresolved_sites(graph: Graph, workspace: str) -> tuple[str | None, list[str]]:
-    """The workspace's symbols token and every call site recorded as unresolved
-    ("<line>: <call as written>")."""
-    row = graph.read(_UNRESOLVED_SITES, ws=workspace, root=WORKSPACE_ID)[0]
-    return row["token"], [site for sites in row["sites"] for site in sites or []]
-
-
 # --- one stored community ----------------------------------------------------------------
 
 _COMMUNITY = f"""

@@ -78,7 +78,7 @@ _UNRESOLVED: dict[tuple[str, str], tuple[str | None, float, dict[str, list[Unres
 UNRESOLVED_TTL_S = 60.0
 
 
-def _unresolved_by_name(graph: Graph, ws: str) -> dict[str, list[UnresolvedSite]]:
+def unresolved_by_name(graph: Graph, ws: str) -> dict[str, list[UnresolvedSite]]:
     """Every recorded unresolved call of the workspace by the name it calls, read again after
     a symbol index run (or a minute): reading them costs more than a walk."""
     key = (graph.uri, ws)
@@ -117,7 +117,7 @@ def callers(
     limit = result_limit(limit, DEFAULT_LIMITS["calls"])
     node = resolve(graph, ws, ref)
     sites, by_depth, total, truncated = _walk(graph, ws, node, depth, False, floor, include_candidates, limit)
-    unresolved = _unresolved_by_name(graph, ws).get(node.get("name") or "", []) if node.get("name") else []
+    unresolved = unresolved_by_name(graph, ws).get(node.get("name") or "", []) if node.get("name") else []
     return CallersResult(
         target=_match(node), depth=depth, sites=sites, by_depth=by_depth, total=total, truncated=truncated,
         limit=limit, unresolved_sites=len(unresolved), unresolved=unresolved[: DEFAULT_LIMITS["unresolved"]],

@@ -11,7 +11,6 @@ the index left unresolved that could be more dependents. Every list is cut to `l
 from __future__ import annotations
 
 import re
-import time
 from collections import Counter
 
 from graphsvc.errors import InputError
@@ -19,6 +18,7 @@ from graphsvc.graph import reads
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.model import Rel
 from graphsvc.query import symbols
+from graphsvc.query.calls import unresolved_by_name
 from graphsvc.query.arguments import confidence_floor, resolve_scope, result_limit
 from graphsvc.query.hierarchy import reached
 from graphsvc.query.parser import MAX_DEPTH
@@ -165,19 +165,23 @@ def _answer(
     depth: int,
     limit: int,
 ) -> ImpactResult:
-    sites = _unresolved_by_name(graph, ws)
+    by_name = unresolved_by_name(graph, ws)
+
+    def sites(names: set[str]) -> int:
+        return sum(len(by_name.get(n, ())) for n in names)
+
     asked = [changed]  # the entities whose dependents each hop looked for
     out, tests, files = [], [], Counter()
     for d in range(1, depth + 1):
         walked = levels[d - 1][:WALK_CAP] if d <= len(levels) else []
         out.append(ImpactLevel(
             depth=d, total=len(walked), entities=[reached(r, d) for r in walked[:limit]], limit=limit,
-            truncated=len(walked) > limit, unresolved_sites=sum(sites[n] for n in _called(asked[-1])),
+            truncated=len(walked) > limit, unresolved_sites=sites(_called(asked[-1])),
         ))
         asked.append([r["node"] for r in walked])
         files.update(r["node"]["file"] or r["node"]["id"] for r in walked)
         tests.extend(r["node"]["id"] for r in walked if _is_test(r["node"]))
-    unresolved = sum(sites[n] for n in set().union(*(_called(nodes) for nodes in asked[:depth])))
+    unresolved = sites(set().union(*(_called(nodes) for nodes in asked[:depth])))
     ranked = sorted(files.items(), key=lambda kv: (-kv[1], kv[0]))
     complete = len(changed) <= CHANGED_CAP and all(len(rows) <= WALK_CAP for rows in levels)
     result = ImpactResult(
@@ -207,28 +211,3 @@ def _summary(r: ImpactResult) -> str:
 
 def _n(count: int, word: str, plural: str | None = None) -> str:
     return f"{count} {word if count == 1 else plural or word + 's'}"
-
-
-# (graph uri, workspace) -> (symbols token, monotonic time, sites per called name): reading
-# every unresolved site of a large workspace costs more than the walk itself.
-_UNRESOLVED: dict[tuple[str, str], tuple[str | None, float, Counter[str]]] = {}
-UNRESOLVED_TTL_S = 60.0
-_CALLED = re.compile(r"(\w+)\(\)$")
-
-
-def _unresolved_by_name(graph: Graph, ws: str) -> Counter[str]:
-    """How many call sites the index left unresolved call each name (by the name as
-    written), read again after a symbol index run or a minute."""
-    key = (graph.uri, ws)
-    cached = _UNRESOLVED.get(key)
-    now = time.monotonic()
-    if cached is not None and now - cached[1] < UNRESOLVED_TTL_S and cached[0] == reads.symbols_token(graph, ws):
-        return cached[2]
-    token, sites = reads.unresolved_sites(graph, ws)
-    counts: Counter[str] = Counter()
-    for site in sites:
-        if m := _CALLED.search(site):
-            counts[m.group(1)] += 1
-    _UNRESOLVED[key] = (token, now, counts)
-    return counts
-
