@@ -1,6 +1,6 @@
 // Every named class and interface of the TypeScript files listed on stdin with all its
 // ancestors as the TypeScript checker sees them (base types, transitively: a class's
-// `extends`, an interface's `extends`), as JSON lines {file, name, line, start, kind,
+// `extends`, an interface's `extends`; a base named by a type alias is the alias), as JSON lines {file, name, line, start, kind,
 // ancestors: [{file, name, line, start}]} (`file` null outside the project root).
 // Arguments: the path of typescript.js and the project root.
 "use strict";
@@ -45,6 +45,13 @@ function ancestors(type) {
       bases = [];
     }
     for (let b of bases) {
+      // A base named by a type alias (`interface A extends Alias`) is the alias's declaration.
+      for (const d of (b.aliasSymbol && b.aliasSymbol.declarations) || []) {
+        if (ts.isTypeAliasDeclaration(d)) {
+          const p = place(d);
+          out.set(`${p.file}:${p.line}:${p.name}`, p);
+        }
+      }
       b = b.target || b;
       if (seen.has(b) || !(b.flags & ts.TypeFlags.Object) || !(b.objectFlags & ts.ObjectFlags.ClassOrInterface)) continue;
       seen.add(b);
