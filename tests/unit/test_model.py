@@ -85,7 +85,7 @@ def test_graphql_entity_is_the_model_entity():
     from graphsvc.api.graph_api import GqlEntity
 
     names = [f.python_name for f in GqlEntity.__strawberry_definition__.fields]
-    assert names == [f.name for f in dataclasses.fields(model.Entity)]
+    assert names == [f.name for f in dataclasses.fields(model.Entity)] + ["source"]  # read on request
 
 
 def test_records_are_frozen():
