@@ -2,18 +2,20 @@
 
     .venv/bin/python bench/queries.py WORKSPACE [--requests 300] [--url http://127.0.0.1:8080]
 
-For each operation (search, neighborhood depth 1 and 2, paths, explain) it sends
+For each operation (search, neighborhood depth 1 and 2, paths, explain, impact depth 2) it sends
 `--requests` queries directly (the engine function) and through GraphQL over HTTP (`graphsvc serve`
 started as a separate process on a free port unless `--url` is given), and prints p50/p95/p99 in
 milliseconds. Then it runs Leiden over the whole workspace and prints nodes, edges and the
 seconds for fetch, Leiden and write-back. Targets: search and depth-1 p95 < 20 ms over HTTP,
-depth-2 and paths p95 < 60 ms, explain < 150 ms, communities < 15 s.
+depth-2 and paths p95 < 60 ms, explain and impact depth 2 < 150 ms, communities < 15 s.
 """
 
 from __future__ import annotations
 
 import argparse
 import atexit
+import dataclasses
+import json
 import os
 import random
 import resource
@@ -32,6 +34,7 @@ from bench.load import start_server  # noqa: E402
 from graphsvc.query.communities import compute_communities  # noqa: E402
 from graphsvc.graph.driver import get_graph  # noqa: E402
 from graphsvc.query import engine  # noqa: E402
+from graphsvc.query.impact import impact  # noqa: E402
 from graphsvc.settings import get_settings  # noqa: E402
 
 SAMPLE = """
@@ -46,6 +49,7 @@ GQL = {
     "neighborhood d2": "query($id: String!, $ws: String) { neighborhood(id: $id, workspace: $ws, depth: 2, limit: 200) { nodes { id kind level } edges { type source target confidence } truncated } }",
     "paths": "query($a: String!, $b: String!, $ws: String) { paths(source: $a, target: $b, workspace: $ws, maxHops: 4, limit: 3) { paths { length nodes { id } } } }",
     "explain": "query($id: String!, $ws: String) { explain(id: $id, workspace: $ws) { summary hubsByDegree { entity { id } degree } hubsByPagerank { entity { id } pagerank } pathToHub { length } } }",
+    "impact d2": "query($id: String!, $ws: String!) { impact(ref: $id, workspace: $ws, depth: 2) { summary levels { depth total unresolvedSites entities { id kind line rel via confidence reason } } files { items { name count } total } tests { items total } } }",
 }
 
 
@@ -77,6 +81,7 @@ def main() -> None:
     parser.add_argument("--token", default=None)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-communities", action="store_true")
+    parser.add_argument("--only", action="append", metavar="OPERATION", help="measure only these (repeatable)")
     args = parser.parse_args()
     ws, n = args.workspace, args.requests
 
@@ -96,6 +101,7 @@ def main() -> None:
         "neighborhood d2": [lambda i=i: engine.neighborhood(i, workspace=ws, depth=2, limit=200) for i in ids],
         "paths": [lambda a=a, b=b: engine.paths(a, b, workspace=ws, max_hops=4, limit=3) for a, b in pairs],
         "explain": [lambda i=i: engine.explain(i, workspace=ws) for i in ids],
+        "impact d2": [lambda i=i: impact(i, workspace=ws, depth=2) for i in ids],
     }
     url = args.url
     if url is None:
@@ -120,14 +126,22 @@ def main() -> None:
         "neighborhood d2": [gql("neighborhood d2", {"id": i}) for i in ids],
         "paths": [gql("paths", {"a": a, "b": b}) for a, b in pairs],
         "explain": [gql("explain", {"id": i}) for i in ids],
+        "impact d2": [gql("impact d2", {"id": i}) for i in ids],
     }
     print(f"\nlatency in ms (direct = engine call; http = GraphQL over HTTP at {url})")
     for op in direct:
+        if args.only and op not in args.only:
+            continue
         for mode, calls in (("direct", direct[op]), ("http", http[op])):
             timed(calls[: min(20, n)])  # warm the plan cache and the connection pool
             samples, errors = timed(calls)
             failed = f"  errors {errors}" if errors else ""
             print(f"  {op:16s} {mode:6s} {percentiles(samples)}{failed}")
+
+    if not args.only or "impact d2" in args.only:
+        sizes = sorted(len(json.dumps(dataclasses.asdict(impact(i, workspace=ws, depth=2)))) for i in ids)
+        print(f"  impact d2 answer, bytes of JSON: p50 {sizes[len(sizes) // 2]}  p95 {sizes[int(len(sizes) * 0.95)]}  "
+              f"max {sizes[-1]}  (target < 8192)")
 
     if not args.no_communities:
         print("\ncommunities (Leiden, modularity, whole workspace)")
