@@ -44,9 +44,9 @@ tags.scm-style captures:
                         call of ``@local.callee``, and ``@local.parameter``, its parameter
                         that binds ``@local``: the name is bound to what the callee's
                         ``@signature`` says it passes there (contextual typing)
-``@block``              a node whose bindings are its own (a closure; in Go, every block):
-                        a name bound inside it is not that name outside it. Calls inside it
-                        still belong to the enclosing definition.
+``@block``              a node whose bindings are its own (a function literal, an arrow
+                        function): a name bound inside it is not that name outside it. Calls
+                        inside it still belong to the enclosing definition.
 ``@declaration``        a declaration that is not a definition (a C prototype, a name listed
                         in Python's ``__all__``); its ``@name`` tells the resolver what a
                         header promises or what a star import of the module gives
