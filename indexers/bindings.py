@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from indexers.languages import LanguageSpec
-from indexers.text import MAX_VALUE, strip_string, value_chain
+from indexers.text import MAX_VALUE, strip_string, value_chain, without_postfix
 
 BINDING_ROLES = frozenset({"local", "field", "result", "return", "signature"})
 # The name a function's result is bound to in ``Binding`` (no identifier can be it).
@@ -155,7 +155,7 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     text = _text(node)
     if text in spec.null_literals:
         return ""
-    return value_chain(text, spec.new_operator, spec.new_function)
+    return value_chain(without_postfix(text, spec.non_null_postfix), spec.new_operator, spec.new_function)
 
 
 def _literal(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:

@@ -93,7 +93,7 @@ from indexers.languages import LanguageSpec, MacroHints, get_language, language_
 from indexers.matches import SCOPE, narrowest_receivers, pattern_roles, role_of
 from indexers.records import SymbolRecord
 from indexers.syntax_errors import inside_error, scan_errors
-from indexers.text import first_paragraph, strip_comment, strip_string, unquote, value_chain
+from indexers.text import first_paragraph, strip_comment, strip_string, unquote, value_chain, without_postfix
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 # Longer average lines than this over a large file mean generated or minified code.
@@ -663,6 +663,7 @@ class _Extractor:
             if rnodes:
                 # A receiver captured in parts (C++ `a::B::f()`) is the path of its parts.
                 rtext = _text(rnodes[0]) if len(rnodes) == 1 else self.seps[0].join(_text(n) for n in rnodes)
+                rtext = without_postfix(rtext, self.spec.non_null_postfix)
                 if rtext in super_names or (rtext.endswith(")") and rtext.partition("(")[0] + "()" in super_names):
                     rkind = RECEIVER_SUPER  # super() and the older super(Class, self)
                 elif rtext in self_names or (encl is not None and _receiver_of(encl, receivers) == rtext):

@@ -161,6 +161,15 @@ class LanguageSpec:
     # Methods of those containers that pass each element as the first argument of the
     # function they are given (``xs.map((x) => ...)``).
     element_callbacks: frozenset[str] = frozenset()
+    # Methods of those containers that return one element (``xs.pop()``), or a container of
+    # the same elements (``xs.slice()``).
+    element_methods: frozenset[str] = frozenset()
+    container_copies: frozenset[str] = frozenset()
+    # Generic mapping types, the value type their last argument; the methods that look a value up.
+    mapping_types: frozenset[str] = frozenset()
+    mapping_lookups: frozenset[str] = frozenset()
+    # A postfix operator that leaves its operand's value as it is (TypeScript's `x!`).
+    non_null_postfix: str = ""
     # Modules whose types describe other types (Python's `typing`): no members of their own.
     typing_modules: frozenset[str] = frozenset()
     class_types: frozenset[str] = frozenset()
@@ -284,6 +293,11 @@ _JS_FAMILY = dict(
     container_syntax=re.compile(r"^(.+)\[\]$", re.S),
     container_types=frozenset("Array ReadonlyArray Set ReadonlySet Iterable IterableIterator Generator".split()),
     element_callbacks=frozenset("map forEach filter find findLast findIndex findLastIndex some every flatMap".split()),
+    element_methods=frozenset("shift pop at find findLast".split()),
+    container_copies=frozenset("slice filter concat reverse sort toReversed toSorted".split()),
+    mapping_types=frozenset("Map ReadonlyMap WeakMap".split()),
+    mapping_lookups=frozenset({"get"}),
+    non_null_postfix="!",
     redefinition_shadows=True,
     definition_wrappers=frozenset({"export_statement", "ambient_declaration", "lexical_declaration",
                                    "variable_declaration"}),

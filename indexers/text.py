@@ -90,6 +90,14 @@ def _element_step(m: re.Match) -> str:
     return "[:]" if ":" in m.group(0) else "[]"  # a slice is no element: no chain
 
 
+def without_postfix(text: str, mark: str) -> str:
+    """``text`` without a postfix operator that leaves a value as it is (``a.b()!.c`` ->
+    ``a.b().c``): after a name, a call or a subscript, before a member, call or the end."""
+    if not mark or mark not in text:
+        return text
+    return re.sub(rf"(?<=[\w$)\]]){re.escape(mark)}(?=[.(\[]|$)", "", text)
+
+
 def unquote(text: str) -> str:
     text = text.strip()
     if len(text) >= 2 and text[0] in "\"'`<" and text[-1] in "\"'`>":

@@ -9,6 +9,7 @@ a scope of a file, it becomes a *value*:
                           returning it returns the instance it is called on
   ("method", ids, types)  methods looked up on an instance of ``types``
   ("iter", value)         a container whose elements are ``value`` (``List[Foo]``)
+  ("map", value)          a mapping whose values are ``value`` (``Map<K, Foo>``)
   ("items", entries)      a literal container (``[f, g]``, ``{"k": f}``) whose contents are
                           not changed in its file: (key, value) pairs, keys as in chains
   ("sym", ids)            workspace definitions themselves (a function, a class, a variable)
@@ -109,6 +110,20 @@ def _closing(text: str) -> int:
     return next((i for i, ch, depth in _with_depth(text) if ch in "]>)" and not depth), -1)
 
 
+def _type_arguments(text: str) -> list[str]:
+    """The type arguments of a generic type as written: ``Map<K, V>`` -> ``["K", "V"]``."""
+    start = text.find("<")
+    if start < 0 or not text.rstrip().endswith(">"):
+        return []
+    inner = text[start + 1:text.rstrip().rfind(">")]
+    parts, last = [], 0
+    for i, ch, depth in _with_depth(inner):
+        if ch == "," and not depth:
+            parts.append(inner[last:i].strip())
+            last = i + 1
+    return [*parts, inner[last:].strip()]
+
+
 def _first_argument(text: str) -> str:
     return next((text[:i] for i, ch, depth in _with_depth(text) if ch == "," and not depth), text)
 
@@ -155,14 +170,29 @@ class Types:
                  for m in _STEP.finditer(text, pos)]  # None for a call, "[...]" for an element
         cur, used = self.head(head.group(0), steps, qual, block)
         rest = steps[used:]
+        skip = False
         for i, step in enumerate(rest):
+            if skip:  # the call of a container method read with its name
+                skip = False
+                continue
             if cur is BUILTIN:
                 # What a builtin passes to a function it is given is not a builtin.
                 return UNKNOWN if CALLBACK.fullmatch(rest[-1] or "") else BUILTIN
             if cur[0] == "unknown" or cur[0] == "missing":
                 return UNKNOWN
-            if cur[0] == "iter" and step in self.spec.element_callbacks and rest[i + 1:] == ["(0.0)"]:
-                return cur[1]  # `xs.map((x) => ...)`: x is an element
+            if cur[0] == "map" and step in self.spec.mapping_lookups and rest[i + 1:i + 2] == [None]:
+                cur, skip = cur[1], True  # `m.get(k)`: a value of the mapping
+                continue
+            if cur[0] == "iter" and step and step[0] != "[":
+                if step in self.spec.element_callbacks and rest[i + 1:] == ["(0.0)"]:
+                    return cur[1]  # `xs.map((x) => ...)`: x is an element
+                called = rest[i + 1:i + 2] == [None]
+                if called and step in self.spec.element_methods:  # `xs.shift()`: an element
+                    cur, skip = cur[1], True
+                    continue
+                if called and step in self.spec.container_copies:  # `xs.slice()`: the same elements
+                    skip = True
+                    continue
             if step is None:
                 cur = self.call(cur)
             elif step[0] == "[":
@@ -275,7 +305,7 @@ class Types:
             return self.entity(m) if m is not None else ("missing", None)
         if kind == "ext":
             return r.member(cur, name)
-        if kind == "iter":  # a declared container's own methods (`items.push()`) are the language's
+        if kind == "iter" or kind == "map":  # a declared container's own methods (`items.push()`) are the language's
             return BUILTIN
         return UNKNOWN
 
@@ -478,6 +508,9 @@ class Types:
             if generic in self.spec.class_types:
                 cls = self.declared(argument, qual)
                 return ("sym", cls[1]) if cls[0] == "inst" else UNKNOWN
+            if generic in self.spec.mapping_types:
+                values = _type_arguments(text)
+                return ("map", self.declared(values[-1], qual) if len(values) == 2 else UNKNOWN)
         if name in self.spec.builtins:
             return BUILTIN
         found = self.r.resolve_type(name, qual)

@@ -155,3 +155,12 @@ def test_a_method_of_an_object_literal_is_no_name_in_the_function_around_it():
                        "    reset() { reset() },\n  })\n}\n"}
     assert _calls(files, "app.ts#build.detect") == {"slice.ts#detect": ("import", 1.0)}
     assert "app.ts#build.reset" not in _calls(files, "app.ts#build.reset")
+
+
+def test_elements_from_array_methods_map_lookups_and_non_null_assertions():
+    files = _app("export function run(cs: Circle[], byName: Map<string, Shape>) {\n"
+                 "  cs.shift()!.area()\n  for (const c of cs.slice()) { c.nothing() }\n"
+                 "  byName.get('a')!.describe()\n  byName.set('b', new Circle())\n}\n")
+    got = _calls(files, "app.ts#run")
+    assert got["shapes.ts#Circle.area"] == ("type", 1.0) and got["shapes.ts#Circle.nothing"] == ("type", 1.0)
+    assert got["shapes.ts#Shape.describe"] == ("type", 1.0)
