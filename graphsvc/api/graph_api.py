@@ -168,6 +168,7 @@ FILTERS: dict[str, tuple[Any, str]] = {
     "rels": (RelType, "relationship types"),
     "provs": (Provenance, "provenances: EXTRACTED, INFERRED, RUNTIME"),
     "files": (str, "file paths"),
+    "paths": (str, "path globs"),
 }
 # Strings of the library that the API offers as enumerations.
 CHOICES: dict[str, type[Enum]] = {"objective": Objective, "algorithm": LeidenAlgorithm}

@@ -10,6 +10,9 @@ the difference. A symbol run holds the workspace's lock and takes these steps:
 4. `_write_symbols` on a writer thread, beside `_resolve` on this one;
 5. `_write_edges` and `_mark_files`, once the symbols they point at are written;
 6. `_record`: the index state and the graph's token, after every write has committed.
+
+The grep index (`graphsvc.indexing.grep_sync`) is brought up to date beside steps 4-5, on a
+thread of its own (SQLite builds the trigram index without holding the GIL).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.graph.writer import GraphWriter
 from graphsvc.graph.writer import row as node_row
 from graphsvc.indexing.fingerprint import indexer_fingerprint
+from graphsvc.indexing.grep_sync import out_of_sync, sync_grep
 from graphsvc.indexing.locks import workspace_lock
 from graphsvc.indexing.pool import parse_files
 from graphsvc.indexing.state import IndexState, full_run_reason, load_state, save_state, state_path
@@ -272,6 +276,8 @@ def _index_symbols(
     plan = _plan(scan, load_state(spath), writer.symbols_token(), indexer, summary)
     if plan.nothing_to_do:
         summary.symbols = plan.state.symbols
+        if out_of_sync(graph.uri, workspace, indexer, _hashes(plan)):
+            _sync_grep(tree.root, graph.uri, workspace, indexer, plan, {}, summary)
         summary.seconds = time.perf_counter() - started
         return summary
 
@@ -285,24 +291,29 @@ def _index_symbols(
     warm, old_exts = _previous(spath, plan)
     # Symbols depend on nothing but their own file: Neo4j writes them (a thread here waiting
     # on it) while this thread resolves, and edges follow once both are done.
-    symbols_pool = ThreadPoolExecutor(1, thread_name_prefix="symbol-writer")
+    symbols_pool = ThreadPoolExecutor(2, thread_name_prefix="symbol-writer")
     symbols_written = symbols_pool.submit(_write_symbols, writer, plan.full, new_exts, old_exts, plan.deleted)
+    grep_synced = symbols_pool.submit(_sync_grep, tree.root, graph.uri, workspace, indexer, plan, new_exts, summary)
     symbols_pool.shutdown(wait=False)
     try:
         resolved = _resolve(plan, warm, new_exts, old_exts, progress)
     except BaseException:
         # Never return while a write is still running behind the caller's back.
-        wait([symbols_written])
+        wait([symbols_written, grep_synced])
         raise
     summary.resolved_files = len(resolved.affected)
     summary.calls = resolved.stats.as_dict()
     summary.resolve_seconds = time.perf_counter() - t0
 
     t1 = time.perf_counter()
-    stale = symbols_written.result()
-    _write_edges(writer, plan, resolved, summary)
-    _mark_files(writer, plan, new_exts)
-    writer.delete_orphan_externals(everywhere=plan.full)
+    try:
+        stale = symbols_written.result()
+        _write_edges(writer, plan, resolved, summary)
+        _mark_files(writer, plan, new_exts)
+        writer.delete_orphan_externals(everywhere=plan.full)
+    finally:
+        wait([grep_synced])
+    grep_synced.result()
     # The symbol writes ran beside resolution: what is left of them counts as writing.
     summary.write_seconds = time.perf_counter() - t1
     summary.symbols_written = sum(len(ext.symbols) for ext in new_exts.values())
@@ -315,6 +326,23 @@ def _index_symbols(
     summary.skipped.update(Counter(ext.skip_reason.split(":")[0] for ext in all_exts.values() if ext.skip_reason))
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _hashes(plan: _Plan) -> dict[str, str]:
+    return {fid: h for fid, (h, _) in plan.current.items()}
+
+
+def _sync_grep(root: str, graph: str, workspace: str, indexer: str, plan: _Plan,
+               new_exts: dict[str, FileExtraction], summary: SymbolSummary) -> None:
+    """The grep index brought to the run's files: symbols from this run's extractions, or
+    else from the index state's."""
+    def extraction(fid: str) -> FileExtraction | None:
+        if fid in new_exts:
+            return new_exts[fid]
+        return plan.state.extraction(fid) if fid in plan.state.blobs else None
+
+    synced = sync_grep(root, graph, workspace, indexer, _hashes(plan), extraction)
+    summary.grep_written, summary.grep_removed, summary.grep_seconds = synced.written, synced.removed, synced.seconds
 
 
 @dataclass(slots=True)

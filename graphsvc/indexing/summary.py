@@ -57,6 +57,9 @@ class SymbolSummary:
     parse_seconds: float = 0.0
     resolve_seconds: float = 0.0
     write_seconds: float = 0.0
+    grep_written: int = 0  # files whose text the grep index took
+    grep_removed: int = 0
+    grep_seconds: float = 0.0  # beside resolving and writing, on a thread of its own
     seconds: float = 0.0
     tree: TreeSummary | None = None
 
@@ -79,6 +82,9 @@ class SymbolSummary:
             f"{self.write_seconds:.2f} s write, {self.seconds:.2f} s in all"
         )
         lines.append(f"edges    {edges} written: {by_type}")
+        if self.grep_written or self.grep_removed:
+            lines.append(f"grep     {self.grep_written} files written, {self.grep_removed} removed in "
+                         f"{self.grep_seconds:.2f} s")
         lines.append(f"reasons  {by_reason}")
         if self.calls:
             c = self.calls

@@ -2,10 +2,10 @@
 
 A workspace owns its nodes and relationships in Neo4j (tree, symbols, external symbols,
 mirrored turns, communities) and, on this machine, the incremental index state kept
-beside the graph. Dropping removes both under the workspace's index lock, so it waits for
-a running index of the workspace and no run sees half a workspace. The context store
-(events, turns, continuity, cached content) is a record of the sessions, not derived from
-the code, and keeps what it holds.
+beside the graph and the grep index of its files' text. Dropping removes them under the
+workspace's index lock, so it waits for a running index of the workspace and no run sees
+half a workspace. The rest of the context store (events, turns, continuity, cached
+content) is a record of the sessions, not derived from the code, and keeps what it holds.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from graphsvc.context.grep_index import GrepIndex
 from graphsvc.errors import NotFoundError
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.graph.workspaces import Workspace, delete_workspace, list_workspaces, show_workspace
@@ -27,7 +28,8 @@ _STATE_SIDECARS = ("-wal", "-shm")
 
 @dataclass(frozen=True, slots=True)
 class DroppedWorkspace:
-    """What a drop removed: the graph's nodes and relationships, and the index state."""
+    """What a drop removed: the graph's nodes and relationships, the index state and the
+    grep index."""
 
     name: str
     root: str | None
@@ -35,7 +37,7 @@ class DroppedWorkspace:
     edges: int
     files: int
     symbols: int
-    index_state_removed: bool  # the incremental index state of this machine
+    index_state_removed: bool  # the incremental index state of this machine (and its grep index)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -68,19 +70,25 @@ def drop_workspace(
     graph = graph or get_graph()
     settings = settings or get_settings()
     state = state_path(settings.home, name, graph.uri)
+    grep = GrepIndex(settings=settings)
     try:
-        show_workspace(graph, name)
-    except NotFoundError:
-        if not state.exists():  # checked first: an unknown name leaves no lock file behind
-            if missing_ok:
-                return None
-            raise
-    with workspace_lock(state):
         try:
-            held = delete_workspace(graph, name)
-        except NotFoundError:  # only index state was left (the graph was wiped or replaced)
-            held = Workspace(name, None, None, 0, 0, 0, 0)
-        removed = _remove_state(state)
+            show_workspace(graph, name)
+        except NotFoundError:
+            # Checked first: an unknown name leaves no lock file behind.
+            if not state.exists() and grep.workspace(graph.uri, name) is None:
+                if missing_ok:
+                    return None
+                raise
+        with workspace_lock(state):
+            try:
+                held = delete_workspace(graph, name)
+            except NotFoundError:  # only index state was left (the graph was wiped or replaced)
+                held = Workspace(name, None, None, 0, 0, 0, 0)
+            removed = _remove_state(state)
+            removed = grep.drop(graph.uri, name) or removed
+    finally:
+        grep.close()
     return DroppedWorkspace(held.name, held.root, held.nodes, held.edges, held.files, held.symbols, removed)
 
 

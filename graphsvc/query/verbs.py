@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from graphsvc.query import calls, community, hierarchy, impact, source, symbols
+from graphsvc.query import calls, community, grep, hierarchy, impact, source, symbols
 
 
 @dataclass(frozen=True)
@@ -84,4 +84,11 @@ VERBS: tuple[Verb, ...] = (
         "communities with their edge counts.",
     ),
     Verb(community.community_of, "communityOf", "The stored Leiden community `ref` is a member of, as `community` answers."),
+    Verb(
+        grep.grep, "grep",
+        "Lines of the workspace's indexed files holding `pattern` (a Python regular expression with "
+        "`regex`, matched line by line), case-sensitive unless `ignoreCase`, in the files matching any of "
+        "the `paths` globs, each with its enclosing symbol. `total` counts every matching line (a lower "
+        "bound when `complete` is false).",
+    ),
 )

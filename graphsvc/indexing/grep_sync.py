@@ -1,0 +1,78 @@
+"""Keep the grep index (`graphsvc.context.grep_index`) equal to the files a symbol run indexes.
+
+Compared by content hash with what the index holds, not with the run's plan: a file is
+rewritten when its hash differs, forgotten when it is no longer indexed. So a run that
+stopped half way (or a store that lost its rows) is made whole by the next run, even one
+that finds nothing else to do; until then grep answers from whatever version each file's
+rows hold (each file is written whole, with its symbols, in one transaction).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from graphsvc.context.grep_index import FileText, GrepIndex
+from graphsvc.settings import get_settings
+from indexers.extract import FileExtraction
+
+
+@dataclass(slots=True)
+class GrepSync:
+    written: int = 0
+    removed: int = 0
+    seconds: float = 0.0
+
+
+def out_of_sync(graph: str, workspace: str, indexer: str, current: dict[str, str]) -> bool:
+    """Whether the index holds other files, hashes or symbols than `current` (path -> hash)."""
+    index = GrepIndex(settings=get_settings())
+    try:
+        held = index.workspace(graph, workspace)
+    finally:
+        index.close()
+    return held is None or held.indexer != indexer or held.hashes != current
+
+
+def sync_grep(
+    root: str | Path,
+    graph: str,
+    workspace: str,
+    indexer: str,
+    current: dict[str, str],
+    extraction: Callable[[str], FileExtraction | None],
+) -> GrepSync:
+    """Bring the workspace's grep rows to `current` (path -> content hash of every indexed
+    file); `extraction(path)` gives a written file's symbols."""
+    started = time.perf_counter()
+    index = GrepIndex(settings=get_settings())
+    try:
+        held = index.open_workspace(graph, workspace, indexer)
+        gone = sorted(p for p in held.hashes if p not in current)
+        changed = sorted(p for p, h in current.items() if held.hashes.get(p) != h)
+        index.remove(held.id, gone)
+        written = index.write(held.id, _texts(str(root), changed, current, extraction))
+    finally:
+        index.close()
+    return GrepSync(written, len(gone), time.perf_counter() - started)
+
+
+def _texts(root: str, paths: list[str], current: dict[str, str],
+           extraction: Callable[[str], FileExtraction | None]) -> Iterator[FileText]:
+    inside = os.path.join(os.path.realpath(root), "")
+    for path in paths:
+        full = os.path.join(root, path)
+        # A directory replaced by a link since the scan must not lead the read out of the root.
+        if not os.path.realpath(full).startswith(inside):
+            continue
+        try:
+            with open(full, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue  # gone since the scan: the next run forgets it
+        ext = extraction(path)
+        symbols = [(s.start_line, s.end_line, s.id, s.kind, s.qualified_name) for s in ext.symbols] if ext else []
+        yield FileText(path, current[path], data.decode("utf-8", "replace"), symbols)
