@@ -5,8 +5,9 @@ workspace of a graph, each file's content hash, its text in an FTS5 trigram tabl
 symbols' line ranges. The text is stored in chunks of `CHUNK_LINES` lines, the chunk's
 rowid being ``file id << 16 | chunk number``: a file's chunks are one rowid range (deleted
 with one range), and a hit's line follows from the chunk's rowid and the line's place in it.
-Whole lines in chunks rather than one row per line: the trigram index then costs about half
-the CPU time to build (detail=none: the index says which chunks hold a trigram, not where).
+Whole lines in chunks rather than one row per line, and detail=none (the index says which
+chunks hold a trigram, not where): the trigram index is the part of an index run that
+costs, and this is its cheapest form that still finds lines fast (`bench/grep.py`).
 
 Each write is one transaction per batch of files: a file's text, symbols and hash change
 together, so every file holds one version of itself (the one its hash names).
