@@ -381,8 +381,8 @@ class Resolver:
                 continue
             key = f"{prefix}.{name}" if prefix else name
             ids = self.quals.get(key)
-            if ids and prefix and all(table.symbols[i].kind == "method" for i in ids):
-                ids = None  # a method of an object literal in a function is no name there
+            if ids and prefix and not spec.members_visible and all(table.symbols[i].kind == "method" for i in ids):
+                ids = None  # a method (of an object literal in a function) is no name there
             if ids:
                 bound = None if prefix else self.context(path).names.get(name)
                 if not bound:
@@ -543,7 +543,8 @@ class Resolver:
             for prefix, is_scope, _, _ in self.scope_chain(qual):
                 if prefix and is_scope:
                     ids = self.quals.get(f"{prefix}.{name}")
-                    if ids and not all(self.table.symbols[i].kind == "method" for i in ids):
+                    if ids and (self.spec.members_visible
+                                or not all(self.table.symbols[i].kind == "method" for i in ids)):
                         return ("sym", tuple(ids)), Reason.SCOPE, 1.0
             found = self.callee(self.types.value(name, qual, call.block))
             if found is UNKNOWN and self.ext.params:

@@ -66,3 +66,14 @@ def test_unknown_receiver_gives_candidates_and_syntax_errors_are_marked():
     assert main[S + "shapes/Shape.java#Shape.area"] == ("candidate", 0.5)
     broken = J.exts[S + "app/Broken.java"]
     assert broken.has_errors and S + "app/Broken.java#Broken.after" in [s.id for s in broken.symbols]
+
+
+def test_a_method_of_an_anonymous_class_calls_its_sibling_by_name():
+    from indexers.extract import extract_file
+    from indexers.resolve import SymbolTable, resolve_all
+
+    src = (b"class Outer {\n  void go() {\n    Runnable r = new Runnable() {\n"
+           b"      public void run() { helper(); }\n      void helper() {}\n    };\n  }\n}\n")
+    edges = resolve_all(SymbolTable([extract_file("Outer.java", src, "java")]))[0]
+    calls = {(e.src, e.dst, e.confidence) for e in edges if e.type == "CALLS"}
+    assert calls == {("Outer.java#Outer.go.run", "Outer.java#Outer.go.helper", 1.0)}
