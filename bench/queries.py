@@ -2,12 +2,15 @@
 
     .venv/bin/python bench/queries.py WORKSPACE [--requests 300] [--url http://127.0.0.1:8080]
 
-For each operation (search, neighborhood depth 1 and 2, paths, explain, impact depth 2) it sends
+For each operation (search, neighborhood depth 1 and 2, paths, explain, impact depth 2, symbol,
+callers depth 1 and 3, callPath) it sends
 `--requests` queries directly (the engine function) and through GraphQL over HTTP (`graphsvc serve`
 started as a separate process on a free port unless `--url` is given), and prints p50/p95/p99 in
 milliseconds. Then it runs Leiden over the whole workspace and prints nodes, edges and the
 seconds for fetch, Leiden and write-back. Targets: search and depth-1 p95 < 20 ms over HTTP,
-depth-2 and paths p95 < 60 ms, explain and impact depth 2 < 150 ms, communities < 15 s.
+depth-2 and paths p95 < 60 ms, explain and impact depth 2 < 150 ms, communities < 15 s; symbol
+< 10 ms, callers depth 1 < 20 ms, depth 3 < 100 ms. symbol, callers and callPath are given dotted
+module paths (`json.decoder.JSONDecoder.decode`), as an agent writes them.
 """
 
 from __future__ import annotations
@@ -34,13 +37,15 @@ from bench.load import start_server  # noqa: E402
 from graphsvc.query.communities import compute_communities  # noqa: E402
 from graphsvc.graph.driver import get_graph  # noqa: E402
 from graphsvc.query import engine  # noqa: E402
+from graphsvc.query.calls import call_path, callers  # noqa: E402
 from graphsvc.query.impact import impact  # noqa: E402
+from graphsvc.query.symbols import module_path, symbol  # noqa: E402
 from graphsvc.settings import get_settings  # noqa: E402
 
 SAMPLE = """
 MATCH (n:Symbol {workspace: $ws}) WHERE NOT n:External AND n.kind IN ['function', 'method', 'class']
 WITH n ORDER BY n.id
-RETURN collect({id: n.id, name: n.name}) AS symbols
+RETURN collect({id: n.id, name: n.name, dotted: n.qualified_name, file: n.file}) AS symbols
 """
 
 GQL = {
@@ -50,7 +55,17 @@ GQL = {
     "paths": "query($a: String!, $b: String!, $ws: String) { paths(source: $a, target: $b, workspace: $ws, maxHops: 4, limit: 3) { paths { length nodes { id } } } }",
     "explain": "query($id: String!, $ws: String) { explain(id: $id, workspace: $ws) { summary hubsByDegree { entity { id } degree } hubsByPagerank { entity { id } pagerank } pathToHub { length } } }",
     "impact d2": "query($id: String!, $ws: String!) { impact(ref: $id, workspace: $ws, depth: 2) { summary levels { depth total unresolvedSites entities { id kind line rel via confidence reason } } files { items { name count } total } tests { items total } } }",
+    "symbol": "query($id: String!, $ws: String!) { symbol(ref: $id, workspace: $ws) { entity { id kind file startLine } match candidates { id match } total } }",
+    "callers d1": "query($id: String!, $ws: String!) { callers(ref: $id, workspace: $ws) { sites { caller line reason confidence depth } byDepth { depth count } total truncated unresolvedSites } }",
+    "callers d3": "query($id: String!, $ws: String!) { callers(ref: $id, workspace: $ws, depth: 3) { sites { caller callee line reason depth } byDepth { depth count } total truncated unresolvedSites } }",
+    "callPath": "query($a: String!, $b: String!, $ws: String!) { callPath(from: $a, to: $b, workspace: $ws, maxHops: 4) { found steps { caller callee line } frontier { id depth unresolvedCalls skipped } frontierTotal } }",
 }
+
+
+def dotted(row: dict) -> str:
+    """The symbol's module path and qualified name: `json/decoder.py#JSONDecoder.decode` ->
+    `json.decoder.JSONDecoder.decode`."""
+    return module_path(row["file"]).replace("/", ".") + "." + row["dotted"]
 
 
 def percentiles(samples: list[float]) -> str:
@@ -93,6 +108,8 @@ def main() -> None:
     ids = [rng.choice(symbols)["id"] for _ in range(n)]
     names = [rng.choice(symbols)["name"] for _ in range(n)]
     pairs = [(rng.choice(symbols)["id"], rng.choice(symbols)["id"]) for _ in range(n)]
+    refs = [dotted(rng.choice(symbols)) for _ in range(n)]
+    ref_pairs = [(dotted(rng.choice(symbols)), dotted(rng.choice(symbols))) for _ in range(n)]
     print(f"workspace {ws}: {len(symbols)} functions/methods/classes sampled; {n} requests per operation")
 
     direct = {
@@ -102,6 +119,10 @@ def main() -> None:
         "paths": [lambda a=a, b=b: engine.paths(a, b, workspace=ws, max_hops=4, limit=3) for a, b in pairs],
         "explain": [lambda i=i: engine.explain(i, workspace=ws) for i in ids],
         "impact d2": [lambda i=i: impact(i, workspace=ws, depth=2) for i in ids],
+        "symbol": [lambda r=r: symbol(r, workspace=ws) for r in refs],
+        "callers d1": [lambda r=r: callers(r, workspace=ws) for r in refs],
+        "callers d3": [lambda r=r: callers(r, workspace=ws, depth=3) for r in refs],
+        "callPath": [lambda a=a, b=b: call_path(a, b, workspace=ws, max_hops=4) for a, b in ref_pairs],
     }
     url = args.url
     if url is None:
@@ -126,6 +147,10 @@ def main() -> None:
         "neighborhood d2": [gql("neighborhood d2", {"id": i}) for i in ids],
         "paths": [gql("paths", {"a": a, "b": b}) for a, b in pairs],
         "explain": [gql("explain", {"id": i}) for i in ids],
+        "symbol": [gql("symbol", {"id": r}) for r in refs],
+        "callers d1": [gql("callers d1", {"id": r}) for r in refs],
+        "callers d3": [gql("callers d3", {"id": r}) for r in refs],
+        "callPath": [gql("callPath", {"a": a, "b": b}) for a, b in ref_pairs],
         "impact d2": [gql("impact d2", {"id": i}) for i in ids],
     }
     print(f"\nlatency in ms (direct = engine call; http = GraphQL over HTTP at {url})")

@@ -39,31 +39,35 @@ def symbol_matches(graph: Graph, workspace: str, ref: str, quals: list[str], cap
     return graph.read(_SYMBOL_MATCHES, ws=workspace, ref=ref, quals=quals, cap=cap)
 
 
-# Importers of a defining file that may re-export its names: directly, or through a package
-# file (`__init__.py`, `index.ts`) that imports it.
-_IMPORTERS = """
-UNWIND $files AS fid
-MATCH (d:File {workspace: $ws, id: fid})
-CALL (d) {
-  MATCH (d)<-[:IMPORTS]-(i:File)
-  WHERE any(m IN $modules WHERE i.id CONTAINS m)
-  RETURN i.id AS importer, 1 AS hops
+# Which of `files` each importer imports: directly, or through a package file (`__init__.py`,
+# `index.ts`) that imports it.
+_IMPORTED = """
+UNWIND $importers AS iid
+MATCH (i:File:Entity {workspace: $ws, id: iid}) USING INDEX SEEK i:Entity(workspace, id)
+CALL (i) {
+  MATCH (i)-[:IMPORTS]->(d:File) WHERE d.id IN $files
+  RETURN d.id AS file, 1 AS hops
   UNION
-  MATCH (d)<-[:IMPORTS]-(p:File)<-[:IMPORTS]-(i:File)
-  WHERE any(s IN $package_stems WHERE p.name STARTS WITH s) AND any(m IN $modules WHERE i.id CONTAINS m)
-  RETURN i.id AS importer, 2 AS hops
+  MATCH (i)-[:IMPORTS]->(p:File)-[:IMPORTS]->(d:File)
+  WHERE any(s IN $package_stems WHERE p.name STARTS WITH s) AND d.id IN $files
+  RETURN d.id AS file, 2 AS hops
 }
-WITH fid, importer, min(hops) AS hops LIMIT $cap
-RETURN fid AS file, importer, hops
+RETURN iid AS importer, file, min(hops) AS hops
 """
 
 
-def importers(
-    graph: Graph, workspace: str, files: list[str], modules: list[str], package_stems: list[str], cap: int
-) -> list[dict]:
-    """Rows {file, importer, hops}: files whose id contains one of `modules` and that import
-    one of `files` directly (1) or through a package file named `<stem>.*` (2)."""
-    return graph.read(_IMPORTERS, ws=workspace, files=files, modules=modules, package_stems=package_stems, cap=cap)
+def imported(graph: Graph, workspace: str, importers: list[str], files: list[str], package_stems: list[str]) -> list[dict]:
+    """Rows {importer, file, hops}: which of `files` each of `importers` imports directly (1)
+    or through a package file named `<stem>.*` (2)."""
+    return graph.read(_IMPORTED, ws=workspace, importers=importers, files=files, package_stems=package_stems)
+
+
+_FILE_IDS = f"MATCH (f:{Label.FILE.value}:Entity {{workspace: $ws}}) RETURN collect(f.id) AS ids"
+
+
+def file_ids(graph: Graph, workspace: str) -> list[str]:
+    """The ids of every file of the workspace."""
+    return graph.read(_FILE_IDS, ws=workspace)[0]["ids"]
 
 
 _AT_LINE = f"""
@@ -125,45 +129,44 @@ _CALL_OK = (
     "coalesce(r.confidence, 1.0) >= $min_conf "
     f"AND ($candidates OR coalesce(r.reason, '') <> '{Reason.CANDIDATE.value}')"
 )
-_CALL_FIELDS = (
-    "r.line AS line, coalesce(r.count, 1) AS count, r.reason AS reason, "
-    "coalesce(r.confidence, 1.0) AS confidence"
-)
+_CALL_FIELDS = "line: r.line, count: coalesce(r.count, 1), reason: r.reason, confidence: coalesce(r.confidence, 1.0)"
 
-# One level of a walk along CALLS: the edges into (callers) or out of (callees) the frontier.
+# One level of a walk along CALLS, the edges into (callers) or out of (callees) the frontier,
+# as one record: how many, the first $show of them in file and line order, and at most $cap
+# distinct entities reached (the next frontier).
+_LEVEL_TAIL = f"""
+WITH a, b, r, e ORDER BY coalesce(a.file, a.path), r.line, e.id
+WITH count(*) AS total, collect(DISTINCT elementId(e)) AS eids,
+     collect({{id: e.id, kind: e.kind, file: coalesce(a.file, a.path), caller: a.id, callee: b.id,
+               {_CALL_FIELDS}}}) AS rows
+RETURN total, eids[..$cap] AS eids, size(eids) > $cap AS cut, rows[..$show] AS rows
+"""
 _CALLS_IN = f"""
 UNWIND $frontier AS eid
 MATCH (b) WHERE elementId(b) = eid
 MATCH (a:Entity)-[r:{Rel.CALLS.value}]->(b)
 WHERE a.workspace = $ws AND {_CALL_OK}
-RETURN elementId(a) AS eid, a.id AS id, a.kind AS kind, coalesce(a.file, a.path) AS file,
-       b.id AS other, {_CALL_FIELDS}
-ORDER BY file, line, id
-LIMIT $cap
-"""
+WITH a, b, r, a AS e{_LEVEL_TAIL}"""
 _CALLS_OUT = f"""
 UNWIND $frontier AS eid
 MATCH (a) WHERE elementId(a) = eid
 MATCH (a)-[r:{Rel.CALLS.value}]->(b:Entity)
 WHERE {_CALL_OK}
-RETURN elementId(b) AS eid, b.id AS id, b.kind AS kind, coalesce(a.file, a.path) AS file,
-       a.id AS other, {_CALL_FIELDS}
-ORDER BY file, line, id
-LIMIT $cap
-"""
+WITH a, b, r, b AS e{_LEVEL_TAIL}"""
 
 
 def call_levels(
     graph: Graph, workspace: str, start_eid: str, depth: int, outgoing: bool, min_conf: float,
-    candidates: bool, cap: int,
-) -> list[list[dict]]:
-    """The CALLS edges of each level of a breadth-first walk from `start_eid`, into it
-    (callers) or out of it (`outgoing`: callees), at most `cap` edges per level, in one
-    session. Each row: {eid, id, kind, file, other, line, count, reason, confidence}, `id` the
-    entity reached, `other` the one of the previous level; an entity is walked from once."""
+    candidates: bool, show: int, cap: int,
+) -> list[dict]:
+    """Each level of a breadth-first walk along CALLS from `start_eid`, into it (callers) or
+    out of it (`outgoing`: callees), in one session: {total, rows, eids, cut}: how many edges,
+    the first `show` of them ({id, kind, caller, callee, file, line, count, reason, confidence},
+    `id` the entity reached), the distinct entities reached (at most `cap`: `cut` says when
+    more). An entity is walked from once; `show` applies to all levels together."""
     cypher = _CALLS_OUT if outgoing else _CALLS_IN
     params = {"ws": workspace, "min_conf": min_conf, "candidates": candidates, "cap": cap}
-    levels: list[list[dict]] = []
+    levels: list[dict] = []
     with graph.session() as session:
         statements = _Statements(session, graph.timeout_s)
         seen = {start_eid}
@@ -171,13 +174,11 @@ def call_levels(
         for _ in range(depth):
             if not frontier:
                 break
-            rows = statements.run(cypher, frontier=frontier, **params).data()
-            levels.append(rows)
-            frontier = []
-            for row in rows:
-                if row["eid"] not in seen:
-                    seen.add(row["eid"])
-                    frontier.append(row["eid"])
+            level = statements.run(cypher, frontier=frontier, show=show, **params).single().data()
+            show = max(0, show - len(level["rows"]))
+            levels.append(level)
+            frontier = [eid for eid in level["eids"] if eid not in seen]
+            seen.update(frontier)
     return levels
 
 

@@ -9,7 +9,6 @@ the ref's own unresolved calls (callees), where a chain of calls stops (callPath
 from __future__ import annotations
 
 import re
-import time
 
 from graphsvc.errors import InputError
 from graphsvc.graph import code_reads
@@ -52,20 +51,16 @@ def _match(node: dict) -> SymbolMatch:
 
 def _walk(graph: Graph, ws: str, node: dict, depth: int, outgoing: bool, floor: float, candidates: bool, limit: int):
     """Sites of the walk (the first `limit`), counts per depth, total, truncated."""
-    levels = code_reads.call_levels(graph, ws, node["eid"], depth, outgoing, floor, candidates, LEVEL_CAP)
-    sites: list[CallSite] = []
-    by_depth, total, truncated = [], 0, False
-    for level, rows in enumerate(levels, start=1):
-        truncated |= len(rows) >= LEVEL_CAP
-        total += len(rows)
-        by_depth.append(DepthCount(depth=level, count=len(rows)))
-        for row in rows[: max(0, limit - len(sites))]:
-            ends = (row["other"], row["id"]) if outgoing else (row["id"], row["other"])
-            sites.append(CallSite(
-                caller=ends[0], callee=ends[1], kind=row["kind"], file=row["file"], line=row["line"],
-                count=row["count"], reason=row["reason"], confidence=row["confidence"], depth=level,
-            ))
-    return sites, by_depth, total, truncated or total > len(sites)
+    levels = code_reads.call_levels(graph, ws, node["eid"], depth, outgoing, floor, candidates, limit, LEVEL_CAP)
+    sites = [
+        CallSite(caller=row["caller"], callee=row["callee"], kind=row["kind"], file=row["file"], line=row["line"],
+                 count=row["count"], reason=row["reason"], confidence=row["confidence"], depth=d)
+        for d, level in enumerate(levels, start=1) for row in level["rows"]
+    ]
+    by_depth = [DepthCount(depth=d, count=level["total"]) for d, level in enumerate(levels, start=1)]
+    total = sum(level["total"] for level in levels)
+    cut = any(level["cut"] for level in levels[:-1])
+    return sites, by_depth, total, cut or total > len(sites)
 
 
 def _site(caller: str, file: str | None, recorded: str) -> UnresolvedSite:
@@ -73,20 +68,18 @@ def _site(caller: str, file: str | None, recorded: str) -> UnresolvedSite:
     return UnresolvedSite(caller=caller, file=file, line=int(m[1]) if m else None, text=m[2] if m else recorded)
 
 
-# (graph uri, workspace) -> (symbols token, monotonic time, called name -> unresolved sites)
-_UNRESOLVED: dict[tuple[str, str], tuple[str | None, float, dict[str, list[UnresolvedSite]]]] = {}
-UNRESOLVED_TTL_S = 60.0
+# (graph uri, workspace) -> (symbols token, called name -> unresolved sites)
+_UNRESOLVED: dict[tuple[str, str], tuple[str | None, dict[str, list[UnresolvedSite]]]] = {}
 
 
 def unresolved_by_name(graph: Graph, ws: str) -> dict[str, list[UnresolvedSite]]:
     """Every recorded unresolved call of the workspace by the name it calls, read again after
-    a symbol index run (or a minute): reading them costs more than a walk."""
+    each symbol index run (only those write them): reading them costs more than a walk."""
     key = (graph.uri, ws)
     token = code_reads.symbols_token(graph, ws)
     cached = _UNRESOLVED.get(key)
-    now = time.monotonic()
-    if cached is not None and cached[0] == token and now - cached[1] < UNRESOLVED_TTL_S:
-        return cached[2]
+    if cached is not None and token is not None and cached[0] == token:
+        return cached[1]
     by_name: dict[str, list[UnresolvedSite]] = {}
     for row in code_reads.unresolved_sites(graph, ws):
         for recorded in row["sites"] or []:
@@ -94,7 +87,7 @@ def unresolved_by_name(graph: Graph, ws: str) -> dict[str, list[UnresolvedSite]]
             m = _CALLED_NAME.search(site.text)
             if m:
                 by_name.setdefault(m[1], []).append(site)
-    _UNRESOLVED[key] = (token, now, by_name)
+    _UNRESOLVED[key] = (token, by_name)
     return by_name
 
 
@@ -191,11 +184,11 @@ def call_path(
 def _frontier(graph: Graph, ws: str, start: dict, hops: int, floor: float, candidates: bool):
     """Entities reached from `start` that have unresolved or left-out calls, nearest first,
     and how many were reached."""
-    levels = code_reads.call_levels(graph, ws, start["eid"], hops - 1, True, floor, candidates, LEVEL_CAP) if hops > 1 else []
+    levels = code_reads.call_levels(graph, ws, start["eid"], hops - 1, True, floor, candidates, 0, LEVEL_CAP)
     depth_of = {start["eid"]: 0}
-    for level, rows in enumerate(levels, start=1):
-        for row in rows:
-            depth_of.setdefault(row["eid"], level)
+    for d, level in enumerate(levels, start=1):
+        for eid in level["eids"]:
+            depth_of.setdefault(eid, d)
     eids = sorted(depth_of, key=depth_of.get)[:FRONTIER_CAP]
     entries = []
     for row in code_reads.reached(graph, eids, floor, candidates):

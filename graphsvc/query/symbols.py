@@ -152,16 +152,38 @@ def _by_reexport(graph: Graph, ws: str, splits: list[tuple[str, str]], by_qual: 
     """Definitions named by a module that imports their file (`pkg.Class` re-exported by
     `pkg/__init__.py`)."""
     wanted = [(module, node) for module, qual in splits for node in by_qual.get(qual, [])]
-    if not wanted:
+    modules = _module_files(graph, ws)
+    importers = {fid: module for module, _ in wanted for fid in modules.get(module, ())}
+    if not importers:
         return
     files = sorted({node["file"] for _, node in wanted})
-    modules = sorted({module for module, _ in wanted})
-    importers: dict[str, set[str]] = {}
-    for row in code_reads.importers(graph, ws, files, modules, _PACKAGE_STEMS, MATCH_CAP):
-        importers.setdefault(row["file"], set()).add(module_path(row["importer"]))
+    imports: dict[str, set[str]] = {}
+    for row in code_reads.imported(graph, ws, sorted(importers), files, _PACKAGE_STEMS):
+        imports.setdefault(row["file"], set()).add(importers[row["importer"]])
     for module, node in wanted:
-        if any(_names_module(m, module) for m in importers.get(node["file"], ())):
+        if module in imports.get(node["file"], ()):
             found.add(node, "re-export")
+
+
+# (graph uri, workspace) -> (symbols token, module path or a tail of one -> file ids)
+_MODULES: dict[tuple[str, str], tuple[str | None, dict[str, list[str]]]] = {}
+
+
+def _module_files(graph: Graph, ws: str) -> dict[str, list[str]]:
+    """The workspace's files by module path and by every tail of it (`src/flask/app` is also
+    `flask/app` and `app`), read again after each symbol index run."""
+    key = (graph.uri, ws)
+    token = code_reads.symbols_token(graph, ws)
+    cached = _MODULES.get(key)
+    if cached is not None and token is not None and cached[0] == token:
+        return cached[1]
+    by_module: dict[str, list[str]] = {}
+    for fid in code_reads.file_ids(graph, ws):
+        parts = module_path(fid).split("/")
+        for i in range(len(parts)):
+            by_module.setdefault("/".join(parts[i:]), []).append(fid)
+    _MODULES[key] = (token, by_module)
+    return by_module
 
 
 def _find(graph: Graph, ws: str, ref: str) -> _Found:
