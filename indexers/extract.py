@@ -607,7 +607,7 @@ class _Extractor:
         out = self.out.bindings
         items = binding_items(self.spec, binds)
         anchors = [node for _, node, _, _, _ in items]
-        enclosing = [_with_symbol(d) for d in self._enclosing_all(ordered, anchors)]
+        enclosing = _with_symbols(self._enclosing_all(ordered, anchors))
         blocks = self._block_paths(anchors, enclosing)
         for (role, node, type_text, value_text, name), encl, block in zip(items, enclosing, blocks):
             line = _line(node)
@@ -646,7 +646,7 @@ class _Extractor:
         spec = self.spec
         self_names = spec.self_names
         super_names = spec.super_names
-        enclosing = [_with_symbol(d) for d in self._enclosing_all(ordered, [node for node, _ in calls])]
+        enclosing = _with_symbols(self._enclosing_all(ordered, [node for node, _ in calls]))
         blocks = self._block_paths([node for node, _ in calls], enclosing)
         # Per enclosing definition: its receiver name, and the local names it sees, innermost first.
         receivers: dict[int, str | None] = {}
@@ -755,11 +755,15 @@ def _at_top_level(parent: _Def | None) -> bool:
     return True
 
 
-def _with_symbol(d: _Def | None) -> _Def | None:
-    """The nearest of ``d`` and the definitions around it that is a symbol."""
-    while d is not None and d.sym is None:
-        d = d.parent
-    return d
+def _with_symbols(defs: list[_Def | None]) -> list[_Def | None]:
+    """Each of ``defs`` replaced by the nearest of it and the definitions around it that is a
+    symbol (in place)."""
+    for i, d in enumerate(defs):
+        if d is not None and d.sym is None:
+            while d is not None and d.sym is None:
+                d = d.parent
+            defs[i] = d
+    return defs
 
 
 def _receiver_of(d: _Def, memo: dict[int, str | None]) -> str | None:
