@@ -54,12 +54,13 @@ def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tup
     best: dict[tuple[str, int], tuple] = {}
     for role, caps in binds:
         for node, type_text, value_text in _bound(spec, role, caps):
-            name = _signature_name(spec, caps) if role == "signature" else None
+            name = _signature_name(spec, caps) if role == "signature" else (
+                _text(caps["local.narrowed"][0]) if "local.narrowed" in caps else None)
             if value_text == "":  # the null literal: says nothing about the name, its declared type does
                 if type_text is None:
                     continue
                 value_text = None
-            if role in ("local", "field") and node.named_child_count:
+            if name is None and role in ("local", "field") and node.named_child_count:
                 continue  # a nested pattern (`a, (b, c) = ...`): its names have their own matches
             # What a match says: nothing, a value, or a declared type (`new(T)` beside `f()`).
             known = 2 if type_text is not None else 1 if value_text is not None else 0

@@ -40,6 +40,8 @@ tags.scm-style captures:
                         function type; ``@signature.parameter`` one parameter of that type,
                         ``@signature.type`` its declared type: what the function passes to
                         the function it is given (TypeScript ``init: (s: Subscriber) => void``)
+``@local.narrowed``     the name a ``@local`` node (a block) binds, to ``@local.type``, inside
+                        that block (``if (x instanceof Foo) { ... }``)
 ``@local.callee``       with ``@local.argument``, a function written as an argument of a
                         call of ``@local.callee``, and ``@local.parameter``, its parameter
                         that binds ``@local``: the name is bound to what the callee's
@@ -615,7 +617,7 @@ class _Extractor:
                 if encl is not None and encl.kind in _FUNCTION_KINDS:
                     out.append(Binding(encl.sym.id, name or RESULT, type_text, value_text, line, None, block))
                 continue
-            name = _text(node)
+            name = name or _text(node)
             if role == "field":
                 owner = encl
                 while owner is not None and owner.kind not in _TYPE_KINDS:

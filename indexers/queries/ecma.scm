@@ -86,6 +86,14 @@
 (arrow_function parameter: (identifier) @local)
 ; A function written as an expression (a callback, a closure) has its own parameters and locals.
 [(arrow_function) (function_expression)] @block
+; Narrowing: inside `if (x instanceof Foo) { ... }`, x is a Foo.
+(if_statement condition: (parenthesized_expression (binary_expression operator: "instanceof"))
+  consequence: (statement_block) @block)
+(if_statement
+  condition: (parenthesized_expression
+    (binary_expression left: (identifier) @local.narrowed operator: "instanceof"
+                       right: [(identifier) (member_expression)] @local.type))
+  consequence: (statement_block) @local)
 ((variable_declarator name: (identifier) @local value: (_) @local.value)
   (#not-match? @local.value "^require[ \t]*\\("))
 (variable_declarator name: (identifier) @local !value)

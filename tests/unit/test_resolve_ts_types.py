@@ -164,3 +164,11 @@ def test_elements_from_array_methods_map_lookups_and_non_null_assertions():
     got = _calls(files, "app.ts#run")
     assert got["shapes.ts#Circle.area"] == ("type", 1.0) and got["shapes.ts#Circle.nothing"] == ("type", 1.0)
     assert got["shapes.ts#Shape.describe"] == ("type", 1.0)
+
+
+def test_instanceof_narrows_a_name_inside_the_if_block_only():
+    files = _app("export function run(s: Shape) {\n"
+                 "  if (s instanceof Circle) { s.area() } else { s.nothing() }\n  s.describe()\n}\n")
+    got = _calls(files, "app.ts#run")
+    assert got["shapes.ts#Circle.area"] == ("type", 1.0) and got["shapes.ts#Shape.describe"] == ("type", 1.0)
+    assert "shapes.ts#Circle.nothing" not in got  # a Shape has no `nothing`: not a guess either
