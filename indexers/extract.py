@@ -34,7 +34,8 @@ tags.scm-style captures:
 ``@field``              a field of the type around the enclosing method, assigned through
                         the receiver (``self.x = ...``); ``@field.type`` / ``@field.value`` as
                         for ``@local``, the value read in the method's scope
-``@result``             the declared result type of the enclosing function (``-> Foo``)
+``@result``             the declared result type of the enclosing function (``-> Foo``), or
+                        the type the enclosing type alias stands for (Go ``type Hooks []Hook``)
 ``@return``             an expression the enclosing function returns (``return Foo()``)
 ``@signature``          a parameter of the enclosing function whose declared type is a
                         function type; ``@signature.parameter`` one parameter of that type,
@@ -614,7 +615,7 @@ class _Extractor:
         for (role, node, type_text, value_text, name), encl, block in zip(items, enclosing, blocks):
             line = _line(node)
             if role == "result" or role == "return" or role == "signature":
-                if encl is not None and encl.kind in _FUNCTION_KINDS:
+                if encl is not None and (encl.kind in _FUNCTION_KINDS or role == "result" and encl.kind == "type_alias"):
                     out.append(Binding(encl.sym.id, name or RESULT, type_text, value_text, line, None, block))
                 continue
             name = name or _text(node)

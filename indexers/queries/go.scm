@@ -18,6 +18,8 @@
 (type_spec name: (type_identifier) @name type: (struct_type)) @definition.struct
 (type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
 (type_spec name: (type_identifier) @name type: [(type_identifier) (qualified_type) (generic_type) (pointer_type) (slice_type) (map_type) (array_type) (function_type) (channel_type)]) @definition.type_alias
+; What a named slice, array or map type holds: its elements are those of the type it stands for.
+(type_spec type: [(slice_type) (map_type) (array_type)] @result)
 (type_alias name: (type_identifier) @name) @definition.type_alias
 (method_elem name: (field_identifier) @name) @definition.method
 

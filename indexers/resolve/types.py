@@ -356,6 +356,9 @@ class Types:
             return next((v for k, v in cur[1] if k == key), UNKNOWN) if key else UNKNOWN
         if step != ELEMENT:
             return UNKNOWN  # a declared container's element type is not that of every key
+        if cur[0] == "inst" and len(cur[1]) == 1 and getattr(self.table.symbols.get(cur[1][0]), "kind", "") == "type_alias":
+            under = self.result(cur[1][0])  # `type Hooks []Hook`: what the alias stands for
+            cur = under if under[0] == "iter" else cur
         return cur[1] if cur[0] == "iter" else self.iterated(cur)[-1]
 
     def iterated(self, cur: tuple) -> list[tuple]:

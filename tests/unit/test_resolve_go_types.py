@@ -215,6 +215,16 @@ _BINDING = "package binding\n\ntype Binding interface{ Bind() }\n\nvar Form Bind
                             "command.go#Command.Name": ("type", 1.0)},
         id="a_declared_slice_or_map_result_gives_its_elements"),
     pytest.param({
+        "hooks.go": (
+            "package logrus\n\ntype Hook interface{ Fire() error }\n\ntype LevelHooks map[int][]Hook\n\n"
+            "type errorMsgs []*Error\n\ntype Error struct{}\n\nfunc (e *Error) IsType() bool { return true }\n\n"
+            "func (hooks LevelHooks) Fire(level int, a errorMsgs) {\n\tfor _, hook := range hooks[level] {\n"
+            "\t\thook.Fire()\n\t}\n\tfor _, msg := range a {\n\t\tmsg.IsType()\n\t}\n\tfor i := range a {\n\t\ta[i].IsType()\n\t}\n}\n"
+        ),
+        "other/other.go": OTHER + "\nfunc (X) Fire() {}\nfunc (X) IsType() {}\n",
+    }, "hooks.go#LevelHooks.Fire", {"hooks.go#Hook.Fire": ("type", 1.0), "hooks.go#Error.IsType": ("type", 1.0)},
+        id="a_named_slice_or_map_type_holds_the_elements_of_what_it_stands_for"),
+    pytest.param({
         "route.go": "package mux\n\ntype Route struct{}\n\nfunc (r *Route) Path() {}\n",
         "use.go": "package mux\n\nfunc use() {\n\tr := new(Route)\n\tr.Path()\n}\n",
         "other/other.go": OTHER + "\nfunc (X) Path() {}\n",
