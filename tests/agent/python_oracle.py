@@ -263,6 +263,11 @@ class Project:
             if f"{sub}.{name}" in self.defs and method in self.overridden(f"{sub}.{name}")
         }
 
+    def innermost(self, file: str, line: int) -> str | None:
+        """The innermost definition spanning a line of a file."""
+        spans = [d for d in self.defs.values() if d.id.startswith(file + "#") and d.line <= line <= d.end_line]
+        return min(spans, key=lambda d: d.end_line - d.line).id if spans else None
+
     def lines_with(self, text: str) -> set[tuple[str, int]]:
         """(file, line) of every line holding `text`."""
         return {

@@ -1,5 +1,5 @@
-"""Ten questions a coding agent asks about a real project (requests 2.32.3, vendored), each
-answered by ONE GraphQL request and checked against what the source says, read with `ast`
+"""Ten kinds of questions a coding agent asks about a real project (requests 2.32.3,
+vendored), each answered by ONE GraphQL request and checked against what the source says, read with `ast`
 (tests/agent/python_oracle.py), never against the graph.
 
 The oracle resolves calls by names, imports, ``self``, ``super()`` and variables bound to a
@@ -117,3 +117,11 @@ def test_call_path(ask):
     assert steps[0][0] == source and steps[-1][1] == target
     assert all(b in ORACLE.calls[a] for a, b in steps)
     assert all(x[1] == y[0] for x, y in zip(steps, steps[1:]))
+
+
+def test_where_is_a_string_read(ask):
+    """Where does the code mention the header Content-Length?"""
+    got = ask("grep", 'pattern: "Content-Length", limit: 100', "{ total truncated hits { file line symbol } }")
+    assert not got["truncated"] and got["total"] == len(got["hits"])
+    assert {(h["file"], h["line"]) for h in got["hits"]} == ORACLE.lines_with("Content-Length")
+    assert [h["symbol"] for h in got["hits"]] == [ORACLE.innermost(h["file"], h["line"]) for h in got["hits"]]
