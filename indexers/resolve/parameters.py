@@ -64,7 +64,7 @@ def _parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ..
         site_resolver = r.other(path)
         # Calls by the function's name or by a name bound to it (`c = run; c(h)`), and
         # calls passing it on.
-        names = {sym.name} | {b.name for b in ext.bindings if b.value and _HEAD.sub("", b.value) == sym.name}
+        names = {sym.name} | _names_bound_to(table, ext).get(sym.name, set())
         index = _calls_naming(table, ext)
         for call in dict.fromkeys(c for n in sorted(names) for c in index.get(n, ())):
             passes = [key for key, v in call.args if _HEAD.sub("", v) in names]
@@ -107,6 +107,20 @@ def _calls_naming(table, ext: FileExtraction) -> dict[str, list[CallRef]]:
             if call.args and call.receiver_kind in _DIRECT:
                 for n in {call.name, *(_HEAD.sub("", v) for _, v in call.args)}:
                     found.setdefault(n, []).append(call)
+        table.recursive.values[key] = found
+    return found
+
+
+def _names_bound_to(table, ext: FileExtraction) -> dict[str, set[str]]:
+    """A file's names bound to a (dotted) name, by that name's last part (cached with the
+    table's other answers)."""
+    key = ("bound-to", ext.path)
+    found = table.recursive.values.get(key)
+    if found is None:
+        found = {}
+        for b in ext.bindings:
+            if b.value:
+                found.setdefault(_HEAD.sub("", b.value), set()).add(b.name)
         table.recursive.values[key] = found
     return found
 
