@@ -24,7 +24,10 @@ def references(r: Resolver) -> None:
     """REFERENCES edges from each value's enclosing symbol (or file) to what it names."""
     memo: dict[tuple, tuple | None] = {}
     symbols = r.table.symbols
+    referable = _referable_names(r.table)
     for ref in r.ext.values:
+        if ref.name not in referable:
+            continue  # most values are variables: no definition of the name is ever referenced
         key = r.memo_key(ref)
         found = memo.get(key, memo)
         if found is memo:
@@ -37,6 +40,17 @@ def references(r: Resolver) -> None:
                 r.edge(ref.caller, dst, Rel.REFERENCES, Prov.INFERRED, conf / len(ids), Reason.CANDIDATE, ref.line)
         else:
             r.edge(ref.caller, ids[0], Rel.REFERENCES, r.prov_for(ids[0], reason), conf, reason, ref.line)
+
+
+def _referable_names(table) -> frozenset[str]:
+    """The names of every function, method and type of the workspace: a value of another name
+    refers to none of them (cached with the table's other answers)."""
+    key = ("referable-names",)
+    found = table.recursive.values.get(key)
+    if found is None:
+        found = table.recursive.values[key] = frozenset(
+            s.name for s in table.symbols.values() if s.kind in _REFERENCED_KINDS)
+    return found
 
 
 def _referenced(r: Resolver, ref: CallRef, key: tuple, symbols: dict) -> tuple[list[str], str, float] | None:
