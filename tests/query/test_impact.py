@@ -8,7 +8,8 @@ from dataclasses import asdict
 import pytest
 
 from graphsvc.errors import InputError, NotFoundError
-from graphsvc.query import community, hierarchy
+from graphsvc.graph.driver import get_graph
+from graphsvc.query import calls, community, hierarchy
 from graphsvc.query.communities import compute_communities
 from graphsvc.query.impact import changed_lines, impact
 from tests.query.impact_project import HUB_CALLERS, indexed_project
@@ -169,3 +170,18 @@ def test_community_hint_when_none_are_stored_then_one_read(project):
     assert all(not f.name.endswith("/") and "." in f.name for f in same.top_files.items)
     with pytest.raises(NotFoundError, match="no community 999"):
         community.community(workspace=project, number=999)
+
+
+def test_unresolved_sites_are_read_again_only_after_an_index_run(project, monkeypatch):
+    graph = get_graph()
+    calls.unresolved_by_name(graph, project)
+    reads_done = []
+    real = calls.code_reads.unresolved_sites
+
+    def counted(*args, **kwargs):
+        reads_done.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(calls.code_reads, "unresolved_sites", counted)
+    impact("pkg/core.py#helper", workspace=project)
+    assert reads_done == []  # the same index run: the sites read before still hold

@@ -77,6 +77,9 @@ def test_impact_over_rest(project, url):
         "lib/calc_test.go#TestAdd", "web/math.test.ts#checkSquare"}
     r = httpx.post(f"{url}/api/context/impact", json={"workspace": project, "diff": DIFF, "depth": 1}, timeout=60)
     assert r.status_code == 200 and r.json()["changed"]["items"] == ["pkg/core.py", "pkg/core.py#helper"]
+    r = rest(url, "impact", ref="run", workspace=project)
+    assert r.status_code == 409 and r.json()["code"] == "AMBIGUOUS"
+    assert set(r.json()["candidates"]) == {"pkg/core.py#Base.run", "pkg/core.py#Child.run"}
     r = rest(url, "impact", ref="pkg/core.py#helper", workspace=project, depth=9)
     assert r.status_code == 400 and r.json()["code"] == "BAD_INPUT" and "depth must be 1..4" in r.json()["error"]
 
