@@ -58,13 +58,15 @@ RANKS = {
 
 
 def module_path(file: str) -> str:
-    """The module a file is, as a path: without its extension, a package file as its directory."""
+    """The module a file is, as a path: without its extension, a package file as its directory;
+    a dot left in a name separates as `/` does (`test/clinic.test.c` is `test/clinic/test`), as
+    in a dotted ref."""
     stem, _ = posixpath.splitext(file)
     spec = language_for_path(file)
     head, base = posixpath.split(stem)
     if spec is not None and base in spec.package_files:
-        return head
-    return stem
+        stem = head
+    return stem.replace(".", "/")
 
 
 def _names_module(path: str, module: str) -> bool:
@@ -142,7 +144,7 @@ def _by_name(graph: Graph, ws: str, ref: str, found: _Found) -> None:
         for node in by_qual.get(qual, []):
             if _names_module(module_path(node["file"]), module):
                 found.add(node, "module path")
-            elif _names_module(posixpath.dirname(node["file"]), module):
+            elif _names_module(posixpath.dirname(node["file"]).replace(".", "/"), module):
                 found.add(node, "package")
     if splits and found.best_rank > RANKS["module path"]:
         _by_reexport(graph, ws, splits, by_qual, found)

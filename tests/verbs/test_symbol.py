@@ -30,6 +30,7 @@ NAMED = {
     "util.py#helper": ("src/shop/util.py#helper", "suffix"),
     "web.format.parseAmount": ("web/format.ts#parseAmount", "module path"),
     "web/format.Price.show": ("web/format.ts#Price.show", "module path"),
+    "web.format.spec.checkAmount": ("web/format.spec.ts#checkAmount", "module path"),
     "server.Serve": ("server/handler.go#Serve", "package"),
 }
 
