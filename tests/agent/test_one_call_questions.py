@@ -1,6 +1,6 @@
 """Ten kinds of questions a coding agent asks about a real project (requests 2.32.3,
-vendored), each answered by ONE GraphQL request and checked against what the source says, read with `ast`
-(tests/agent/python_oracle.py), never against the graph.
+vendored), each answered by ONE GraphQL request and checked against what the source says,
+read with `ast` (tests/agent/python_oracle.py), never against the graph.
 
 The oracle resolves calls by names, imports, ``self``, ``super()`` and variables bound to a
 class instance; answers are compared on the package's own entities.
