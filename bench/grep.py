@@ -18,6 +18,7 @@ import argparse
 import atexit
 import os
 import random
+import re
 import signal
 import sys
 import time
@@ -29,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.load import start_server  # noqa: E402
 from bench.queries import percentiles, timed  # noqa: E402
-from graphsvc.context.grep_index import GrepIndex, _table  # noqa: E402
+from graphsvc.context.grep_index import GrepIndex, _table, match_expression  # noqa: E402
 from graphsvc.graph.driver import get_graph  # noqa: E402
-from graphsvc.query.grep import _trigrams, grep  # noqa: E402
+from graphsvc.query.grep import grep  # noqa: E402
 from graphsvc.settings import get_settings  # noqa: E402
 
 GQL = """query($p: String!, $ws: String!, $regex: Boolean!) {
@@ -58,6 +59,9 @@ def main() -> None:
         "SELECT DISTINCT s.qualified_name FROM grep_symbols s JOIN grep_files f ON f.id = s.file "
         "WHERE f.workspace = ?", (held.id,))})
     names = sorted({name.rsplit(".", 1)[-1] for name in names if len(name.rsplit(".", 1)[-1]) >= 3})
+    if not names:  # text indexed without symbols: the identifiers of a sample of its chunks
+        rows = index.conn.execute(f"SELECT text FROM {_table(held.id)} WHERE rowid % 7 = 0").fetchall()
+        names = sorted({w for (text,) in rows for w in re.findall(r"\b[A-Za-z_]\w{2,}\b", text)})
     rng = random.Random(args.seed)
     literals = [rng.choice(names) for _ in range(n)]
     regexes = [REGEXES[i % len(REGEXES)] for i in range(n)]
@@ -96,7 +100,7 @@ def main() -> None:
     print("\ncandidate chunks of the literals, all of them read (ms)")
     for how, sql, arg in (
         ("MATCH", f"SELECT rowid, text FROM {table} WHERE {table} MATCH ?",
-         lambda p: " AND ".join('"' + t.replace('"', '""') + '"' for t in _trigrams([p]))),
+         lambda p: match_expression([[[p]]])),
         ("LIKE", f"SELECT rowid, text FROM {table} WHERE text LIKE ?", lambda p: f"%{p}%"),
     ):
         samples = []

@@ -53,6 +53,26 @@ def chunks(text: str) -> list[str]:
     return out
 
 
+# What a matching chunk holds: every clause; of a clause, one of its alternatives; of an
+# alternative, every literal (of three characters or more).
+Condition = list[list[list[str]]]
+
+
+def match_expression(condition: Condition) -> str:
+    """`condition` as an FTS5 query over trigrams. Each trigram is quoted: FTS5's syntax ('"',
+    '*', AND, '-') is then plain text."""
+    def every(literals: list[str]) -> str:
+        grams = sorted({lit[i:i + 3] for lit in literals for i in range(len(lit) - 2)})
+        return " AND ".join('"' + g.replace('"', '""') + '"' for g in grams)
+
+    clauses = []
+    for clause in condition:
+        alternatives = [every(a) for a in clause]
+        clauses.append(alternatives[0] if len(alternatives) == 1 else
+                       "(" + " OR ".join(f"({a})" for a in alternatives) + ")")
+    return " AND ".join(clauses)
+
+
 @dataclass(frozen=True, slots=True)
 class FileText:
     """One file's text and its symbols' (start line, end line, id, kind, qualified name)."""
@@ -184,14 +204,14 @@ class GrepIndex(db.Connected):
         with self._read() as conn:
             return dict(conn.execute(f"SELECT id, path FROM grep_files WHERE id IN ({','.join('?' * len(ids))})", ids))
 
-    def chunks(self, workspace_id: int, trigrams: list[str] | None) -> Iterator[tuple[int, str]]:
-        """(rowid, text) of the chunks holding every trigram of `trigrams` (case-insensitively),
-        in rowid order, or of every chunk when None. Read lazily: the caller may stop early."""
+    def chunks(self, workspace_id: int, condition: Condition | None) -> Iterator[tuple[int, str]]:
+        """(rowid, text) of the chunks that may meet `condition` (their trigrams say so,
+        case-insensitively), in rowid order, or of every chunk when None. Read lazily: the
+        caller may stop early."""
         table = _table(workspace_id)
         where, args = "", ()
-        if trigrams:
-            # Each trigram quoted: FTS5's syntax ('"', '*', AND, '-') is then plain text.
-            where, args = f"WHERE {table} MATCH ?", (" AND ".join('"' + t.replace('"', '""') + '"' for t in trigrams),)
+        if condition:
+            where, args = f"WHERE {table} MATCH ?", (match_expression(condition),)
         with self._read() as conn:
             cursor = conn.execute(f"SELECT rowid, text FROM {table} {where} ORDER BY rowid", args)
             while rows := cursor.fetchmany(64):

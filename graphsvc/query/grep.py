@@ -7,14 +7,15 @@ a hit's enclosing symbol.
 - A literal of three characters or more is looked up by its trigrams (the index folds case),
   and every candidate is checked in Python; a shorter one scans the workspace's text.
 - A regular expression (Python's `re` syntax, matched against one line at a time) is looked
-  up by the trigrams of the literal runs every match must contain, when it has any, else it
-  scans; each candidate line is checked with `re`.
+  up by the trigrams of the literal runs every match must contain (`required`; of `a|b`, one
+  alternative's), when it has any, else it scans; each candidate line is checked with `re`.
 - Case-sensitive unless `ignore_case` (Unicode lower case of both sides; for a regex,
   `re.IGNORECASE`).
 - `paths`: globs over the file's path in the workspace (`*` crosses `/`, as in `fnmatch`);
   a glob without `/` may match the file name alone (`*.py`).
-- The work is bounded (`SCAN_SECONDS`, `SCAN_CHARS` of text): past the bound `complete` is
-  false and `total` counts the lines found so far.
+- The work is bounded: finding the hits by `SCAN_SECONDS` and `SCAN_CHARS` of text, counting
+  the lines past them by `COUNT_SECONDS` (from the start) and `COUNT_AT_MOST`. Past a bound
+  `complete` is false and `total` counts the lines found so far.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from graphsvc.context.grep_index import GrepIndex, chunk_place, reader
+from graphsvc.context.grep_index import Condition, GrepIndex, chunk_place, reader
 from graphsvc.errors import InputError, NotFoundError
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.graph.workspaces import show_workspace
@@ -45,6 +46,7 @@ MAX_PATTERN_CHARS = 1000
 SCAN_SECONDS = 1.0
 SCAN_CHARS = 256 * 1024 * 1024
 COUNT_AT_MOST = 10_000  # matching lines counted; past it `total` is a lower bound
+COUNT_SECONDS = 0.05  # counting the lines past the hits shown: a common word reads most chunks
 
 
 @dataclass(kw_only=True)
@@ -102,7 +104,7 @@ def grep(
     if len(pattern) > MAX_PATTERN_CHARS:
         raise InputError(f"a pattern of {len(pattern)} characters: give at most {MAX_PATTERN_CHARS}")
     limit = result_limit(limit, DEFAULT_LIMIT)
-    lines_of, trigrams = _matcher(pattern, regex, ignore_case)
+    lines_of, condition = _matcher(pattern, regex, ignore_case)
     graph = graph or get_graph()
     index = reader(get_settings())
     ws_id = index.workspace_id(graph.uri, workspace)
@@ -113,8 +115,8 @@ def grep(
     allowed = _matching_files(index.files(ws_id), paths) if paths else None
     found: list[tuple[int, int, int, str]] = []  # chunk rowid, line in it, column, the chunk's text
     total, complete = 0, True
-    deadline, budget = time.perf_counter() + SCAN_SECONDS, SCAN_CHARS
-    for rowid, text in index.chunks(ws_id, trigrams):
+    started, budget = time.perf_counter(), SCAN_CHARS
+    for rowid, text in index.chunks(ws_id, condition):
         if allowed is not None and chunk_place(rowid)[0] not in allowed:
             continue
         budget -= len(text)
@@ -122,7 +124,9 @@ def grep(
             total += 1
             if len(found) < limit:
                 found.append((rowid, offset, column, text))
-        if budget < 0 or total >= COUNT_AT_MOST or time.perf_counter() > deadline:
+        spent = time.perf_counter() - started
+        if budget < 0 or total >= COUNT_AT_MOST or spent > SCAN_SECONDS or (
+                len(found) == limit and spent > COUNT_SECONDS):
             complete = False
             break
     return _result(index, workspace, pattern, regex, ignore_case, found, total, limit, complete)
@@ -148,17 +152,16 @@ def _result(index: GrepIndex, workspace: str, pattern: str, regex: bool, ignore_
 LineMatches = Callable[[str], list[tuple[int, int]]]
 
 
-def _matcher(pattern: str, regex: bool, ignore_case: bool) -> tuple[LineMatches, list[str] | None]:
-    """How to find matching lines in a chunk, and the trigrams every matching chunk holds
-    (None: no trigram is known, every chunk is a candidate)."""
+def _matcher(pattern: str, regex: bool, ignore_case: bool) -> tuple[LineMatches, Condition | None]:
+    """How to find matching lines in a chunk, and what every matching chunk holds (None:
+    nothing known, every chunk is a candidate)."""
     if not regex:
-        literals = [pattern] if len(pattern) >= 3 else []
-        return _literal_lines(pattern, ignore_case), _trigrams(literals)
+        return _literal_lines(pattern, ignore_case), [[[pattern]]] if len(pattern) >= 3 else None
     try:
         compiled = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
     except re.error as exc:
         raise InputError(f"invalid regular expression {pattern!r}: {exc}") from None
-    return _regex_lines(compiled), _trigrams(required_literals(compiled))
+    return _regex_lines(compiled), required(compiled) or None
 
 
 def _literal_lines(needle: str, ignore_case: bool) -> LineMatches:
@@ -233,28 +236,25 @@ def _bounded(compiled: re.Pattern) -> bool:
     return found
 
 
-def _trigrams(literals: list[str]) -> list[str] | None:
-    grams = {lit[i:i + 3] for lit in literals for i in range(len(lit) - 2)}
-    return sorted(grams) or None
-
-
-def required_literals(compiled: re.Pattern) -> list[str]:
-    """Runs of three or more literal characters that every match of `compiled` contains
-    (none when it has no such run: a branch, a class or an optional part breaks a run)."""
-    found = _required(sre_parse.parse(compiled.pattern, compiled.flags))
+def required(compiled: re.Pattern) -> Condition:
+    """The literal runs (three characters or more) every match of `compiled` contains: runs
+    in sequence, groups and repeats of at least one; of a branch, one alternative's (when
+    each has some). A class or an optional part breaks a run."""
+    clauses = _required(sre_parse.parse(compiled.pattern, compiled.flags))
     if compiled.flags & re.IGNORECASE:
         # The index folds ASCII letters as `re` does; other letters may fold otherwise.
-        found = [lit for lit in found if lit.isascii()]
-    return found
+        clauses = [[[lit for lit in alt if lit.isascii()] for alt in clause] for clause in clauses]
+        clauses = [clause for clause in clauses if all(clause)]
+    return clauses
 
 
-def _required(items) -> list[str]:
-    out: list[str] = []
+def _required(items) -> Condition:
+    out: Condition = []
     run: list[str] = []
 
     def flush() -> None:
         if len(run) >= 3:
-            out.append("".join(run))
+            out.append([["".join(run)]])
         run.clear()
 
     for op, arg in items:
@@ -270,6 +270,12 @@ def _required(items) -> list[str]:
                 out.extend(_required(body))
         elif op is sre_constants.ATOMIC_GROUP:
             out.extend(_required(arg))
+        elif op is sre_constants.BRANCH:
+            # An alternative's literals are those of its one-way clauses (fewer: a weaker test).
+            alternatives = [[lit for clause in _required(alt) if len(clause) == 1 for lit in clause[0]]
+                            for alt in arg[1]]
+            if all(alternatives):
+                out.append(alternatives)
     flush()
     return out
 
