@@ -8,7 +8,7 @@ A ref is, tried in this order:
 - a dotted name with its module path, ``pkg.mod.Class.method``: the module part is the
   defining file's path without its extension (a package file such as ``pkg/__init__.py`` or
   ``index.ts`` stands for its directory), or the directory holding it (Go and Java packages);
-  leading directories may be left out (``src/``) and ``/`` separates as well as ``.``
+  leading directories may be left out (``src/``; the fewer the better) and ``/`` separates as well as ``.``
   (``pkg/mod.Class``); or a module that imports the defining file, directly or through a
   package file, as ``pkg/__init__.py`` re-exports ``pkg.Class``;
 - a qualified name (``Class.method``) or a name;
@@ -44,7 +44,9 @@ _FILE_LINE = re.compile(r"^(?P<file>[^#]+):(?P<line>\d+)$")
 # File stems that stand for their directory, in every language (`__init__.`, `index.`).
 _PACKAGE_STEMS = sorted({stem + "." for spec in LANGUAGES.values() for stem in spec.package_files})
 
-# How each kind of match ranks (lower wins); an external entity ranks half a step lower.
+# How each kind of match ranks (lower wins); an external entity ranks half a step lower, a
+# module path a hundredth lower for each leading directory it leaves out (up to MAX_OMITTED).
+MAX_OMITTED = 9
 RANKS = {
     "id": 0.0,
     "file:line": 1.0,
@@ -73,6 +75,11 @@ def _names_module(path: str, module: str) -> bool:
     return path == module or path.endswith("/" + module)
 
 
+def _omitted(path: str, module: str) -> int:
+    """How many leading directories of `path` a module path it names leaves out."""
+    return path.count("/") - module.count("/")
+
+
 def _splits(ref: str) -> list[tuple[str, str]]:
     """(module as a path, qualified name) for every way a dotted `ref` divides."""
     dotted = ref.replace("::", ".")
@@ -91,8 +98,10 @@ class _Found:
     def __init__(self) -> None:
         self.by_eid: dict[str, tuple[float, str, dict]] = {}
 
-    def add(self, node: dict, match: str) -> None:
+    def add(self, node: dict, match: str, omitted: int = 0) -> None:
+        """`omitted`: leading directories the module path left out; fewer rank higher."""
         rank = RANKS[match] + (0.5 if Label.EXTERNAL.value in (node.get("labels") or []) else 0.0)
+        rank += min(omitted, MAX_OMITTED) * 0.01
         old = self.by_eid.get(node["eid"])
         if old is None or rank < old[0]:
             self.by_eid[node["eid"]] = (rank, match, node)
@@ -142,10 +151,11 @@ def _by_name(graph: Graph, ws: str, ref: str, found: _Found) -> None:
             by_qual.setdefault(node["qualified_name"], []).append(node)
     for module, qual in splits:
         for node in by_qual.get(qual, []):
-            if _names_module(module_path(node["file"]), module):
-                found.add(node, "module path")
-            elif _names_module(posixpath.dirname(node["file"]).replace(".", "/"), module):
-                found.add(node, "package")
+            path, folder = module_path(node["file"]), posixpath.dirname(node["file"]).replace(".", "/")
+            if _names_module(path, module):
+                found.add(node, "module path", _omitted(path, module))
+            elif _names_module(folder, module):
+                found.add(node, "package", _omitted(folder, module))
     if splits and found.best_rank > RANKS["module path"]:
         _by_reexport(graph, ws, splits, by_qual, found)
 
@@ -196,8 +206,9 @@ def _find(graph: Graph, ws: str, ref: str) -> _Found:
     if not found.by_eid and ("." in ref or "/" in ref):
         module = ref.replace("::", ".").replace(".", "/").strip("/")
         for node in code_reads.files_containing(graph, ws, module, MATCH_CAP):
-            if _names_module(module_path(node["id"]), module):
-                found.add(node, "module path")
+            path = module_path(node["id"])
+            if _names_module(path, module):
+                found.add(node, "module path", _omitted(path, module))
     if not found.by_eid:
         for row in reads.find_entities(graph, ws, ref):
             found.add(row["node"], "suffix")

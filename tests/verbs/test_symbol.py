@@ -28,7 +28,9 @@ NAMED = {
     "src/shop/engine.py:22": ("src/shop/engine.py", "file:line"),
     "Engine.run": ("src/shop/engine.py#Engine.run", "qualified name"),
     "util.py#helper": ("src/shop/util.py#helper", "suffix"),
+    # vendor/web/format.ts is module web.format too, with a leading directory left out: it ranks lower.
     "web.format.parseAmount": ("web/format.ts#parseAmount", "module path"),
+    "vendor.web.format.parseAmount": ("vendor/web/format.ts#parseAmount", "module path"),
     "web/format.Price.show": ("web/format.ts#Price.show", "module path"),
     "web.format.spec.checkAmount": ("web/format.spec.ts#checkAmount", "module path"),
     "server.Serve": ("server/handler.go#Serve", "package"),
