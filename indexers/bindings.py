@@ -163,6 +163,8 @@ def _literal(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     """A list, tuple or dict literal as ``{key=value,...}`` (keys ``i:0``, ``s:name``), the
     entries whose key and value can be written so; None when positions are not known (a
     splat) or the text gets too long."""
+    if node.end_byte - node.start_byte > 4 * MAX_VALUE:
+        return None  # a table too large to keep (its text would be longer than a value may be)
     entries = []
     position = 0
     for child in node.named_children:

@@ -388,7 +388,8 @@ class _Extractor:
             self.out.params = parameters(params, self._enclosing_all(ordered, anchors), self.out.bindings)
         args = call_arguments([caps for _, caps in values if "argument" in caps])
         self._calls(ordered, narrowest_receivers(calls), local_names, self.out.calls, args=args)
-        self._calls(ordered, values, local_names, self.out.values, only_typed_locals=True)
+        named = [v for v in values if "name" in v[1]]  # a call as an argument is no value of its own
+        self._calls(ordered, named, local_names, self.out.values, only_typed_locals=True)
         self._inherits(ordered, inherits)
         self._imports(imports)
 
