@@ -161,8 +161,8 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
 
 def _literal(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     """A list, tuple or dict literal as ``{key=value,...}`` (keys ``i:0``, ``s:name``), the
-    entries whose key and value can be written so; None when positions are not known (a
-    splat) or the text gets too long."""
+    entries whose key and value can be written so; None when there are none, positions are
+    not known (a splat) or the text gets too long."""
     if node.end_byte - node.start_byte > 4 * MAX_VALUE:
         return None  # a table too large to keep (its text would be longer than a value may be)
     entries = []
@@ -180,7 +180,7 @@ def _literal(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
         if text:
             entries.append(f"{key}={text}")
     out = "{" + ",".join(entries) + "}"
-    return out if len(out) <= MAX_VALUE else None
+    return out if entries and len(out) <= MAX_VALUE else None  # `x = []`, `(1, 2)`: nothing to keep
 
 
 def _key(spec: LanguageSpec, node: tree_sitter.Node | None) -> str | None:

@@ -60,7 +60,6 @@ _INSTANCE_KINDS = TYPE_KIND_NAMES | {"type_alias"}
 # A chain: a head name, then ".name" members, "()" calls and "[]" elements.
 _STEP = re.compile(r"\(\)|\[(?:[is]:[\w.-]*)?\]|(?:\.|::|->)(#?[A-Za-z_$][\w$]*|\(\d+\.\d+\))")
 _HEAD = re.compile(r"[A-Za-z_$][\w$]*")
-_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 # Type text: wrappers that say "this type or nothing" and how a type is referred to.
 _OPTIONAL = re.compile(r"^(?:[\w.]+\.)?Optional\[(.*)\]$", re.S)
 _UNION_NONE = re.compile(r"^(.*?)\s*\|\s*None$|^None\s*\|\s*(.*)$", re.S)
@@ -474,16 +473,14 @@ class Types:
         found = self.table.recursive.values.get(key)
         if found is None:
             ext = self.table.files.get(path)
-            names: set[str] = set()
-            for b in ext.bindings if ext is not None else ():
-                if b.name.endswith(ELEMENT):
-                    names.add(b.name[: -len(ELEMENT)])
-                elif b.value and _DOTTED.fullmatch(b.value):
-                    names.add(b.value.rpartition(".")[2])
-            for c in ext.calls if ext is not None else ():
-                if c.receiver_kind == RECEIVER_NAME and c.receiver:
-                    names.add(c.receiver.rpartition(".")[2])  # `self.table.update()`: table
-                names.update(v.rpartition(".")[2] for _, v in c.args)
+            binds = ext.bindings if ext is not None else ()
+            calls = ext.calls if ext is not None else ()
+            names = {b.name[: -len(ELEMENT)] for b in binds if b.name[-1] == "]"}
+            names.update(b.value.rpartition(".")[2] for b in binds
+                         if b.value and b.value[-1] not in ")]" and b.value[0] != "{")  # aliases: `t = table`
+            names.update(c.receiver.rpartition(".")[2] for c in calls  # `self.table.update()`: table
+                         if c.receiver_kind == RECEIVER_NAME and c.receiver)
+            names.update(v.rpartition(".")[2] for c in calls if c.args for _, v in c.args)
             found = self.table.recursive.values[key] = frozenset(names)
         return found
 
