@@ -8,12 +8,15 @@ from typing import Iterable
 
 import tree_sitter
 
+from graphsvc.model import _slot_init
+
 MAX_ARGUMENT = 200  # longer arguments are not names
 _FUNCTION_KINDS = frozenset({"function", "method"})
 
 Arguments = tuple[tuple[int | str, str], ...]
 
 
+@_slot_init  # built by the hundred thousand, in extraction and decoding
 @dataclass(slots=True, frozen=True)
 class ParamRef:
     function: str  # symbol id of the function

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from graphsvc.model import _slot_init
 from indexers.languages import LanguageSpec
 from indexers.text import MAX_VALUE, strip_string, value_chain, without_postfix
 
@@ -30,6 +31,7 @@ _WS = re.compile(r"\s+")
 _KEY = re.compile(r"[\w.-]*")  # keys a chain can name (``d["k"]``)
 
 
+@_slot_init  # built by the hundred thousand, in extraction and decoding
 @dataclass(slots=True, frozen=True)
 class Binding:
     """A name bound in a scope, with what it is bound to as far as the source says."""

@@ -88,7 +88,7 @@ from operator import attrgetter
 
 import tree_sitter
 
-from graphsvc.model import TYPE_KINDS, SymbolKind, file_id, symbol_id
+from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
 from indexers.arguments import ParamRef, call_arguments, parameters
 from indexers.bindings import BINDING_ROLES, ELEMENT, RESULT, Binding, binding_items
 from indexers.c_macros import blank_macros
@@ -127,6 +127,7 @@ _HEAD = re.compile(r"[^.:>(\[-]*")
 _FUNCTION_KINDS = frozenset({"function", "method"})
 
 
+@_slot_init  # built by the hundred thousand, in extraction and decoding
 @dataclass(slots=True, frozen=True)
 class ImportRef:
     module: str  # as written, quotes stripped: "os.path", "./util", "crate::a::b", "x.h"
@@ -137,6 +138,7 @@ class ImportRef:
     export: bool = False  # re-exported to importers, not bound here (``export {a as b} from``)
 
 
+@_slot_init  # built by the hundred thousand, in extraction and decoding
 @dataclass(slots=True, frozen=True)
 class CallRef:
     caller: str  # symbol id of the enclosing function/class, or the file id
@@ -152,6 +154,7 @@ class CallRef:
     block: str = ""  # the blocks around the call inside its caller, as ``Binding.block``
 
 
+@_slot_init  # built by the hundred thousand, in extraction and decoding
 @dataclass(slots=True, frozen=True)
 class InheritRef:
     type_id: str | None  # the subtype when it is defined in this file
@@ -739,8 +742,6 @@ class _Extractor:
             if not module and not name and not level:
                 continue
             out.append(ImportRef(module, name, alias, level, _line(node), "import.export" in caps))
-
-
 
 
 def _end_line(node: tree_sitter.Node) -> int:
