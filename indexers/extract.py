@@ -154,7 +154,6 @@ class CallRef:
     block: str = ""  # the blocks around the call inside its caller, as ``Binding.block``
 
 
-@_slot_init  # built by the hundred thousand, in extraction and decoding
 @dataclass(slots=True, frozen=True)
 class InheritRef:
     type_id: str | None  # the subtype when it is defined in this file
