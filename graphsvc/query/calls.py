@@ -25,7 +25,7 @@ from graphsvc.query.results import (
     SymbolMatch,
     UnresolvedSite,
 )
-from graphsvc.query.symbols import resolve
+from graphsvc.query.symbols import per_index_run, resolve
 
 DEFAULT_LIMITS = {"calls": 30, "frontier": 10, "unresolved": 5}
 MAX_CALL_DEPTH = 5
@@ -68,18 +68,13 @@ def _site(caller: str, file: str | None, recorded: str) -> UnresolvedSite:
     return UnresolvedSite(caller=caller, file=file, line=int(m[1]) if m else None, text=m[2] if m else recorded)
 
 
-# (graph uri, workspace) -> (symbols token, called name -> unresolved sites)
-_UNRESOLVED: dict[tuple[str, str], tuple[str | None, dict[str, list[UnresolvedSite]]]] = {}
-
-
 def unresolved_by_name(graph: Graph, ws: str) -> dict[str, list[UnresolvedSite]]:
     """Every recorded unresolved call of the workspace by the name it calls, read again after
     each symbol index run (only those write them): reading them costs more than a walk."""
-    key = (graph.uri, ws)
-    token = code_reads.symbols_token(graph, ws)
-    cached = _UNRESOLVED.get(key)
-    if cached is not None and token is not None and cached[0] == token:
-        return cached[1]
+    return per_index_run("unresolved", graph, ws, _read_unresolved)
+
+
+def _read_unresolved(graph: Graph, ws: str) -> dict[str, list[UnresolvedSite]]:
     by_name: dict[str, list[UnresolvedSite]] = {}
     for row in code_reads.unresolved_sites(graph, ws):
         for recorded in row["sites"] or []:
@@ -87,7 +82,6 @@ def unresolved_by_name(graph: Graph, ws: str) -> dict[str, list[UnresolvedSite]]
             m = _CALLED_NAME.search(site.text)
             if m:
                 by_name.setdefault(m[1], []).append(site)
-    _UNRESOLVED[key] = (token, by_name)
     return by_name
 
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from graphsvc.errors import AmbiguousError, InputError, NotFoundError
 from graphsvc.graph import code_reads, reads
@@ -34,6 +36,8 @@ from graphsvc.query.arguments import check_length, resolve_scope, result_limit
 from graphsvc.query.engine import to_entity
 from graphsvc.query.results import SymbolMatch, SymbolResult
 from indexers.languages import LANGUAGES, language_for_path
+
+T = TypeVar("T")
 
 DEFAULT_CANDIDATES = 10
 # Matches read for one ref at most: a name shared by more is refused as too common.
@@ -177,24 +181,34 @@ def _by_reexport(graph: Graph, ws: str, splits: list[tuple[str, str]], by_qual: 
             found.add(node, "re-export")
 
 
-# (graph uri, workspace) -> (symbols token, module path or a tail of one -> file ids)
-_MODULES: dict[tuple[str, str], tuple[str | None, dict[str, list[str]]]] = {}
+# (what, graph uri, workspace) -> (symbols token, what `build` made of the workspace)
+_PER_RUN: dict[tuple[str, str, str], tuple[str | None, Any]] = {}
+
+
+def per_index_run(what: str, graph: Graph, ws: str, build: Callable[[Graph, str], T]) -> T:
+    """`build(graph, ws)`, kept until the workspace's next symbol index run (its token)."""
+    key = (what, graph.uri, ws)
+    token = code_reads.symbols_token(graph, ws)
+    cached = _PER_RUN.get(key)
+    if cached is not None and token is not None and cached[0] == token:
+        return cached[1]
+    made = build(graph, ws)
+    _PER_RUN[key] = (token, made)
+    return made
 
 
 def _module_files(graph: Graph, ws: str) -> dict[str, list[str]]:
     """The workspace's files by module path and by every tail of it (`src/flask/app` is also
     `flask/app` and `app`), read again after each symbol index run."""
-    key = (graph.uri, ws)
-    token = code_reads.symbols_token(graph, ws)
-    cached = _MODULES.get(key)
-    if cached is not None and token is not None and cached[0] == token:
-        return cached[1]
+    return per_index_run("modules", graph, ws, _read_module_files)
+
+
+def _read_module_files(graph: Graph, ws: str) -> dict[str, list[str]]:
     by_module: dict[str, list[str]] = {}
     for fid in code_reads.file_ids(graph, ws):
         parts = module_path(fid).split("/")
         for i in range(len(parts)):
             by_module.setdefault("/".join(parts[i:]), []).append(fid)
-    _MODULES[key] = (token, by_module)
     return by_module
 
 
