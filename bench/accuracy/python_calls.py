@@ -9,6 +9,10 @@ symbols: ``Lock = _allocate_lock``), something outside (builtins, C modules), or
 A variable that Jedi infers to hold workspace functions or classes (``a = func; a()``,
 ``factory = Config``) stands for them: the call calls what the variable holds. Jedi's dynamic parameter inference is off: it searches the whole
 workspace for call sites and turns minutes into hours; without it Jedi just answers less often.
+Jedi bundles stubs for Django and reads them for any package named ``django``; when the corpus
+defines that package itself they are turned off, so the verdicts come from the source under
+test (the stubs describe an installed Django to its users: they declare methods on other
+classes than the runtime does, ``objects`` on every model, and send ``django.test`` "outside").
 
 Comparison. The graph keeps one ``CALLS`` edge per (caller, callee) with the first call line
 and a count, so the comparison is at the level of pairs: the caller of a site is the
@@ -42,7 +46,7 @@ OUTSIDE = "outside"  # builtins, C modules, site-packages
 NONE = "none"  # Jedi found nothing
 DEFINITE = (IN_WORKSPACE, OUTSIDE, WORKSPACE_OTHER)  # verdicts that say where a call goes
 
-ORACLE_VERSION = 5  # part of the cache key: bump when the way verdicts are read changes
+ORACLE_VERSION = 6  # part of the cache key: bump when the way verdicts are read changes
 
 
 @dataclass(slots=True, frozen=True)
@@ -231,6 +235,7 @@ def oracle(root: Path, seed: int, min_sites: int, cache_dir: Path, progress=prin
     cache = cache_dir / f"{key}.json"
     if cache.is_file():
         return json.loads(cache.read_text())
+    _source_over_bundled_stubs(root)
     jedi.settings.dynamic_params = False
     jedi.settings.dynamic_params_for_other_modules = False
     jedi.settings.dynamic_array_additions = False
@@ -253,6 +258,16 @@ def oracle(root: Path, seed: int, min_sites: int, cache_dir: Path, progress=prin
     cache_dir.mkdir(parents=True, exist_ok=True)
     cache.write_text(json.dumps(result))
     return result
+
+
+def _source_over_bundled_stubs(root: Path) -> None:
+    """Jedi reads its bundled django-stubs for a top-level ``django``, whatever the sys.path
+    says (``jedi/inference/gradual/typeshed.py``); no setting turns that off, so the path it
+    reads them from is pointed at nothing when the corpus is Django itself."""
+    from jedi.inference.gradual import typeshed
+
+    if (root / "django" / "__init__.py").is_file():
+        typeshed.DJANGO_INIT_PATH = root / "django" / "no-bundled-stubs" / "__init__.pyi"
 
 
 _CHAIN = re.compile(r"[\w.]+$")

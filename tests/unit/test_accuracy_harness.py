@@ -240,3 +240,22 @@ def test_ts_call_scoring_counts_one_callee_per_checker_symbol():
     assert result["recall"]["any edge (candidates too)"]["found"] == 2
     assert result["recall"]["confidence = 1"]["found"] == 1
     assert result["checker_verdicts"] == {"workspace-def": 2, "outside": 1, "none": 1}
+
+
+def test_jedi_reads_a_django_corpus_not_the_stubs_it_bundles(tmp_path):
+    """Jedi bundles django-stubs and reads them for any top-level ``django``; when the corpus
+    is Django, the oracle's verdicts come from its source (with the stubs, this call goes to
+    ``testcases.pyi``: "outside", and our right edge into the workspace counted as wrong)."""
+    pytest.importorskip("jedi")
+    (tmp_path / "django" / "test").mkdir(parents=True)
+    (tmp_path / "django" / "__init__.py").write_text("")
+    (tmp_path / "django" / "test" / "__init__.py").write_text("from django.test.testcases import SimpleTestCase\n")
+    (tmp_path / "django" / "test" / "testcases.py").write_text(
+        "class SimpleTestCase:\n    def assertRaisesMessage(self, e, m):\n        pass\n")
+    (tmp_path / "app.py").write_text("from django.test import SimpleTestCase\n\n"
+                                     "class T(SimpleTestCase):\n    def test(self):\n"
+                                     "        self.assertRaisesMessage(1, 2)\n")
+    data = python_calls.oracle(tmp_path, seed=1, min_sites=1, cache_dir=tmp_path / "cache", progress=lambda m: None)
+    site = next(s for s in data["sites"] if s["name"] == "assertRaisesMessage")
+    assert site["verdict"] == python_calls.IN_WORKSPACE
+    assert [list(t) for t in site["targets"]] == [["django/test/testcases.py", 2, "assertRaisesMessage", "function"]]
