@@ -381,11 +381,11 @@ _post(
 
 for _op in VERB_OPERATIONS:
     _get(_op, _op.description.split(". ")[0].rstrip("."))
-# A diff is too long for a query string: impact also takes its arguments as a JSON body.
-_post(
-    next(op for op in VERB_OPERATIONS if op.name == "impact"), "The blast radius of a change (a diff in the body)",
-    "ImpactRequest", "The arguments of impact, as the GraphQL field takes them.",
-)
+# A diff is too long for a query string: impact and changes also take their arguments as a JSON body.
+for _name, _summary in (("impact", "The blast radius of a change (a diff in the body)"),
+                        ("changes", "What a change touches and what depends on it (a diff in the body)")):
+    _post(next(op for op in VERB_OPERATIONS if op.name == _name), _summary, f"{_name.title()}Request",
+          f"The arguments of {_name}, as the GraphQL field takes them.")
 
 
 @router.get("/query", summary="Run a context_query string")

@@ -535,6 +535,36 @@ def symbols_in(graph: Graph, workspace: str, files: list[str]) -> list[dict]:
     return [r["node"] for r in graph.read(_SYMBOLS_IN, ws=workspace, files=files)]
 
 
+_FILE_HASHES = f"""
+UNWIND $files AS file
+MATCH (f:{Label.FILE.value}:Entity {{workspace: $ws, id: file}})
+RETURN f.id AS id, coalesce(f.symbols_hash, f.hash) AS hash
+"""
+
+
+def file_hashes(graph: Graph, workspace: str, files: list[str]) -> dict[str, str | None]:
+    """Per file id of `files` the workspace holds, the sha256 of the content it was indexed from."""
+    return {r["id"]: r["hash"] for r in graph.read(_FILE_HASHES, ws=workspace, files=files)}
+
+
+# How many entities depend on each of `eids` directly: the edges `reach` would walk first.
+_DEPENDENTS = """
+UNWIND $eids AS eid
+MATCH (a) WHERE elementId(a) = eid
+RETURN a.id AS id, COUNT {
+  MATCH (b:Entity)-[r]->(a)
+  WHERE type(r) IN $rels AND coalesce(r.confidence, 1.0) >= $min_conf AND b.workspace = $ws
+  RETURN DISTINCT b
+} AS dependents
+"""
+
+
+def dependents(graph: Graph, workspace: str, eids: list[str], rels: list[str], min_conf: float) -> dict[str, int]:
+    """Per entity of `eids` (by id), how many entities have an edge of `rels` to it."""
+    rows = graph.read(_DEPENDENTS, ws=workspace, eids=eids, rels=check_rels(rels), min_conf=min_conf)
+    return {r["id"]: r["dependents"] for r in rows}
+
+
 # --- one stored community ----------------------------------------------------------------
 
 _COMMUNITY = f"""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 
 from graphsvc.errors import InputError
 from graphsvc.graph import reads
@@ -67,12 +68,25 @@ def impact(
     if ref:
         changed, not_indexed = _held(graph, ws, [symbols.resolve(graph, ws, ref)]), []
     elif files:
-        found, not_indexed = _files(graph, ws, files)
-        changed = _held(graph, ws, list({f["eid"]: f for f in found.values()}.values()))
+        changed, not_indexed = file_symbols(graph, ws, files)
     else:
-        changed, not_indexed = _diff_symbols(graph, ws, changed_lines(diff))
-    levels = reads.reach(graph, ws, [n["eid"] for n in changed[:CHANGED_CAP]], True, DEPENDS, floor, depth, WALK_CAP)
+        changed, not_indexed = diff_symbols(graph, ws, changed_lines(diff))
+    return reach_from(graph, ws, changed, not_indexed, depth=depth, min_conf=floor, limit=limit)
+
+
+def reach_from(
+    graph: Graph, ws: str, changed: list[dict], not_indexed: list[str], *, depth: int, min_conf: float, limit: int
+) -> ImpactResult:
+    """The answer of `impact` for the `changed` entities (rows as `reads.held` gives them)."""
+    levels = reads.reach(graph, ws, [n["eid"] for n in changed[:CHANGED_CAP]], True, DEPENDS, min_conf, depth, WALK_CAP)
     return _answer(graph, ws, changed, not_indexed, levels, depth, limit)
+
+
+def file_symbols(graph: Graph, ws: str, paths: list[str]) -> tuple[list[dict], list[str]]:
+    """Every entity of the files `paths` name (the files themselves included), and the paths
+    naming no file of the workspace."""
+    found, not_indexed = _files(graph, ws, paths)
+    return _held(graph, ws, list({f["eid"]: f for f in found.values()}.values())), not_indexed
 
 
 def _held(graph: Graph, ws: str, nodes: list[dict]) -> list[dict]:
@@ -89,40 +103,83 @@ def _files(graph: Graph, ws: str, paths: list[str]) -> tuple[dict[str, dict], li
 
 # --- diffs -------------------------------------------------------------------------------
 
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
-def changed_lines(diff: str) -> dict[str, list[tuple[int, int]]]:
-    """Per file of a unified diff, the spans of its old side that the diff changes: a removed
-    line `(n, n)`, an insertion between lines n and n + 1 `(n, n + 1)`. Paths lose the `a/`
-    prefix of git's diffs; a file the diff creates has no old side and no span."""
-    out: dict[str, list[tuple[int, int]]] = {}
-    path: str | None = None
-    old = left_old = left_new = 0  # the old side's line, and the hunk's lines still to come
+@dataclass
+class FileDiff:
+    """One file of a unified diff: its path on each side (None: the side has no such file,
+    the diff creates or deletes it) and the spans of each side's lines it changes. On a side,
+    a line of its own that changed is `(n, n)`; lines only the other side has, inserted
+    between its lines n and n + 1, are `(n, n + 1)`."""
+
+    old_path: str | None
+    new_path: str | None
+    old: list[tuple[int, int]] = field(default_factory=list)
+    new: list[tuple[int, int]] = field(default_factory=list)
+
+    def add(self, old: int, removed: int, new: int, added: int) -> None:
+        """A run of changed lines: `removed` lines from line `old` replaced by `added` from `new`."""
+        self.old += [(n, n) for n in range(old, old + removed)] or [(old - 1, old)]
+        self.new += [(n, n) for n in range(new, new + added)] or [(new - 1, new)]
+
+
+def parse_diff(diff: str) -> list[FileDiff]:
+    """The files of a unified diff (git's or diff -u's), in order. Paths lose git's `a/`, `b/`."""
+    out: list[FileDiff] = []
+    old_path: str | None = None
+    old = new = left_old = left_new = 0  # each side's line, and the hunk's lines still to come
+    removed = added = 0  # the run of changed lines being read, which ends at a line both sides have
+
+    def run_ends() -> None:
+        nonlocal removed, added
+        if removed or added:
+            out[-1].add(old - removed, removed, new - added, added)
+        removed = added = 0
+
     for line in diff.splitlines():
         if line.startswith("\\"):  # "\ No newline at end of file"
             continue
         if left_old or left_new:
             tag = line[:1] or " "
-            if tag == "-":
-                out[path].append((old, old))
-            elif tag == "+":
-                out[path].append((old - 1, old))
+            if tag == " ":
+                run_ends()
+            removed += tag == "-"
+            added += tag == "+"
             old += tag != "+"
+            new += tag != "-"
             left_old -= tag != "+"
             left_new -= tag != "-"
+            if not (left_old or left_new):
+                run_ends()
         elif line.startswith("--- "):
-            name = line[4:].split("\t", 1)[0].strip()
-            path = None if name == "/dev/null" else name.removeprefix("a/")
-            if path:
-                out.setdefault(path, [])
-        elif (m := _HUNK.match(line)) and path is not None:
-            old, left_old, left_new = int(m.group(1)), int(m.group(2) or 1), int(m.group(3) or 1)
-            old += left_old == 0  # nothing removed: the hunk inserts after line `old`
+            old_path = _diff_path(line, "a/")
+        elif line.startswith("+++ "):
+            out.append(FileDiff(old_path, _diff_path(line, "b/")))
+        elif (m := _HUNK.match(line)) and out:
+            old, left_old = int(m.group(1)), int(m.group(2) or 1)
+            new, left_new = int(m.group(3)), int(m.group(4) or 1)
+            old += left_old == 0  # nothing on this side: the hunk's lines come after line `old`
+            new += left_new == 0
     return out
 
 
-def _diff_symbols(graph: Graph, ws: str, spans: dict[str, list[tuple[int, int]]]) -> tuple[list[dict], list[str]]:
+def _diff_path(header: str, prefix: str) -> str | None:
+    name = header[4:].split("\t", 1)[0].strip()
+    return None if name == "/dev/null" else name.removeprefix(prefix)
+
+
+def changed_lines(diff: str) -> dict[str, list[tuple[int, int]]]:
+    """Per file of a unified diff, the spans of its old side that the diff changes (see
+    `FileDiff`); a file the diff creates has no old side and no span."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for f in parse_diff(diff):
+        if f.old_path:
+            out.setdefault(f.old_path, []).extend(f.old)
+    return out
+
+
+def diff_symbols(graph: Graph, ws: str, spans: dict[str, list[tuple[int, int]]]) -> tuple[list[dict], list[str]]:
     """The innermost symbol holding each span (the file itself for a span outside every
     symbol), and the diff's paths the workspace does not hold."""
     found, not_indexed = _files(graph, ws, list(spans))

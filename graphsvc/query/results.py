@@ -428,6 +428,50 @@ class ImpactResult:
 
 
 @dataclass(kw_only=True)
+class ChangedSymbol:
+    """An entity a change touches: where the graph has it, and how many entities depend on it
+    directly (`dependents`)."""
+
+    id: str
+    kind: str | None
+    file: str | None
+    line: int | None
+    end_line: int | None
+    dependents: int
+
+
+@dataclass(kw_only=True)
+class ChangesResult:
+    """What a change (files as they are now against a git ref, or a unified diff) touches and
+    what depends on that: `changed` (at most `limit` of `changed_total`, most depended on
+    first), the files it changes, and `impact` of every changed entity. `risk` is low, medium
+    or high (none when nothing indexed changed); `summary` says it in one line."""
+
+    workspace: str
+    since: str  # the ref as given, or "diff"
+    commit: str | None  # what the ref names
+    summary: str
+    risk: str
+    changed: list[ChangedSymbol]
+    changed_total: int
+    files: IdList  # the files the change touches, as the diff (and git's untracked list) names them
+    untracked: IdList  # new files git does not track yet, taken as wholly changed
+    impact: ImpactResult
+
+    def text(self) -> str:
+        lines = [self.summary]
+        more = f" (the first {len(self.changed)} of {self.changed_total})" if self.changed_total > len(self.changed) else ""
+        if self.changed:
+            lines.append(f"changed{more}:")
+        for c in self.changed:
+            where = f":{c.line}-{c.end_line}" if c.line else ""
+            lines.append(f"  {c.id}{where}  [{c.kind}]  {c.dependents} direct dependents")
+        lines += _listed("files changed", self.files.items, self.files.total)
+        lines += self.impact.text().splitlines()[1:]
+        return "\n".join(lines)
+
+
+@dataclass(kw_only=True)
 class HierarchyResult:
     """Classes or methods related to `entity` along `rel` edges: one hop, or every hop
     (`transitive`), nearest first, at most `limit` of `total`."""

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from graphsvc.query import calls, community, grep, hierarchy, impact, source, symbols
+from graphsvc.query import calls, changes, community, grep, hierarchy, impact, source, symbols
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,14 @@ VERBS: tuple[Verb, ...] = (
         "whose lines the unified `diff` changes (its old side: the files as indexed): what calls, references, "
         "inherits or overrides them, up to `depth` hops, grouped by hop, with the files and tests reached and "
         "the unresolved call sites that could add to it.",
+    ),
+    Verb(
+        changes.changes, "changes",
+        "What changed since `since` and what depends on it: `since` is a git ref (HEAD by default, a branch, "
+        "a commit) compared with the workspace's files as they are now, staged or not, untracked new files "
+        "included; or a unified diff as text. The changed symbols (most depended on first, with their lines), "
+        "then `impact` of them up to `depth` hops: dependents by hop, files and tests reached; `summary` ends "
+        "with the risk (low, medium, high) and why. Needs the `git` executable for a ref.",
     ),
     Verb(hierarchy.subclasses, "subclasses", "The classes inheriting from `ref`: directly, or at any depth (`transitive`)."),
     Verb(hierarchy.superclasses, "superclasses", "The classes `ref` inherits from: directly, or at any depth (`transitive`)."),
