@@ -152,8 +152,8 @@ def _summary(r: ChangesResult, why: str) -> str:
         return f"{_n(r.files.total, 'file')} changed, no indexed symbol among them{shown}; risk: none"
     reached = sum(level.total for level in r.impact.levels)
     at_least = "" if r.impact.complete else "at least "
-    line = (f"{_n(r.changed_total, 'symbol')} changed in {_n(r.files.total, 'file')}; "
-            f"{at_least}{_n(reached, 'dependent')} within {_n(r.impact.depth, 'hop')} in {_n(r.impact.files.total, 'file')}; ")
+    line = (f"{_n(r.changed_total, 'symbol')} changed in {_n(r.files.total, 'file')}; {at_least}"
+            f"{_n(reached, 'dependent')} within {_n(r.impact.depth, 'hop')} in {_n(r.impact.files.total, 'file')}; ")
     tests = r.impact.tests.total
     line += f"{_n(tests, 'test')} {'reaches' if tests == 1 else 'reach'} them" if tests else "no test reaches them"
     return line + f"; risk: {r.risk} ({why})"

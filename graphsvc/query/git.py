@@ -8,6 +8,8 @@ also when the repository's root is above it.
 from __future__ import annotations
 
 import subprocess
+import tempfile
+import threading
 from pathlib import Path
 
 from graphsvc.errors import InputError
@@ -21,29 +23,39 @@ MAX_UNTRACKED = 10_000
 def _git(root: Path, *args: str, limit: int | None = None) -> str:
     """`git args…` in `root`: its output, or InputError with git's own reason. With `limit`,
     more than `limit` characters of output is refused without reading the rest."""
-    try:
-        proc = subprocess.Popen(
-            ["git", "-c", "core.quotepath=off", *args], cwd=root, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
-        )
-    except FileNotFoundError:
-        raise InputError("the git executable is not on PATH: install git, or give the change as a unified diff") from None
-    except NotADirectoryError:
-        raise InputError(f"{root} is not a directory: index the workspace again from where it is now") from None
-    try:
-        out = proc.stdout.read(limit + 1) if limit is not None else proc.stdout.read()
+    shown = f"`git {' '.join(args)}` in {root}"
+    with tempfile.TemporaryFile() as err:  # not a pipe: git never waits for us to read it
+        try:
+            proc = subprocess.Popen(
+                ["git", "-c", "core.quotepath=off", *args], cwd=root, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=err, text=True, encoding="utf-8", errors="replace",
+            )
+        except FileNotFoundError:
+            raise InputError("the git executable is not on PATH: install git, "
+                             "or give the change as a unified diff") from None
+        except NotADirectoryError:
+            raise InputError(f"{root} is not a directory: index the workspace again from where it is now") from None
+        timed_out = threading.Event()
+        timer = threading.Timer(GIT_TIMEOUT_S, lambda: (timed_out.set(), proc.kill()))
+        timer.start()
+        try:
+            out = proc.stdout.read(-1 if limit is None else limit + 1)
+            if limit is not None and len(out) > limit:
+                proc.kill()
+        finally:
+            proc.stdout.close()
+            proc.wait()
+            timer.cancel()
         if limit is not None and len(out) > limit:
-            proc.kill()
-            proc.communicate()
-            raise InputError(f"`git {' '.join(args)}` in {root} gives more than {limit} characters: "
+            raise InputError(f"{shown} gives more than {limit} characters: "
                              "compare with a nearer ref, or give a smaller unified diff")
-        _, err = proc.communicate(timeout=GIT_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise InputError(f"`git {' '.join(args)}` in {root} took over {GIT_TIMEOUT_S} s") from None
-    if proc.returncode:
-        raise InputError(f"`git {' '.join(args)}` in {root} failed: {err.strip().splitlines()[-1] if err.strip() else proc.returncode}")
+        if timed_out.is_set():
+            raise InputError(f"{shown} took over {GIT_TIMEOUT_S} s: is the repository locked or on a slow disk?")
+        if proc.returncode:
+            err.seek(0)
+            text = err.read().decode("utf-8", "replace").strip()
+            reason = text.splitlines()[-1] if text else f"exit status {proc.returncode}"
+            raise InputError(f"{shown} failed: {reason}")
     return out
 
 

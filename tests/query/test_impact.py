@@ -11,7 +11,7 @@ from graphsvc.errors import InputError, NotFoundError
 from graphsvc.graph.driver import get_graph
 from graphsvc.query import calls, community, hierarchy
 from graphsvc.query.communities import compute_communities
-from graphsvc.query.impact import changed_lines, impact
+from graphsvc.query.impact import changed_lines, impact, parse_diff
 from tests.query.impact_project import HUB_CALLERS, indexed_project
 
 WS = "graphsvc-impact-tests"
@@ -97,7 +97,16 @@ new file mode 100644
 
 
 def test_changed_lines_reads_the_old_side_of_a_unified_diff():
-    assert changed_lines(DIFF) == {"repo/pkg/core.py": [(16, 16), (16, 17), (16, 17), (20, 21)]}
+    # The lines added in place of line 16 replace it: they are not also an insertion after it.
+    assert changed_lines(DIFF) == {"repo/pkg/core.py": [(16, 16), (20, 21)]}
+
+
+def test_parse_diff_reads_both_sides():
+    core, new = parse_diff(DIFF)
+    assert (core.old_path, core.new_path, new.old_path, new.new_path) == ("repo/pkg/core.py", "repo/pkg/core.py", None, "new.py")
+    assert core.new == [(16, 16), (17, 17), (21, 21)] and new.new == [(1, 1)]
+    gone = parse_diff("--- a/x.py\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n")
+    assert (gone[0].old, gone[0].new_path) == ([(1, 1), (2, 2)], None)
 
 
 def test_impact_of_a_diff_is_the_impact_of_the_symbols_it_touches(project):

@@ -177,6 +177,9 @@ def test_what_git_cannot_answer_is_a_clear_error(repo, monkeypatch):
         changes(workspace=WS, since="no-such-branch")
     with pytest.raises(InputError, match="'--output=x' is not a git ref"):
         changes(workspace=WS, since="--output=x")
+    monkeypatch.setattr("graphsvc.query.changes.MAX_DIFF_CHARS", 100)
+    with pytest.raises(InputError, match=r"`git diff .*` in .* gives more than 100 characters: compare with a nearer ref"):
+        changes(workspace=WS)
     monkeypatch.setenv("PATH", str(repo / "nowhere"))
     with pytest.raises(InputError, match="the git executable is not on PATH"):
         changes(workspace=WS)
