@@ -1,17 +1,26 @@
-"""The `graphsvc` command: thin wrappers over library functions, each with `--json` where it reports."""
+"""The `graphsvc` command: thin wrappers over library functions, each with `--json` where it reports.
+
+The subcommand modules import the graph driver, the query engine and the parsers, which take
+far longer than most commands need. `graphsvc --help` and `--version` read the command names
+and their one-line help from `commands.json` beside this file; a module is imported only when
+one of its commands runs (or shows its own help). `tests/cli/test_start.py` checks that
+`commands.json` matches the modules; regenerate it with `python -m graphsvc.cli.manifest`.
+"""
 
 from __future__ import annotations
 
 import importlib
-import logging
+import json
 import sys
+from pathlib import Path
 
 import click
 
 from graphsvc.errors import GraphsvcError
 
-# Subcommand modules; each exposes `register(main)`. Adding a verb is adding a module here.
-_SUBCOMMANDS = (
+# Subcommand modules; each exposes `register(main)`. Adding a verb is adding a module here
+# (and regenerating commands.json).
+SUBCOMMANDS = (
     "graphsvc.cli.neo4j",
     "graphsvc.cli.index",
     "graphsvc.cli.query",
@@ -21,9 +30,67 @@ _SUBCOMMANDS = (
     "graphsvc.cli.cache",
     "graphsvc.cli.workspaces",
 )
+MANIFEST = Path(__file__).with_name("commands.json")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose commands are registered by their modules on first use.
+
+    The manifest maps each command to its module and its one-line help; a name it lacks
+    (a module added without regenerating it) loads every module, so no command is lost."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._loaded: set[str] = set()
+        self._manifest: dict[str, dict] | None = None
+
+    def manifest(self) -> dict[str, dict]:
+        if self._manifest is None:
+            try:
+                self._manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                self._manifest = {}
+        return self._manifest
+
+    def load(self, modules=SUBCOMMANDS) -> None:
+        for name in modules:
+            if name in self._loaded:
+                continue
+            self._loaded.add(name)
+            try:
+                module = importlib.import_module(name)
+            except ModuleNotFoundError as exc:
+                if exc.name != name:
+                    raise
+                continue
+            module.register(self)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        if not self.manifest() or set(self._loaded) == set(SUBCOMMANDS):
+            self.load()
+            return super().list_commands(ctx)
+        return sorted(set(self.manifest()) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            entry = self.manifest().get(cmd_name)
+            self.load([entry["module"]] if entry else SUBCOMMANDS)
+            if cmd_name not in self.commands and entry:
+                self.load()  # the manifest is out of date
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from the manifest: click's layout, no module imported."""
+        if not self.manifest():
+            self.load()
+            return super().format_commands(ctx, formatter)
+        stubs = {name: click.Command(name, help=e.get("help"), short_help=e.get("short_help"), hidden=e.get("hidden", False))
+                 for name, e in self.manifest().items()}
+        stubs.update({name: cmd for name, cmd in self.commands.items() if name not in stubs})
+        click.Group(commands=stubs).format_commands(ctx, formatter)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="graphsvc")
 @click.option("--verbose", "-v", is_flag=True, help="Also print the Neo4j driver's log (debug level) on stderr.")
 def main(verbose: bool) -> None:
@@ -34,6 +101,8 @@ def main(verbose: bool) -> None:
 def _driver_log(verbose: bool) -> None:
     """The driver logs every failed connection attempt (WARNING/ERROR) to stderr; our one
     `error:` line already says what happened and what to do, so its log is shown only when asked."""
+    import logging
+
     driver = logging.getLogger("neo4j")
     if verbose:
         handler = logging.StreamHandler()
@@ -43,16 +112,6 @@ def _driver_log(verbose: bool) -> None:
     else:
         driver.addHandler(logging.NullHandler())
         driver.propagate = False
-
-
-for _name in _SUBCOMMANDS:
-    try:
-        _module = importlib.import_module(_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != _name:
-            raise
-        continue
-    _module.register(main)
 
 
 def run() -> None:
