@@ -85,6 +85,8 @@ class _MacroWords:
     types: frozenset[bytes]  # type and tag keywords
     tags: frozenset[bytes]
     not_in_declarations: frozenset[bytes]
+    specifiers: frozenset[bytes] = frozenset()
+    annotations: frozenset[bytes] = frozenset()
 
 
 @cache
@@ -94,7 +96,7 @@ def _macro_words(hints: MacroHints) -> _MacroWords:
 
     types = b(hints.type_keywords) | b(hints.tag_keywords)
     return _MacroWords(types | b(hints.specifiers) | b(hints.keywords), types, b(hints.tag_keywords),
-                       b(hints.keywords))
+                       b(hints.keywords), b(hints.specifiers), b(hints.annotations))
 
 
 def _head_macros(head: list[tuple[bytes, int]], words: _MacroWords) -> list[tuple[int, int]]:
@@ -135,3 +137,187 @@ def _matching_paren(tokens: list[tuple[str, bytes, int]], open_at: int) -> int |
             if depth == 0:
                 return j
     return None
+
+
+# Words that may start a statement and are followed by a parenthesised head, in C.
+_STATEMENT_HEADS = frozenset({b"if", b"for", b"while", b"switch", b"return", b"sizeof", b"do", b"else", b"case",
+                              b"goto", b"typeof", b"__typeof__", b"__typeof", b"_Generic", b"__attribute__",
+                              b"__attribute", b"asm", b"__asm__", b"__asm", b"defined", b"_Static_assert",
+                              b"static_assert", b"__builtin_types_compatible_p", b"_Alignof", b"alignof",
+                              b"__alignof__", b"va_arg", b"__builtin_va_arg", b"__builtin_offsetof"})
+_AFTER_STATEMENT = frozenset({b";", b"{", b"}", b":"})
+
+
+def expand_kernel_macros(data: bytes, hints: MacroHints) -> bytes:
+    """``data`` with the macro forms of Linux-style C rewritten, byte for byte, into C.
+
+    - annotation macros (``__user``, ``__init``, ``__printf(3, 4)``, ``__acquires(x)``: the
+      language's ``MacroHints.annotations``) are blanked with their argument list;
+    - a call at statement position followed by ``{`` or by another statement
+      (``list_for_each_entry(pos, head, member) {``) is a loop head: its name becomes ``while``
+      (``if`` when shorter than five letters);
+    - a type given as a call's argument (``container_of(p, struct foo, m)``,
+      ``min_t(unsigned int, a, b)``) loses its keywords and ``*``: ``foo`` stays, a type of
+      keywords only becomes ``0``;
+    - a function-defining macro (``SYSCALL_DEFINE3(name, type, arg, ...)``, the hints'
+      ``function_definers``) becomes ``long sys_name(type arg, ...)``;
+    - a macro call at file scope without ``;`` (``module_init(f)``) is blanked.
+
+    Only the kernel's conventions are assumed, none of its headers; every other byte is kept,
+    so lines, columns and the names of everything else stay those of the file.
+    """
+    tokens = [(m.lastgroup, m.group(), m.start()) for m in _C_TOKEN.finditer(data)
+              if m.lastgroup not in ("comment", "directive")]
+    words = _macro_words(hints)
+    annotations = words.annotations
+    out = bytearray(data)
+
+    def blank(start: int, end: int) -> None:
+        out[start:end] = b" " * (end - start)
+
+    closing = _closing_parens(tokens)
+    depth = 0  # braces
+    i = 0
+    n = len(tokens)
+    blanked_call = -1  # index of the token after a blanked file-scope call: a statement starts there
+    while i < n:
+        kind, text, start = tokens[i]
+        if kind == "punct":
+            if text == b"{":
+                depth += 1
+            elif text == b"}":
+                depth = max(depth - 1, 0)
+            i += 1
+            continue
+        if kind != "word":
+            i += 1
+            continue
+        nxt = tokens[i + 1][1] if i + 1 < n else b""
+        if text in annotations:
+            end = start + len(text)
+            if nxt == b"(" and (close := closing.get(i + 1)) is not None:
+                end = tokens[close][2] + 1
+                blank(start, end)
+                i = close + 1
+            else:
+                blank(start, end)
+                i += 1
+            continue
+        if nxt != b"(" or text in words.reserved or text in _STATEMENT_HEADS:
+            i += 1
+            continue
+        close = closing.get(i + 1)
+        if close is None:
+            i += 1
+            continue
+        prev = tokens[i - 1][1] if i > 0 and i != blanked_call else b";"
+        after = tokens[close + 1] if close + 1 < n else None
+        definer = dict(hints.function_definers).get(text.decode()) if depth == 0 else None
+        if definer is not None and after is not None and after[1] == b"{":
+            _define_function(out, tokens, i, close, definer)
+            i = close + 1
+            continue
+        at_statement = prev in _AFTER_STATEMENT or prev == b"else" or i == 0
+        if depth > 0 and at_statement and after is not None and (
+                after[1] == b"{" or (after[0] == "word" and after[1] not in (b"else",))):
+            loop = b"while" if len(text) >= 5 else b"if"
+            out[start:start + len(text)] = loop.ljust(len(text))
+        elif depth == 0 and at_statement and (after is None or (
+                after[0] == "word" and tokens[close][2] < data.rfind(b"\n", 0, after[2]))):
+            blank(start, tokens[close][2] + 1)  # `module_init(f)` with no `;`
+            i = blanked_call = close + 1
+            continue
+        if depth > 0 or text.isupper():
+            _type_arguments(out, tokens, i + 1, close, words)
+        i += 1
+    return bytes(out)
+
+
+def _closing_parens(tokens: list[tuple[str, bytes, int]]) -> dict[int, int]:
+    """Index of each ``(`` token -> index of its ``)``."""
+    stack: list[int] = []
+    pairs: dict[int, int] = {}
+    for j, (kind, text, _) in enumerate(tokens):
+        if kind != "punct":
+            continue
+        if text == b"(":
+            stack.append(j)
+        elif text == b")" and stack:
+            pairs[stack.pop()] = j
+    return pairs
+
+
+def _arguments(tokens: list[tuple[str, bytes, int]], open_at: int, close: int) -> list[tuple[int, int]]:
+    """Token index ranges [first, last) of each top-level argument between the parentheses."""
+    args = []
+    depth = 0
+    first = open_at + 1
+    for j in range(open_at + 1, close):
+        text = tokens[j][1]
+        if text in (b"(", b"[", b"{"):
+            depth += 1
+        elif text in (b")", b"]", b"}"):
+            depth -= 1
+        elif text == b"," and depth == 0:
+            args.append((first, j))
+            first = j + 1
+    args.append((first, close))
+    return args
+
+
+def _type_arguments(out: bytearray, tokens, open_at: int, close: int, words: _MacroWords) -> None:
+    """Blank the keywords and ``*`` of arguments that are types: ``struct foo *`` -> ``foo``."""
+    for first, last in _arguments(tokens, open_at, close):
+        arg = tokens[first:last]
+        if not arg or any(k != "word" and t != b"*" for k, t, _ in arg):
+            continue
+        names = [(t, s) for k, t, s in arg if k == "word" and t not in words.reserved]
+        keywords = [(t, s) for k, t, s in arg if k == "word" and t in words.reserved]
+        stars = [s for _, t, s in arg if t == b"*"]
+        if any(t not in words.types and t not in words.specifiers for t, _ in keywords):
+            continue
+        tagged = any(t in words.tags for t, _ in keywords)
+        if len(names) > 1 or (not keywords and not stars) or (tagged and len(names) != 1):
+            continue
+        if stars and arg[-1][1] != b"*":
+            continue  # `a * b`: an expression
+        for t, s in keywords:
+            out[s:s + len(t)] = b" " * len(t)
+        for s in stars:
+            out[s] = 0x20
+        if not names:
+            out[keywords[0][1]] = ord("0")
+
+
+def _define_function(out: bytearray, tokens, name_at: int, close: int, prefix: str) -> None:
+    """``SYSCALL_DEFINE2(name, t1, a1, t2, a2)`` -> ``long    sys_name(t1  a1, t2  a2)``."""
+    args = _arguments(tokens, name_at + 1, close)
+    head_start = tokens[name_at][2]
+    first, last = args[0]
+    if last - first != 1 or tokens[first][0] != "word":
+        return
+    name_start = tokens[first][2]
+    head = b"long"
+    room = name_start - head_start
+    pre = prefix.encode()
+    if room < len(head) + 1 + len(pre):
+        return
+    if last == close:  # no parameters: `SYSCALL_DEFINE0(sync)` -> `long     sys_sync()`
+        text = head + b" " + pre + tokens[first][1] + b"()"
+        end = tokens[close][2] + 1
+        out[head_start:end] = text.ljust(end - head_start)
+        return
+    out[head_start:name_start] = (head + b" " * (room - len(head) - len(pre)) + pre)
+    comma = tokens[last][2]
+    out[comma] = ord("(")
+    for k, (a, b) in enumerate(args[1:]):
+        if k % 2 == 0 and b < close:
+            out[tokens[b][2]] = 0x20  # the comma between a type and its parameter's name
+
+
+def clean_macros(data: bytes, hints: MacroHints) -> bytes:
+    """``data`` with the language's macro forms rewritten and the macros of declarations
+    blanked, byte for byte (the kernel's forms only where the hints name annotations: C)."""
+    if hints.annotations or hints.function_definers:
+        data = expand_kernel_macros(data, hints)
+    return blank_macros(data, hints)

@@ -91,7 +91,7 @@ import tree_sitter
 from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
 from indexers.arguments import ParamRef, call_arguments, parameters
 from indexers.bindings import BINDING_ROLES, ELEMENT, RESULT, Binding, binding_items
-from indexers.c_macros import blank_macros
+from indexers.c_macros import clean_macros
 from indexers.languages import LanguageSpec, MacroHints, get_language, language_for_content, parser_for
 from indexers.matches import SCOPE, narrowest_receivers, pattern_roles, role_of
 from indexers.records import SymbolRecord
@@ -304,7 +304,7 @@ def _without_macros(parser: tree_sitter.Parser, data: bytes, hints: MacroHints, 
                     errors: int) -> tuple[tree_sitter.Node, int, bool]:
     """Parse again with the macros of declarations blanked, and keep that tree unless it has
     more errors. Blanking keeps every byte offset, so lines and names stay those of the file."""
-    cleaned = blank_macros(data, hints)
+    cleaned = clean_macros(data, hints)
     if cleaned == data:
         return root, errors, False
     retry = parser.parse(cleaned).root_node

@@ -45,6 +45,12 @@ class MacroHints:
     # ``name OF((params))``: an ALL_CAPS wrapper around a prototype's parameter list
     # (OF, _ANSI_ARGS_, __P), kept by old code for pre-ANSI compilers.
     prototype_wrappers: bool = True
+    # Attribute and annotation macros, blanked with their argument list wherever they are
+    # (``__user``, ``__init``, ``__printf(3, 4)``, ``__acquires(lock)``).
+    annotations: frozenset[str] = frozenset()
+    # Macros that define a function: (macro, prefix of the function's name), as
+    # ``SYSCALL_DEFINE2(name, type, arg, type, arg) { ... }`` defines ``sys_name``.
+    function_definers: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,8 +267,27 @@ _C_KEYWORDS = frozenset(
     _Generic _Static_assert alignof alignas nullptr static_assert typeof typeof_unqual true false
     and and_eq bitand bitor compl not not_eq or or_eq xor xor_eq""".split()
 )
+# The Linux kernel's (include/linux/compiler*.h, init.h): sparse annotations, sections,
+# attributes and lock-context annotations.
+_C_ANNOTATIONS = frozenset(
+    """__user __kernel __iomem __rcu __percpu __force __bitwise __nocast __safe __private
+    __must_check __init __exit __initdata __initconst __exitdata __ref __refdata __meminit
+    __init_or_module __net_init __net_exit __net_initdata __cold __hot __packed __always_inline
+    __noinline noinline __maybe_unused __always_unused __used __weak __read_mostly
+    __ro_after_init __latent_entropy __randomize_layout __no_randomize_layout __designated_init
+    __visible __noreturn notrace __pure __attribute_const__ __malloc __nocfi __noclone __flatten
+    __naked __deprecated __sched __lockfunc __kprobes __irq_entry __softirq_entry noinstr
+    __cacheline_aligned __cacheline_aligned_in_smp ____cacheline_aligned
+    ____cacheline_aligned_in_smp __page_aligned_data __page_aligned_bss __nonstring
+    __must_hold __acquires __releases __printf __scanf __aligned __section __alloc_size
+    __counted_by __cleanup __no_sanitize_address __no_kcsan __nostackprotector
+    __compiletime_error __compiletime_warning""".split()
+)
 _C_MACROS = MacroHints(
-    specifiers=_C_SPECIFIERS, type_keywords=_C_TYPE_KEYWORDS, tag_keywords=_C_TAG_KEYWORDS, keywords=_C_KEYWORDS
+    specifiers=_C_SPECIFIERS, type_keywords=_C_TYPE_KEYWORDS, tag_keywords=_C_TAG_KEYWORDS, keywords=_C_KEYWORDS,
+    annotations=_C_ANNOTATIONS,
+    function_definers=tuple((f"{compat}SYSCALL_DEFINE{n}", f"{compat.lower()}sys_")
+                            for compat in ("", "COMPAT_") for n in range(7)),
 )
 _CPP_MACROS = MacroHints(
     specifiers=_C_SPECIFIERS | frozenset(
