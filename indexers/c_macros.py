@@ -166,6 +166,7 @@ def expand_kernel_macros(data: bytes, hints: MacroHints) -> bytes:
     Only the kernel's conventions are assumed, none of its headers; every other byte is kept,
     so lines, columns and the names of everything else stay those of the file.
     """
+    data = _inner_conditionals(data)
     tokens = [(m.lastgroup, m.group(), m.start()) for m in _C_TOKEN.finditer(data)
               if m.lastgroup not in ("comment", "directive")]
     words = _macro_words(hints)
@@ -217,6 +218,10 @@ def expand_kernel_macros(data: bytes, hints: MacroHints) -> bytes:
             _define_function(out, tokens, i, close, definer)
             i = close + 1
             continue
+        if depth == 0 and prev in words.specifiers and after is not None and after[1] == b";":
+            _define_variable(out, tokens, i, close, words)  # `static DEFINE_X(name, ...);`
+            i = close + 1
+            continue
         at_statement = prev in _AFTER_STATEMENT or prev == b"else" or i == 0
         if depth > 0 and at_statement and after is not None and (
                 after[1] == b"{" or (after[0] == "word" and after[1] not in (b"else",))):
@@ -231,6 +236,68 @@ def expand_kernel_macros(data: bytes, hints: MacroHints) -> bytes:
             _type_arguments(out, tokens, i + 1, close, words)
         i += 1
     return bytes(out)
+
+
+_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(?:/\*.*?\*/|\\.|[^\n])*", re.M | re.S)
+_VARIADIC_PARAM = re.compile(rb"^([ \t]*#[ \t]*define[ \t]+\w+\([^)\n]*?\w)(\.\.\.)", re.M)
+
+
+def _inner_conditionals(data: bytes) -> bytes:
+    """Conditionals inside braces read as their first branch: the directives blanked, and the
+    ``#elif``/``#else`` branches too, so a function or an initialiser is one piece of C.
+    Also ``#define f(fmt...)``, GNU's named variadic parameter, as ``#define f(fmt   )``."""
+    out = bytearray(data)
+    for m in _VARIADIC_PARAM.finditer(data):
+        out[m.start(2):m.end(2)] = b"   "
+    depth = 0
+    pos = 0
+    stack: list[tuple[bool, int | None]] = []  # (opened inside braces, start of a skipped branch)
+    for m in _CONDITIONAL.finditer(data):
+        depth += _brace_delta(data, pos, m.start())
+        pos = m.end()
+        word = m.group(1)
+        if word in (b"if", b"ifdef", b"ifndef"):
+            stack.append((depth > 0, None))
+            inside = depth > 0
+        elif not stack:
+            continue
+        else:
+            inside, skipped = stack[-1]
+            if word == b"endif":
+                stack.pop()
+                if inside and skipped is not None:
+                    _blank_code(out, skipped, m.start())
+            elif inside and skipped is None:
+                stack[-1] = (True, m.end())
+        if inside:
+            _blank_code(out, m.start(), m.end())
+    return bytes(out)
+
+
+def _brace_delta(data: bytes, start: int, end: int) -> int:
+    delta = 0
+    for m in _C_TOKEN.finditer(data, start, end):
+        if m.lastgroup == "punct":
+            delta += (m.group() == b"{") - (m.group() == b"}")
+    return delta
+
+
+def _blank_code(out: bytearray, start: int, end: int) -> None:
+    """Spaces for every byte but line breaks, so lines stay where they were."""
+    out[start:end] = bytes(b if b == 0x0A else 0x20 for b in out[start:end])
+
+
+def _define_variable(out: bytearray, tokens, name_at: int, close: int, words: _MacroWords) -> None:
+    """``static DECLARE_WORK(name, fn);`` -> ``static DECLARE_WORK name= fn ;``: a variable of
+    the macro's type, initialised with the second argument (the others are blanked)."""
+    args = _arguments(tokens, name_at + 1, close)
+    first, last = args[0]
+    if len(args) < 2 or last - first != 1 or tokens[first][0] != "word" or tokens[first][1] in words.reserved:
+        return
+    out[tokens[name_at + 1][2]] = 0x20
+    out[tokens[last][2]] = ord("=")
+    end_second = tokens[args[1][1]][2]
+    _blank_code(out, end_second, tokens[close][2] + 1)
 
 
 def _closing_parens(tokens: list[tuple[str, bytes, int]]) -> dict[int, int]:
