@@ -289,12 +289,16 @@ def _blank_code(out: bytearray, start: int, end: int) -> None:
 
 def _define_variable(out: bytearray, tokens, name_at: int, close: int, words: _MacroWords) -> None:
     """``static DECLARE_WORK(name, fn);`` -> ``static DECLARE_WORK name= fn ;``: a variable of
-    the macro's type, initialised with the second argument (the others are blanked)."""
+    the macro's type, initialised with the second argument (the others are blanked);
+    ``static LIST_HEAD(name);`` -> ``static LIST_HEAD name ;``."""
     args = _arguments(tokens, name_at + 1, close)
     first, last = args[0]
-    if len(args) < 2 or last - first != 1 or tokens[first][0] != "word" or tokens[first][1] in words.reserved:
+    if last - first != 1 or tokens[first][0] != "word" or tokens[first][1] in words.reserved:
         return
     out[tokens[name_at + 1][2]] = 0x20
+    if len(args) == 1:  # `static LIST_HEAD(name);`
+        out[tokens[close][2]] = 0x20
+        return
     out[tokens[last][2]] = ord("=")
     end_second = tokens[args[1][1]][2]
     _blank_code(out, end_second, tokens[close][2] + 1)

@@ -102,6 +102,19 @@ CTAGS_LANGUAGES: dict[str, CtagsLanguage] = {
         frozenset({"variable"}),
         {"macro": "preprocessor macros", "enumerator": "enum constants",
          "member": "struct and union members", "header": "included headers"},
+        # The Linux kernel's annotation macros: ctags takes `} __packed;` and
+        # `static int x __read_mostly;` for declarations of a variable named after the macro.
+        {name: "an annotation macro ctags takes for the declared name"
+         for name in sorted(LANGUAGES["c"].macros.annotations)},
+        not_entries=(
+            ("function", r"^\s*(COMPAT_)?SYSCALL_DEFINE\d\(",
+             "system calls: ctags names them after the macro (ours: sys_<name>)"),
+        ),
+        unlisted=(
+            ("function", r"^\s*(COMPAT_)?SYSCALL_DEFINE\d\(", "system calls: ctags lists the macro's name"),
+            ("variable", r"^\s*static\s+(DEFINE|DECLARE)_\w+\(|^\s*static\s+LIST_HEAD\(",
+             "variables defined by DEFINE_*/DECLARE_*/LIST_HEAD macros"),
+        ),
     ),
 }
 

@@ -7,7 +7,7 @@ from collections import defaultdict
 
 from indexers.extract import FileExtraction, ImportRef
 from indexers.languages import LANGUAGES
-from indexers.resolve.common import ImportContext
+from indexers.resolve.common import Entity, ImportContext
 from indexers.resolve.modules.base import Files, ModuleSystem
 
 
@@ -16,6 +16,7 @@ class IncludeModules(ModuleSystem):
 
     def __init__(self, table: Files):
         super().__init__(table)
+        self._declared: dict[str, frozenset[str]] = {}  # importer -> names its headers declare
         self.by_base: dict[str, list[str]] = defaultdict(list)
         self.by_stem: dict[str, list[str]] = defaultdict(list)
         self.sources_by_name: dict[str, list[str]] = defaultdict(list)
@@ -53,3 +54,26 @@ class IncludeModules(ModuleSystem):
             # Only what the header declares is visible through it.
             declared = frozenset(n for f in files for n in self.table.files[f].declared)
             ctx.stars.append((("mod", impl), declared))
+
+    def implicit(self, importer: str, name: str) -> Entity | None:
+        """A function declared by an included header and defined, not ``static``, in exactly
+        one source file anywhere (``include/linux/x.h`` declares it, ``fs/x/y.c`` defines it):
+        the linker's one target."""
+        declared = self._declared.get(importer)
+        if declared is None:
+            ctx = self.table.import_context(importer)  # type: ignore[attr-defined]
+            declared = frozenset(n for ent, provides in ctx.stars if provides is None and ent[0] == "mod"
+                                 for f in ent[1] for n in self.table.files[f].declared)
+            self._declared[importer] = declared
+        if name not in declared:
+            return None
+        ids = [i for i in self.table.by_name(self.system, "callable", name)  # type: ignore[attr-defined]
+               if self._linked(i)]
+        return ("sym", tuple(ids)) if len(ids) == 1 else None
+
+    def _linked(self, sid: str) -> bool:
+        """A definition the linker sees: in a source file, not ``static``."""
+        sym = self.table.symbols[sid]  # type: ignore[attr-defined]
+        lang = self.table.files[sym.file].lang
+        return (posixpath.splitext(sym.file)[1] in LANGUAGES[lang].source_extensions
+                and not sym.signature.lstrip().startswith("static"))
