@@ -31,13 +31,27 @@ SUBCOMMANDS = (
     "graphsvc.cli.workspaces",
 )
 MANIFEST = Path(__file__).with_name("commands.json")
+# The sources the commands are made from: a manifest made from other sources is not used.
+_SOURCES = (*sorted(Path(__file__).parent.glob("*.py")), Path(__file__).parent.parent / "query" / "verbs.py")
+
+
+def sources_digest() -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in _SOURCES:
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            pass
+    return digest.hexdigest()
 
 
 class LazyGroup(click.Group):
     """A group whose commands are registered by their modules on first use.
 
-    The manifest maps each command to its module and its one-line help; a name it lacks
-    (a module added without regenerating it) loads every module, so no command is lost."""
+    The manifest maps each command to its module and its one-line help; a manifest made from
+    other sources than these, or a name it lacks, loads every module, so no command is lost."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -47,9 +61,11 @@ class LazyGroup(click.Group):
     def manifest(self) -> dict[str, dict]:
         if self._manifest is None:
             try:
-                self._manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
+                stored = json.loads(MANIFEST.read_text(encoding="utf-8"))
             except (OSError, ValueError):
-                self._manifest = {}
+                stored = {}
+            fresh = stored.get("sources") == sources_digest()
+            self._manifest = stored.get("commands", {}) if fresh else {}
         return self._manifest
 
     def load(self, modules=SUBCOMMANDS) -> None:

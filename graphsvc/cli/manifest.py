@@ -13,7 +13,7 @@ import json
 
 import click
 
-from graphsvc.cli import MANIFEST, SUBCOMMANDS
+from graphsvc.cli import MANIFEST, SUBCOMMANDS, sources_digest
 
 
 def build() -> dict[str, dict]:
@@ -40,7 +40,7 @@ def build() -> dict[str, dict]:
 
 
 def text() -> str:
-    return json.dumps(build(), indent=1, ensure_ascii=False) + "\n"
+    return json.dumps({"sources": sources_digest(), "commands": build()}, indent=1, ensure_ascii=False) + "\n"
 
 
 if __name__ == "__main__":

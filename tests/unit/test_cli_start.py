@@ -52,10 +52,19 @@ def test_help_lists_every_command_with_its_one_line_help():
 
 
 def test_manifest_matches_the_commands():
-    assert json.loads(manifest.MANIFEST.read_text()) == manifest.build(), (
+    assert json.loads(manifest.MANIFEST.read_text()) == json.loads(manifest.text()), (
         "graphsvc/cli/commands.json is out of date: run `python -m graphsvc.cli.manifest`")
 
 
 def test_a_command_still_runs_and_shows_its_help():
     out, modules = _run("callers", "--help")
     assert "Usage: graphsvc callers" in out and "--depth" in out
+
+
+def test_a_stale_manifest_is_not_used(tmp_path, monkeypatch):
+    from graphsvc.cli import LazyGroup
+
+    stale = tmp_path / "commands.json"
+    stale.write_text(json.dumps({"sources": "0", "commands": {"gone": {"module": "x", "help": "Gone."}}}))
+    monkeypatch.setattr("graphsvc.cli.MANIFEST", stale)
+    assert LazyGroup().manifest() == {}
