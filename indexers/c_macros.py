@@ -9,7 +9,7 @@ them with spaces, byte for byte, so offsets, lines and names stay those of the f
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from indexers.languages import MacroHints
@@ -87,6 +87,7 @@ class _MacroWords:
     not_in_declarations: frozenset[bytes]
     specifiers: frozenset[bytes] = frozenset()
     annotations: frozenset[bytes] = frozenset()
+    definers: dict[bytes, str] = field(default_factory=dict)  # function-defining macro -> name prefix
 
 
 @cache
@@ -96,7 +97,8 @@ def _macro_words(hints: MacroHints) -> _MacroWords:
 
     types = b(hints.type_keywords) | b(hints.tag_keywords)
     return _MacroWords(types | b(hints.specifiers) | b(hints.keywords), types, b(hints.tag_keywords),
-                       b(hints.keywords), b(hints.specifiers), b(hints.annotations))
+                       b(hints.keywords), b(hints.specifiers), b(hints.annotations),
+                       {m.encode(): prefix for m, prefix in hints.function_definers})
 
 
 def _head_macros(head: list[tuple[bytes, int]], words: _MacroWords) -> list[tuple[int, int]]:
@@ -213,7 +215,7 @@ def expand_kernel_macros(data: bytes, hints: MacroHints) -> bytes:
             continue
         prev = tokens[i - 1][1] if i > 0 and i != blanked_call else b";"
         after = tokens[close + 1] if close + 1 < n else None
-        definer = dict(hints.function_definers).get(text.decode()) if depth == 0 else None
+        definer = words.definers.get(text) if depth == 0 else None
         if definer is not None and after is not None and after[1] == b"{":
             _define_function(out, tokens, i, close, definer)
             i = close + 1
