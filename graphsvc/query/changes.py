@@ -89,7 +89,8 @@ def changes(
         impact=reach_from(graph, ws, changed, not_indexed, depth=depth, min_conf=floor, limit=limit),
     )
     result.risk, why = _risk(symbols, result.impact)
-    result.summary = _summary(result, why)
+    # A file stands for its lines outside every symbol (imports, module code): not a symbol.
+    result.summary = _summary(result, sum(c.kind != "file" for c in symbols), why)
     return result
 
 
@@ -146,13 +147,13 @@ def _risk(symbols: list[ChangedSymbol], impact: ImpactResult) -> tuple[str, str]
     return "low", f"at most {hub.dependents} direct dependents each"
 
 
-def _summary(r: ChangesResult, why: str) -> str:
+def _summary(r: ChangesResult, count: int, why: str) -> str:
     if not r.changed_total:
         shown = f" ({_n(r.impact.not_indexed.total, 'file')} not indexed)" if r.impact.not_indexed.total else ""
         return f"{_n(r.files.total, 'file')} changed, no indexed symbol among them{shown}; risk: none"
     reached = sum(level.total for level in r.impact.levels)
     at_least = "" if r.impact.complete else "at least "
-    line = (f"{_n(r.changed_total, 'symbol')} changed in {_n(r.files.total, 'file')}; {at_least}"
+    line = (f"{_n(count, 'symbol')} changed in {_n(r.files.total, 'file')}; {at_least}"
             f"{_n(reached, 'dependent')} within {_n(r.impact.depth, 'hop')} in {_n(r.impact.files.total, 'file')}; ")
     tests = r.impact.tests.total
     line += f"{_n(tests, 'test')} {'reaches' if tests == 1 else 'reach'} them" if tests else "no test reaches them"

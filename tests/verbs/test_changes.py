@@ -211,3 +211,4 @@ def test_a_graph_indexed_after_the_change_is_read_on_the_new_side(repo):
     assert {c.id for c in got.changed} == {"app/shapes.py#area", "app/main.py#main", "app/shapes.py",
                                            "app/extra.py", "app/extra.py#extra"}
     assert got.impact.not_indexed.total == 0
+    assert got.summary.startswith("3 symbols changed in 3 files; ")  # the two files are not symbols
