@@ -1,4 +1,4 @@
-"""The FastAPI application: GraphQL at /graphql (GraphiQL on GET), REST under /api, /healthz.
+"""The FastAPI application: GraphQL at /graphql (GraphiQL on GET), REST under /api, MCP at /mcp, /healthz.
 
 The graph's fields come from `graph_api`; the context store's and the content cache's
 (`context_api`, `cache_api`) are merged in when those modules are present. Limits: bearer
@@ -48,6 +48,7 @@ from graphsvc.errors import (
 from graphsvc.graph.driver import get_graph
 from graphsvc.graph.runtime import TurnMirror
 from graphsvc.indexing.jobs import JobRegistry
+from graphsvc.mcp.server import HttpEndpoint
 from graphsvc.query.parser import QueryParseError
 from graphsvc.settings import SCHEMA_DIR, Settings, get_settings
 
@@ -322,10 +323,13 @@ def _mirror_turns() -> None:
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
 
+    mcp = HttpEndpoint(max_results=settings.server.max_results)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         await asyncio.to_thread(_mirror_turns)
-        yield
+        async with mcp.run():
+            yield
         app.state.jobs.shutdown()
 
     app = FastAPI(
@@ -340,6 +344,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                             max_query_bytes=settings.server.max_query_bytes)
     app.include_router(graphql, prefix="/graphql")
     app.mount("/graphiql", StaticFiles(directory=GRAPHIQL_ASSETS), name="graphiql-assets")
+    # The MCP streamable HTTP endpoint, behind the same token and same-origin rules as the rest.
+    app.add_route("/mcp", mcp.asgi, include_in_schema=False)
     for _, module in _parts():
         if hasattr(module, "router"):
             app.include_router(module.router)

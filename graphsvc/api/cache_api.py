@@ -40,11 +40,12 @@ from graphsvc.context.cache import (
     COUNTERS,
     RESET_SCOPES,
     CacheStats,
-    ContentCache,
     EntryInfo,
     Expanded,
     RecallHit,
     StoreResult,
+    get_cache,
+    reset_cache,
 )
 from graphsvc.context.continuity import BlockEntry, Continuity, ContinuityBlock, DelegateFile, Entry
 from graphsvc.context.db import Micros
@@ -57,16 +58,14 @@ def _close_continuity(c: Continuity) -> None:
     c.conn.close()
 
 
-_cache: Lazy[ContentCache] = Lazy(ContentCache, lambda c: c.conn.close())
 _continuity: Lazy[Continuity] = Lazy(Continuity, _close_continuity)
-get_cache = _cache.get
 get_continuity = _continuity.get
 
 
 def reset_instances() -> None:
     """Close the store connections; the next call opens them again from the settings."""
     _continuity.reset()
-    _cache.reset()
+    reset_cache()
 
 
 # -- types: generated from the library's dataclasses ----------------------------------------

@@ -29,6 +29,7 @@ SUBCOMMANDS = (
     "graphsvc.cli.context",
     "graphsvc.cli.cache",
     "graphsvc.cli.workspaces",
+    "graphsvc.cli.mcp",
 )
 MANIFEST = Path(__file__).with_name("commands.json")
 # The sources the commands are made from: a manifest made from other sources is not used.

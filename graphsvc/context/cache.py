@@ -29,6 +29,7 @@ from typing import Any, Literal
 from graphsvc.context import db
 from graphsvc.context.db import Int64, Micros
 from graphsvc.errors import AmbiguousError, InputError, NotFoundError
+from graphsvc.lazy import Lazy
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +129,10 @@ class RecallHits(list):
 
     exhaustive: bool = True
     note: str | None = None
+
+    def text(self) -> str:
+        lines = [f"{h.ref}  {h.label or '-'}  {h.snippet}" for h in self] or ["no matches"]
+        return "\n".join(lines + ([self.note] if self.note else []))
 
 
 @dataclass
@@ -680,6 +685,19 @@ class ContentCache(db.Connected):
             for table in tables:
                 conn.execute(f"DELETE FROM {table}")
         return removed
+
+
+_cache: Lazy[ContentCache] = Lazy(ContentCache, lambda c: c.conn.close())
+
+
+def get_cache() -> ContentCache:
+    """The process-wide content cache, opened on first use from the settings."""
+    return _cache.get()
+
+
+def reset_cache() -> None:
+    """Close the process-wide content cache; the next `get_cache()` opens it again."""
+    _cache.reset()
 
 
 def _decode_text(data: bytes) -> str | None:

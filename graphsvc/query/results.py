@@ -39,6 +39,14 @@ class SearchResult:
     hits: list[SearchHit]
     truncated: bool
 
+    def text(self) -> str:
+        lines = [f"{h.score:7.2f}  {_entity_line(h.entity)}  (matched: {', '.join(h.matched) or '-'})" for h in self.hits]
+        if not self.hits:
+            lines.append("no matches")
+        if self.truncated:
+            lines.append("… more matches; raise limit")
+        return "\n".join(lines)
+
 
 @dataclass(kw_only=True)
 class Neighborhood:
@@ -51,6 +59,12 @@ class Neighborhood:
     truncated: bool
     limit: int
 
+    def text(self) -> str:
+        lines = [f"{_entity_line(self.center)}: {len(self.nodes)} entities within {self.depth} hops"]
+        lines += [f"  {n.level}  {_entity_line(n)}" for n in sorted(self.nodes, key=lambda e: (e.level or 0, e.id))]
+        lines.append(f"{len(self.edges)} edges" + (f"; truncated at limit {self.limit}" if self.truncated else ""))
+        return "\n".join(lines)
+
 
 @dataclass(kw_only=True)
 class Path:
@@ -59,6 +73,14 @@ class Path:
     nodes: list[Entity]
     edges: list[Edge]
     length: int
+
+    def text(self) -> str:
+        out = [self.nodes[0].id] if self.nodes else []
+        for edge, node in zip(self.edges, self.nodes[1:]):
+            forward = edge.target == node.id
+            arrow = f"-[{edge.type} {edge.confidence:g}]->" if forward else f"<-[{edge.type} {edge.confidence:g}]-"
+            out.append(f"{arrow} {node.id}")
+        return " ".join(out)
 
 
 @dataclass(kw_only=True)
@@ -70,6 +92,11 @@ class PathsResult:
     max_hops: int
     directed: bool
     paths: list[Path]
+
+    def text(self) -> str:
+        if not self.paths:
+            return f"no path from {self.source.id} to {self.target.id} within {self.max_hops} hops"
+        return "\n".join(p.text() for p in self.paths)
 
 
 @dataclass(kw_only=True)
@@ -292,6 +319,16 @@ class Explanation:
     nearest_hub: Hub | None
     path_to_hub: Path | None
 
+    def text(self) -> str:
+        lines = [
+            self.summary,
+            "hubs by degree:   " + ", ".join(f"{h.entity.id} ({h.degree})" for h in self.hubs_by_degree),
+            "hubs by PageRank: " + ", ".join(f"{h.entity.id} ({h.pagerank:.3f})" for h in self.hubs_by_pagerank),
+        ]
+        if self.path_to_hub:
+            lines.append("path to nearest hub: " + self.path_to_hub.text())
+        return "\n".join(lines)
+
 
 @dataclass(kw_only=True)
 class CommunityMember:
@@ -340,6 +377,26 @@ class CommunitiesResult:
     total_s: float
     stored: bool
     hint: str | None = None  # what to do when nothing is stored yet
+
+    def text(self) -> str:
+        if self.hint:
+            lines = [self.hint]
+        elif self.stored:
+            over = f" of turn {self.turn_id}" if self.turn_id else ""
+            lines = [
+                f"{self.community_count} stored communities{over} over {self.nodes} nodes / {self.edges} edges, "
+                f"modularity {self.modularity:.3f} ({self.objective}, resolution {self.resolution:g}, seed {self.seed})"
+            ]
+        else:
+            lines = [
+                f"{self.community_count} communities over {self.nodes} nodes / {self.edges} edges, modularity "
+                f"{self.modularity:.3f} ({self.objective}, resolution {self.resolution:g}, seed {self.seed}; not stored); "
+                f"fetch {self.fetch_s:.2f} s, leiden {self.leiden_s:.2f} s"
+            ]
+        for com in self.communities:
+            top = ", ".join(m.name or m.id for m in com.top_members)
+            lines.append(f"  {com.id:>14}  {com.size:6d}  {com.label}  [{top}]")
+        return "\n".join(lines)
 
 
 @dataclass(kw_only=True)
@@ -549,6 +606,9 @@ class KeyValue:
     value: str | None
     known_keys: list[str]
 
+    def text(self) -> str:
+        return self.value if self.value is not None else f"(no {self.key} recorded)"
+
 
 @dataclass(kw_only=True)
 class Overview:
@@ -556,6 +616,9 @@ class Overview:
 
     workspace: str
     counts: list[Count]
+
+    def text(self) -> str:
+        return "\n".join(f"{c.count:8d}  {c.name}" for c in self.counts)
 
 
 @dataclass(kw_only=True)
@@ -577,3 +640,13 @@ class ContextResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, without the parts that are not set."""
         return {k: v for k, v in asdict(self).items() if v is not None}
+
+    def text(self) -> str:
+        """The part that is set, as its own `text()` gives it."""
+        parts = (self.search, self.neighborhood, self.paths, self.explain, self.communities, self.key, self.overview)
+        return next((part.text() for part in parts if part), "")
+
+
+def _entity_line(e: Entity) -> str:
+    where = f"  {e.file}:{e.start_line}" if e.file and e.start_line else ""
+    return f"{e.id}  [{e.kind or e.label}]{where}"

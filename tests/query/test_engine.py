@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from graphsvc.cli.query import render
 from graphsvc.errors import AmbiguousError, InputError, NotFoundError
 from graphsvc.query import engine
 from graphsvc.query.arguments import MAX_ID_CHARS
@@ -151,7 +150,7 @@ def test_overview_and_errors(graph):
 def test_communities_deterministic_and_replaced_on_rerun(graph):
     none = engine.context_query(f"@{OTHER_WS} communities=1")
     assert (none.communities.community_count, none.communities.communities, none.communities.hint) == (0, [], COMPUTE_HINT)
-    assert render(none) == COMPUTE_HINT
+    assert none.text() == COMPUTE_HINT
     first = compute_communities(workspace=WS, seed=3)
     assert first.nodes == len(graph.read("MATCH (n:Entity {workspace: $ws}) WHERE NOT n:Community AND NOT n:Workspace RETURN n", ws=WS))
     assert first.community_count >= 2 and first.modularity > 0.3
@@ -175,7 +174,7 @@ def test_communities_deterministic_and_replaced_on_rerun(graph):
     assert {v[2:] for v in before.values()} == {("INFERRED", "leiden")}
     # Reading gives the stored partition back, as the run answered it.
     answer = engine.context_query(f"@{WS} communities=1")
-    assert render(answer).startswith(f"{first.community_count} stored communities over {first.nodes} nodes")
+    assert answer.text().startswith(f"{first.community_count} stored communities over {first.nodes} nodes")
     read = answer.communities
     assert read.stored and read.hint is None
     assert read.communities == first.communities
