@@ -115,7 +115,7 @@ async def _errors(session) -> dict[str, object]:
 def _check_errors(errors: dict[str, tuple[str, dict]]) -> None:
     assert "no-such-workspace" in errors["workspace"][0]
     message, data = errors["ambiguous"]
-    assert "'run' matches 2 entities" in message
+    assert "'run' names 2 entities" in message
     assert data["candidates"] == ["shop/core.py#Base.run", "shop/core.py#Child.run"]
     assert errors["missing"][0] == "callers: ref: Field required"
     assert "dept" in errors["unknown argument"][0]
