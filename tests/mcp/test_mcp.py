@@ -31,6 +31,14 @@ ISSUE_TOOLS = {
 }
 EXTRA_TOOLS = {"superclasses", "overrides", "overridden_by", "source", "community"}
 HAS_CHANGES = any(v.name == "changes" for v in VERBS)
+# Changes the body of `helper` (shop/core.py line 13).
+HELPER_DIFF = """\
+--- a/shop/core.py
++++ b/shop/core.py
+@@ -13,1 +13,1 @@
+-    return 1
++    return 2
+"""
 
 
 async def _call(session, name: str, **arguments) -> tuple[str, dict]:
@@ -64,7 +72,7 @@ async def _every_tool(session) -> dict[str, tuple[str, dict]]:
     got["community"] = await _call(session, "community", number=got["community_of"][1]["number"], **ws)
     got["expand"] = await _call(session, "expand", ref=got["recall"][1]["items"][0]["ref"], lines="2-2")
     if HAS_CHANGES:
-        got["detect_changes"] = await _call(session, "detect_changes", **ws)
+        got["detect_changes"] = await _call(session, "detect_changes", since=HELPER_DIFF, **ws)
     return got
 
 
@@ -91,6 +99,9 @@ def _check_answers(got: dict[str, tuple[str, dict]]) -> None:
     assert data["context_query"]["search"]["hits"][0]["entity"]["id"] == HELPER and HELPER in text["context_query"]
     assert data["recall"]["items"][0]["label"] == "notes.txt" and "coupon" in text["recall"]
     assert text["expand"] == "second line\n" and data["expand"]["total_lines"] == 2
+    if HAS_CHANGES:
+        assert [c["id"] for c in data["detect_changes"]["changed"]] == [HELPER]
+        assert data["detect_changes"]["impact"]["tests"]["items"] == ["tests/test_core.py#test_helper"]
     event = get_store().events.get(data["record_event"]["id"])
     assert (event.type, event.workspace, event.payload) == ("FileEdited", WS, {"path": "shop/core.py"})
 
