@@ -51,6 +51,7 @@ ARGUMENT_DOCS = {
     "min_confidence": "0-1: leave out edges resolved with less confidence.",
     "include_candidates": "Also follow guessed calls (one of several same-named targets).",
     "turn_id": "A turn of the context store: its workspace and runtime facts.",
+    "since": "A git ref (HEAD, a branch, a commit) to compare the files with as they are now, or a unified diff.",
 }
 
 
@@ -135,7 +136,7 @@ def _parameters(tool: Tool) -> list[inspect.Parameter]:
             continue
         hint = hints.get(p.name, Any)
         if _takes_string(hint):
-            hint = str if p.default is inspect.Parameter.empty else str | None
+            hint = str | None if type(None) in typing.get_args(hint) else str
         out.append(p.replace(annotation=hint))
     return out
 
