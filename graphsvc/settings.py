@@ -39,10 +39,11 @@ class Neo4jSettings(BaseModel):
     home: Path | None = None  # default: $GRAPHSVC_HOME/neo4j
     bolt_port: int = 7687
     http_port: int = 7474
-    heap: str = "1g"
-    # The store of a large repository (the standard library: about 0.6 GB with its history
-    # of re-indexes) must fit, or random reads fault to disk and query latency doubles.
-    pagecache: str = "2g"
+    # "auto": chosen from the machine's memory by the managed server (graphsvc.neo4j.memory);
+    # or a size such as "2g". The store of a large repository must fit in the page cache, or
+    # random reads fault to disk and query latency doubles.
+    heap: str = "auto"
+    pagecache: str = "auto"
     start_timeout_s: float = 120.0
     transaction_timeout_s: float = 30.0
 

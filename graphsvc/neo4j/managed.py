@@ -34,6 +34,7 @@ import psutil
 from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
 
 from graphsvc.errors import ConfigError, ManagedNeo4jError
+from graphsvc.neo4j.memory import memory_settings
 from graphsvc.settings import Neo4jSettings, Settings
 
 MAIN_CLASS = "org.neo4j.server.CommunityEntryPoint"
@@ -513,6 +514,7 @@ class ManagedNeo4j:
     def _config(self) -> str:
         inst = self.instance_dir
         s = self.settings
+        heap, pagecache = memory_settings(s.heap, s.pagecache)
         lines = {
             "server.default_listen_address": "127.0.0.1",
             "server.default_advertised_address": "127.0.0.1",
@@ -530,9 +532,9 @@ class ManagedNeo4j:
             "server.directories.plugins": inst / "plugins",
             "server.directories.import": inst / "import",
             "server.directories.lib": self.lib_dir,
-            "server.memory.heap.initial_size": s.heap,
-            "server.memory.heap.max_size": s.heap,
-            "server.memory.pagecache.size": s.pagecache,
+            "server.memory.heap.initial_size": heap,
+            "server.memory.heap.max_size": heap,
+            "server.memory.pagecache.size": pagecache,
             "db.transaction.timeout": f"{s.transaction_timeout_s:g}s",
             "dbms.usage_report.enabled": "false",
             "db.tx_log.rotation.retention_policy": "2 files",
@@ -543,7 +545,7 @@ class ManagedNeo4j:
         return head + "".join(f"{k}={v}\n" for k, v in lines.items())
 
     def _launch(self, java: Path, password: str) -> Neo4jStatus:
-        heap = self.settings.heap
+        heap = memory_settings(self.settings.heap, self.settings.pagecache)[0]
         cmd = [
             str(java), f"-Xms{heap}", f"-Xmx{heap}", *JVM_FLAGS,
             "-cp", f"{self.lib_dir}/*", MAIN_CLASS,
