@@ -1,6 +1,8 @@
 """Walk a repository into directory and file records (pure: no database).
 
-Honours ``.gitignore`` files at every level and ``.graphsvcignore``; never follows a
+Honours ``.gitignore`` files at every level and ``.graphsvcignore`` (unless told not to:
+a source package whose top-level ``.gitignore`` excludes everything, like Debian's
+``linux-source``); never follows a
 symbolic link to a directory (so no loops and nothing outside the workspace) and only
 follows file links whose target stays inside the workspace. Every file that is not indexed
 normally gets a skip reason instead of disappearing.
@@ -215,12 +217,14 @@ def scan_tree(
     known: Mapping[str, tuple[int, int, str, str | None]] | None = None,
     exclude: Sequence[str] = (),
     progress: Callable[[int, str], None] | None = None,
+    ignore_files: bool = True,
 ) -> TreeScan:
     """Walk ``root`` and return its directories and files.
 
     ``known`` maps file ids to (size, mtime_ns, hash, skip_reason) from an earlier scan: a
     file with the same size and mtime keeps its hash without being read again. ``exclude``
-    holds extra gitignore-style patterns, relative to the root.
+    holds extra gitignore-style patterns, relative to the root. ``ignore_files=False`` reads
+    no ``.gitignore`` or ``.graphsvcignore`` (``exclude`` still applies).
     """
     root_path = Path(root)
     if not root_path.exists():
@@ -233,7 +237,8 @@ def scan_tree(
     scan = TreeScan(root=root_path)
     scan.dirs.append(DirRecord(id=model.WORKSPACE_ID, name=root_path.name, path=""))
     base = _Ignore((("", _compile(list(exclude))),) if exclude else ())
-    stack: list[tuple[str, str, _Ignore]] = [(root_str, "", base.child(root_str, ""))]
+    child = _Ignore.child if ignore_files else (lambda ignore, _abs, _rel: ignore)
+    stack: list[tuple[str, str, _Ignore]] = [(root_str, "", child(base, root_str, ""))]
     seen = 0
     while stack:
         dir_abs, dir_rel, ignore = stack.pop()
@@ -264,7 +269,7 @@ def scan_tree(
                     scan.files.append(_skipped(rel, name, Skip.INVALID_NAME))
                     continue
                 scan.dirs.append(DirRecord(id=model.dir_id(rel), name=name, path=rel))
-                stack.append((entry.path, rel, ignore.child(entry.path, rel)))
+                stack.append((entry.path, rel, child(ignore, entry.path, rel)))
                 continue
             seen += 1
             if progress and seen % 500 == 0:

@@ -284,15 +284,17 @@ GraphQuery = strawberry.type(GraphQuery)
 @dataclass
 class IndexRequest:
     """A directory under the server's workspace roots to index; `replace`: into a workspace
-    that holds another directory."""
+    that holds another directory; `ignore_files: false`: index what its .gitignore and
+    .graphsvcignore files exclude."""
 
     path: str
     workspace: str | None = None
     replace: bool = False
+    ignore_files: bool = True
 
 
 def _submit(source: Info | Request, command: str, request: IndexRequest) -> Job:
-    return _jobs(source).submit(command, request.path, request.workspace, request.replace)
+    return _jobs(source).submit(command, request.path, request.workspace, request.replace, request.ignore_files)
 
 
 def _index_mutation(command: str) -> Any:
@@ -301,7 +303,8 @@ def _index_mutation(command: str) -> Any:
 
     resolve.__signature__ = inspect.Signature([_keyword("info", Info), *gql_arguments(IndexRequest)], return_annotation=GqlJob)
     description = (f"Start `{command}` on a directory under the server's workspace roots. "
-                   "`replace`: index it into a workspace that holds another directory.")
+                   "`replace`: index it into a workspace that holds another directory; "
+                   "`ignoreFiles: false`: index what its .gitignore and .graphsvcignore files exclude.")
     return strawberry.mutation(resolve, description=description)
 
 

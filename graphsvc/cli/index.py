@@ -15,6 +15,9 @@ _exclude = click.option("--exclude", multiple=True, metavar="PATTERN",
                         help="Extra gitignore-style pattern to skip (repeatable).")
 _replace = click.option("--replace", is_flag=True,
                         help="Index PATH into a workspace that holds another directory (its content is replaced).")
+_no_ignore = click.option("--no-ignore-files", "no_ignore_files", is_flag=True,
+                          help="Index what .gitignore and .graphsvcignore files exclude (a source "
+                               "package whose .gitignore excludes everything).")
 _jobs = click.option("--jobs", "-j", type=click.IntRange(1, 64), default=None,
                      help="Parser processes (default: one per core).")
 
@@ -27,8 +30,9 @@ def _emit(summary, as_json: bool) -> None:
 
 
 def _options(*, jobs: bool):
-    """PATH, --workspace, --replace, --exclude, (--jobs,) --json: what every index command takes."""
-    stack = [_path, _workspace, _replace, _exclude, *([_jobs] if jobs else []), _json]
+    """PATH, --workspace, --replace, --exclude, --no-ignore-files, (--jobs,) --json: what every
+    index command takes."""
+    stack = [_path, _workspace, _replace, _exclude, _no_ignore, *([_jobs] if jobs else []), _json]
 
     def apply(command):
         for option in reversed(stack):
@@ -42,29 +46,30 @@ def register(main: click.Group) -> None:
     @main.command("index-tree")
     @_options(jobs=False)
     def index_tree_cmd(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...],
-                       as_json: bool) -> None:
+                       no_ignore_files: bool, as_json: bool) -> None:
         """Index directories and files of PATH (incremental)."""
         from graphsvc.indexing.pipeline import index_tree
 
         with terminal_progress(not as_json) as progress:
-            summary = index_tree(path, workspace=workspace, exclude=exclude, progress=progress, replace=replace)
+            summary = index_tree(path, workspace=workspace, exclude=exclude, progress=progress, replace=replace,
+                                 ignore_files=not no_ignore_files)
         _emit(summary, as_json)
 
     @main.command("index-symbols")
     @_options(jobs=True)
     def index_symbols_cmd(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...],
-                          jobs: int | None, as_json: bool) -> None:
+                          no_ignore_files: bool, jobs: int | None, as_json: bool) -> None:
         """Extract symbols and edges of PATH with tree-sitter (incremental)."""
-        _index_symbols(path, workspace, replace, exclude, jobs, as_json)
+        _index_symbols(path, workspace, replace, exclude, no_ignore_files, jobs, as_json)
 
     @main.command("index")
     @_options(jobs=True)
     @click.option("--communities", is_flag=True,
                   help="Then compute Leiden communities (stored for the Neo4j Browser to colour).")
-    def index_cmd(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...], jobs: int | None,
-                  as_json: bool, communities: bool) -> None:
+    def index_cmd(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...],
+                  no_ignore_files: bool, jobs: int | None, as_json: bool, communities: bool) -> None:
         """Index PATH: the tree, then symbols and edges (incremental)."""
-        summary = _index_symbols(path, workspace, replace, exclude, jobs, as_json)
+        summary = _index_symbols(path, workspace, replace, exclude, no_ignore_files, jobs, as_json)
         if communities:
             from graphsvc.query.communities import compute_communities
 
@@ -75,12 +80,12 @@ def register(main: click.Group) -> None:
 
 
 def _index_symbols(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...],
-                   jobs: int | None, as_json: bool):
+                   no_ignore_files: bool, jobs: int | None, as_json: bool):
     """`index-symbols` and `index`: one run with progress on the terminal, its summary printed."""
     from graphsvc.indexing.pipeline import index_symbols
 
     with terminal_progress(not as_json) as progress:
         summary = index_symbols(path, workspace=workspace, exclude=exclude, jobs=jobs, progress=progress,
-                                replace=replace)
+                                replace=replace, ignore_files=not no_ignore_files)
     _emit(summary, as_json)
     return summary

@@ -39,6 +39,7 @@ class Job:
     path: str
     workspace: str
     replace: bool = False  # may index into a workspace that holds another root
+    ignore_files: bool = True  # honour .gitignore and .graphsvcignore files
     state: str = "queued"  # queued | running | done | failed
     done: int = 0
     total: int | None = None
@@ -93,14 +94,16 @@ class JobRegistry:
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphsvc-job")
 
-    def submit(self, kind: str, path: str, workspace: str | None = None, replace: bool = False) -> Job:
+    def submit(self, kind: str, path: str, workspace: str | None = None, replace: bool = False,
+               ignore_files: bool = True) -> Job:
         if kind not in KINDS:
             raise InputError(f"unknown job kind {kind!r}: use {' or '.join(KINDS)}")
         real = check_index_path(path, list(self.settings.server.workspace_roots))
         ws = workspace_name(real, workspace)
         # Checked again when the job runs, against what is stored then.
         check_workspace_root(ws, workspace_root(get_graph(), ws), real, replace)
-        job = Job(id=uuid.uuid4().hex[:12], kind=kind, path=str(real), workspace=ws, replace=replace)
+        job = Job(id=uuid.uuid4().hex[:12], kind=kind, path=str(real), workspace=ws, replace=replace,
+                  ignore_files=ignore_files)
         with self._lock:
             self._jobs[job.id] = job
             self._forget_old()
@@ -140,7 +143,8 @@ class JobRegistry:
 
         try:
             real = check_index_path(job.path, list(self.settings.server.workspace_roots))
-            summary = _indexer(job.kind)(real, workspace=job.workspace, replace=job.replace, progress=progress)
+            summary = _indexer(job.kind)(real, workspace=job.workspace, replace=job.replace, progress=progress,
+                                           ignore_files=job.ignore_files)
             job.summary = _plain(summary)
             job.state, job.message = "done", "finished"
         except GraphsvcError as exc:

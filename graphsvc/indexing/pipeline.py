@@ -78,10 +78,12 @@ def index_tree(
     progress: Progress | None = None,
     exclude: Sequence[str] = (),
     replace: bool = False,
+    ignore_files: bool = True,
 ) -> TreeSummary:
     """Index directories and files of ``path`` into the graph, incrementally. A workspace
-    that holds another directory is refused unless ``replace`` (then it holds this one)."""
-    return _sync_tree(path, workspace, graph, progress, exclude, replace)[0]
+    that holds another directory is refused unless ``replace`` (then it holds this one).
+    ``ignore_files=False``: index what ``.gitignore`` and ``.graphsvcignore`` files exclude."""
+    return _sync_tree(path, workspace, graph, progress, exclude, replace, ignore_files)[0]
 
 
 def _sync_tree(
@@ -91,6 +93,7 @@ def _sync_tree(
     progress: Progress | None,
     exclude: Sequence[str],
     replace: bool = False,
+    ignore_files: bool = True,
 ) -> tuple[TreeSummary, TreeScan]:
     started = time.perf_counter()
     settings = get_settings()
@@ -119,7 +122,7 @@ def _sync_tree(
             progress(done, None, message)
 
     scan = scan_tree(root, max_file_bytes=settings.index.max_file_bytes, known=known,
-                     exclude=exclude, progress=scan_progress)
+                     exclude=exclude, progress=scan_progress, ignore_files=ignore_files)
     summary = TreeSummary(workspace=ws, root=str(scan.root), bytes_read=scan.bytes_read)
     summary.directories = len(scan.dirs)
     summary.files = len(scan.files)
@@ -245,16 +248,17 @@ def index_symbols(
     progress: Progress | None = None,
     exclude: Sequence[str] = (),
     replace: bool = False,
+    ignore_files: bool = True,
 ) -> SymbolSummary:
     """Bring the tree up to date, then extract, resolve and write symbols and edges of
     changed files; edges of unchanged files that could now resolve differently are redone.
-    ``replace`` as for `index_tree`."""
+    ``replace`` and ``ignore_files`` as for `index_tree`."""
     settings = get_settings()
     graph = graph or get_graph()
     ws = workspace_name(path, workspace)
     spath = state_path(settings.home, ws, graph.uri)
     with workspace_lock(spath):
-        return _index_symbols(path, ws, graph, jobs, progress, exclude, spath, replace)
+        return _index_symbols(path, ws, graph, jobs, progress, exclude, spath, replace, ignore_files)
 
 
 def _index_symbols(
@@ -266,10 +270,11 @@ def _index_symbols(
     exclude: Sequence[str],
     spath: Path,
     replace: bool = False,
+    ignore_files: bool = True,
 ) -> SymbolSummary:
     started = time.perf_counter()
     settings = get_settings()
-    tree, scan = _sync_tree(path, workspace, graph, progress, exclude, replace)
+    tree, scan = _sync_tree(path, workspace, graph, progress, exclude, replace, ignore_files)
     writer = GraphWriter(graph, tree.workspace, settings.index.batch_size, settings.index.write_workers, progress)
     summary = SymbolSummary(workspace=tree.workspace, tree=tree)
     indexer = indexer_fingerprint()

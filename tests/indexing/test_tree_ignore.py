@@ -77,3 +77,15 @@ def test_comments_escapes_classes_and_trailing_spaces(tmp_path):
     expected = ["lib/z.py", "src/sub/b.py"]
     assert _indexed(tmp_path) == expected
     _check_git_agrees(tmp_path, expected)
+
+
+def test_ignore_files_can_be_overridden(tmp_path):
+    # Debian's linux-source: the top-level .gitignore keeps only debian/ (`/*`, `!/debian/`).
+    _make(tmp_path, ["/*", "!/debian/"])
+    (tmp_path / "src" / ".graphsvcignore").write_text("sub/\n")
+    assert _indexed(tmp_path) == []
+    every = sorted(f.path for f in scan_tree(tmp_path, max_file_bytes=1 << 20, ignore_files=False).files)
+    assert every == sorted([*FILES, ".gitignore", "src/.graphsvcignore"])
+    # Patterns given with the run still apply.
+    some = scan_tree(tmp_path, max_file_bytes=1 << 20, ignore_files=False, exclude=["*.o", ".*"]).files
+    assert sorted(f.path for f in some) == ["a.py", "build/keep/k.py", "lib/z.py", "src/a.py", "src/sub/b.py"]
