@@ -20,7 +20,15 @@ class IncludeModules(ModuleSystem):
         self.by_base: dict[str, list[str]] = defaultdict(list)
         self.by_stem: dict[str, list[str]] = defaultdict(list)
         self.sources_by_name: dict[str, list[str]] = defaultdict(list)
+        # Every tail of every path after a "/" (and the whole path): the first path in sorted
+        # order ending in an include string, found in one look-up instead of a scan of every
+        # path per include (on the Linux kernel, 600 k includes times 55 k paths).
+        self.by_tail: dict[str, str] = {}
         for p in self.paths:
+            self.by_tail.setdefault(p, p)
+            for i, c in enumerate(p):
+                if c == "/":
+                    self.by_tail.setdefault(p[i + 1 :], p)
             self.by_base[posixpath.basename(p)].append(p)
             self.by_stem[posixpath.splitext(p)[0]].append(p)
             spec = LANGUAGES[table.files[p].lang]
@@ -32,9 +40,9 @@ class IncludeModules(ModuleSystem):
         cand = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
         if cand in self.path_set:
             return (cand,)
-        for p in self.paths:  # include paths: a path ending in the include string
-            if p.endswith("/" + module) or p == module:
-                return (p,)
+        found = self.by_tail.get(module)  # include paths: a path ending in the include string
+        if found is not None:
+            return (found,)
         same = self.by_base.get(posixpath.basename(module), [])
         return (same[0],) if len(same) == 1 else ()
 
