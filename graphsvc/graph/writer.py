@@ -9,8 +9,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from enum import Enum
 from itertools import islice
@@ -318,34 +319,50 @@ class GraphWriter:
     def _run_concurrently(
         self,
         cypher: str,
-        rows: Sequence[dict],
+        rows: Iterable[dict],
         handle: Callable[[list[dict], list[dict]], None] | None = None,
         what: str = "rows",
+        total: int | None = None,
     ) -> None:
         """Run independent ``$rows`` batches over `write_workers` transactions; `handle` gets
         each batch and its records, in batch order, on this thread. The first error is raised
         once the batches already running have ended; the others are not started. Progress
-        counts the rows of `what` written so far."""
+        counts the rows of `what` written so far (of ``total``, by default ``len(rows)``).
+
+        Rows are taken from ``rows`` only as batches are sent, two per transaction ahead: a
+        caller that builds them lazily never holds more than those (the Linux kernel's 8 M
+        relationships as parameter dicts took gigabytes)."""
 
         def write(chunk: list[dict]) -> list[dict]:
             return self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, rows=chunk)
 
-        chunks = list(batches(rows, self.batch_size))
-        workers = min(self.write_workers, len(chunks)) or 1
-        pool = ThreadPoolExecutor(workers, thread_name_prefix="neo4j-writer")
+        total = len(rows) if total is None else total  # type: ignore[arg-type]
+        ahead = 2 * self.write_workers
+        pool = ThreadPoolExecutor(self.write_workers, thread_name_prefix="neo4j-writer")
+        pending: deque[tuple[list[dict], Future]] = deque()
+        done = 0
+
+        def finish() -> None:
+            nonlocal done
+            chunk, future = pending.popleft()
+            records = future.result()
+            if handle is not None:
+                handle(chunk, records)
+            done += len(chunk)
+            if self.progress is not None:
+                self.progress(done, total, f"writing {what}: {done:,} of {total:,}")
+
         try:
-            done = 0
-            for chunk, future in [(chunk, pool.submit(write, chunk)) for chunk in chunks]:
-                records = future.result()
-                if handle is not None:
-                    handle(chunk, records)
-                done += len(chunk)
-                if self.progress is not None:
-                    self.progress(done, len(rows), f"writing {what}: {done:,} of {len(rows):,}")
+            for chunk in batches(rows, self.batch_size):
+                pending.append((chunk, pool.submit(write, chunk)))
+                if len(pending) >= ahead:
+                    finish()
+            while pending:
+                finish()
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
-    def _write_nodes(self, cypher: str, rows: Sequence[dict], what: str) -> None:
+    def _write_nodes(self, cypher: str, rows: Iterable[dict], what: str, total: int | None = None) -> None:
         """Run a node write that returns its nodes' element ids in row order (one record per
         batch: a record per row cost as much Python time as the rows' parameters), and
         remember them."""
@@ -356,7 +373,7 @@ class GraphWriter:
                 raise RuntimeError(f"a node batch of {len(chunk)} rows returned {len(eids)} element ids")
             self._eids.update(zip((row["id"] for row in chunk), eids))
 
-        self._run_concurrently(cypher, rows, remember, what)
+        self._run_concurrently(cypher, rows, remember, what, total)
 
     # -- tree -------------------------------------------------------------------------------
     def tree_state(self) -> dict[str, dict]:
@@ -387,11 +404,13 @@ class GraphWriter:
         return {row["id"] for row in self.graph.read(_SYMBOL_IDS, ws=self.ws)}
 
     def upsert_symbols(self, symbols: Iterable[model.SymbolNode]) -> None:
-        self._write_nodes(_UPSERT_SYMBOLS, list(map(_SYMBOL_ROW, symbols)), "symbols")
+        symbols = symbols if isinstance(symbols, Sequence) else list(symbols)
+        self._write_nodes(_UPSERT_SYMBOLS, map(_SYMBOL_ROW, symbols), "symbols", len(symbols))
 
     def create_symbols(self, symbols: Iterable[model.SymbolNode]) -> None:
         """Create symbols known to be new: the workspace holds no symbol with these ids."""
-        self._write_nodes(_CREATE_SYMBOLS, list(map(_SYMBOL_ROW, symbols)), "symbols")
+        symbols = symbols if isinstance(symbols, Sequence) else list(symbols)
+        self._write_nodes(_CREATE_SYMBOLS, map(_SYMBOL_ROW, symbols), "symbols", len(symbols))
 
     def upsert_externals(self, externals: Iterable[Any]) -> None:
         """`externals`: records with the fields of an ExternalNode."""
@@ -416,12 +435,13 @@ class GraphWriter:
         for chunk in batches(missing, self.batch_size):
             for found in self.graph.read(_ELEMENT_IDS, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, ids=chunk):
                 eids[found["id"]] = found["eid"]
-        keyed = [
+        total = sum(1 for row in rows if row["src"] in eids and row["dst"] in eids)
+        keyed = (  # built batch by batch as they are sent
             {**row, "src": eids[row["src"]], "dst": eids[row["dst"]]}
             for row in rows
             if row["src"] in eids and row["dst"] in eids
-        ]
-        self._run_concurrently(_CREATE_EDGES[rel], keyed, what=f"{rel.value} edges")
+        )
+        self._run_concurrently(_CREATE_EDGES[rel], keyed, what=f"{rel.value} edges", total=total)
 
     def set_unresolved_calls(self, records: Iterable[model.UnresolvedCalls]) -> None:
         self._run_batched(_SET_UNRESOLVED, "rows", [row(r) for r in records])

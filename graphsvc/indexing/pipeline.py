@@ -493,10 +493,14 @@ def _write_edges(writer: GraphWriter, plan: _Plan, resolved: _Resolved, summary:
     """Replace the outgoing edges of the affected files; their endpoints are written already."""
     edges = resolved.edges
     writer.delete_outgoing_code_edges(sorted(resolved.affected | set(plan.deleted)))
-    by_type = _merge_edges(edges)
     # Only externals an edge points at: an unreferenced one is never kept (nor in a clean index).
     targets = {e.dst for e in edges}
-    writer.upsert_externals([x for x in external_nodes(edges) if x.id in targets])
+    externals = [x for x in external_nodes(edges) if x.id in targets]
+    by_type = _merge_edges(edges)
+    # The rows say it all now: the records go before the writes build their parameters.
+    del edges, targets
+    resolved.edges = []
+    writer.upsert_externals(externals)
     reasons: Counter[str] = Counter()
     for rel in Rel:
         rows = by_type.get(rel.value)
