@@ -26,6 +26,8 @@ def callback_parameter(argument: int, parameter: int) -> str:
     return f"({argument}.{parameter})"
 ELEMENT = "[]"  # in a bound expression: one element of what precedes it
 ANONYMOUS = "<anonymous>"  # a bound expression that is a function without a symbol (a lambda)
+# A bound expression that is one of several chains (``a if c else b``): ``?a|b``.
+ALTERNATIVES = "?"
 
 _WS = re.compile(r"\s+")
 _KEY = re.compile(r"[\w.-]*")  # keys a chain can name (``d["k"]``)
@@ -98,13 +100,13 @@ def _bound_value(spec: LanguageSpec, role: str, caps: dict) -> str | None:
     """What ``.enter`` / ``.element`` / ``.of`` captures bind a name to, as a chain."""
     if role + ".enter" in caps and spec.context_enter:
         value = value_of(spec, caps[role + ".enter"][0])
-        return f"{value}.{spec.context_enter}()" if value else None
+        return _then(value, f".{spec.context_enter}()")
     if role + ".element" in caps:
         value = value_of(spec, caps[role + ".element"][0])
-        return f"{value}{ELEMENT}" if value else None
+        return _then(value, ELEMENT)
     if role + ".of" in caps:
         value = value_of(spec, caps[role + ".of"][0])
-        return f"{value}.{_text(caps[role][0])}" if value else None
+        return _then(value, f".{_text(caps[role][0])}")
     if role + ".callee" in caps:
         return _callback_value(spec, caps, role)
     return None
@@ -155,10 +157,41 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
             return ANONYMOUS
     if node.type in spec.sequence_literals or node.type in spec.mapping_literals:
         return _literal(spec, node)
+    if node.type in spec.conditional_expressions:
+        return _alternatives(spec, node)
     text = _text(node)
     if text in spec.null_literals:
         return ""
     return value_chain(without_postfix(text, spec.non_null_postfix), spec.new_operator, spec.new_function)
+
+
+def _then(value: str | None, step: str) -> str | None:
+    """``value`` followed by a chain ``step`` (each alternative of ``?a|b``); None for nothing."""
+    if not value:
+        return None
+    if value[0] == ALTERNATIVES:
+        return ALTERNATIVES + "|".join(alt + step for alt in value[1:].split("|"))
+    return value + step
+
+
+def _alternatives(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
+    """A conditional expression: the chain its branches share, or ``?a|b`` for the resolver to
+    check that they agree; a null branch says nothing (``Foo() if c else None`` is a
+    ``Foo``). None when a branch is not a chain."""
+    children = node.named_children
+    if len(children) <= max(spec.conditional_branches, default=0):
+        return None
+    chains: list[str] = []
+    for i in spec.conditional_branches:
+        text = value_of(spec, children[i])
+        if text is None or text == ANONYMOUS or text[:1] == "{":
+            return None
+        if text and text not in chains:
+            chains.extend(text[1:].split("|") if text[0] == ALTERNATIVES else [text])
+    if len(chains) <= 1:
+        return chains[0] if chains else ""
+    out = ALTERNATIVES + "|".join(dict.fromkeys(chains))
+    return out if len(out) <= MAX_VALUE else None
 
 
 def _literal(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:

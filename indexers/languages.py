@@ -132,6 +132,10 @@ class LanguageSpec:
     # Node types of expressions that make a function no symbol stands for (Python's
     # ``lambda``): a name bound to one holds a function the graph does not have.
     anonymous_functions: frozenset[str] = frozenset()
+    # Node types of conditional expressions (``a if c else b``), and the positions of their
+    # branches among the node's named children: the value is what every branch agrees on.
+    conditional_expressions: frozenset[str] = frozenset()
+    conditional_branches: tuple[int, ...] = ()
     # Node types of literal containers whose entries are kept with a name bound to them
     # (``fs = [f, g]``, ``d = {"k": f}``): by position, or by a key of the literal types.
     sequence_literals: frozenset[str] = frozenset()
@@ -350,6 +354,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
             builtins=_PY_BUILTINS,
             null_literals=frozenset({"None"}),
             anonymous_functions=frozenset({"lambda"}),
+            conditional_expressions=frozenset({"conditional_expression"}),
+            conditional_branches=(0, 2),
             sequence_literals=frozenset({"list", "tuple"}),
             mapping_literals=frozenset({"dictionary"}),
             string_literal="string",

@@ -7,7 +7,7 @@ import posixpath
 import re
 
 from graphsvc.model import Prov, Reason, Rel, external_module_id, external_symbol_id
-from indexers.bindings import ELEMENT
+from indexers.bindings import ALTERNATIVES, ELEMENT
 from indexers.extract import (
     RECEIVER_EXPR,
     RECEIVER_NAME,
@@ -629,7 +629,7 @@ class Resolver:
             return
         for b in self.ext.bindings:
             value = b.value
-            if value is None or not value.endswith(ELEMENT) or b.context is not None:
+            if value is None or not value.endswith(ELEMENT) or b.context is not None or value[0] == ALTERNATIVES:
                 continue
             scope = b.scope.partition("#")[2]
             steps = self.types.iterated(self.types.value(value[: -len(ELEMENT)], scope))
