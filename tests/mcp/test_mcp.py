@@ -16,7 +16,6 @@ import pytest
 
 from graphsvc.context.store import get_store
 from graphsvc.mcp import tools
-from graphsvc.query.verbs import VERBS
 from graphsvc.settings import get_settings
 from tests.api.conftest import running
 from tests.mcp.conftest import CACHED_TEXT, ROOT, WS, http_session, stdio_session
@@ -24,13 +23,12 @@ from tests.mcp.conftest import CACHED_TEXT, ROOT, WS, http_session, stdio_sessio
 pytestmark = pytest.mark.neo4j
 
 HELPER = "shop/core.py#helper"
-# The issue's names, and what this server adds. `detect_changes` is served once the verb is there.
+# The issue's names, and what this server adds.
 ISSUE_TOOLS = {
-    "find_symbol", "search", "grep", "callers", "callees", "impact", "subclasses", "call_path", "explain",
-    "community_of", "context_query", "recall", "expand", "record_event",
+    "find_symbol", "search", "grep", "callers", "callees", "impact", "detect_changes", "subclasses", "call_path",
+    "explain", "community_of", "context_query", "recall", "expand", "record_event",
 }
 EXTRA_TOOLS = {"superclasses", "overrides", "overridden_by", "source", "community"}
-HAS_CHANGES = any(v.name == "changes" for v in VERBS)
 # Changes the body of `helper` (shop/core.py line 13).
 HELPER_DIFF = """\
 --- a/shop/core.py
@@ -71,8 +69,7 @@ async def _every_tool(session) -> dict[str, tuple[str, dict]]:
     }
     got["community"] = await _call(session, "community", number=got["community_of"][1]["number"], **ws)
     got["expand"] = await _call(session, "expand", ref=got["recall"][1]["items"][0]["ref"], lines="2-2")
-    if HAS_CHANGES:
-        got["detect_changes"] = await _call(session, "detect_changes", since=HELPER_DIFF, **ws)
+    got["detect_changes"] = await _call(session, "detect_changes", since=HELPER_DIFF, **ws)
     return got
 
 
@@ -99,9 +96,9 @@ def _check_answers(got: dict[str, tuple[str, dict]]) -> None:
     assert data["context_query"]["search"]["hits"][0]["entity"]["id"] == HELPER and HELPER in text["context_query"]
     assert data["recall"]["items"][0]["label"] == "notes.txt" and "coupon" in text["recall"]
     assert text["expand"] == "second line\n" and data["expand"]["total_lines"] == 2
-    if HAS_CHANGES:
-        assert [c["id"] for c in data["detect_changes"]["changed"]] == [HELPER]
-        assert data["detect_changes"]["impact"]["tests"]["items"] == ["tests/test_core.py#test_helper"]
+    assert [c["id"] for c in data["detect_changes"]["changed"]] == [HELPER]
+    assert data["detect_changes"]["impact"]["tests"]["items"] == ["tests/test_core.py#test_helper"]
+    assert text["detect_changes"].startswith("1 symbol changed in 1 file; ") and "; risk: low (" in text["detect_changes"]
     event = get_store().events.get(data["record_event"]["id"])
     assert (event.type, event.workspace, event.payload) == ("FileEdited", WS, {"path": "shop/core.py"})
 
@@ -114,6 +111,7 @@ async def _errors(session) -> dict[str, object]:
         "missing": ("callers", {"workspace": WS}),
         "unknown argument": ("callers", {"ref": "helper", "workspace": WS, "dept": 2}),
         "tool": ("no_such_tool", {}),
+        "not git": ("detect_changes", {"workspace": WS}),
     }
     out = {}
     for what, (name, arguments) in calls.items():
@@ -131,6 +129,7 @@ def _check_errors(errors: dict[str, tuple[str, dict]]) -> None:
     assert errors["missing"][0] == "callers: ref: Field required"
     assert "dept" in errors["unknown argument"][0]
     assert errors["tool"][0].startswith("no tool 'no_such_tool'")
+    assert "is not in a git repository: give the change as a unified diff" in errors["not git"][0]
 
 
 def test_stdio_lists_every_tool_and_answers_each(project):
@@ -141,7 +140,7 @@ def test_stdio_lists_every_tool_and_answers_each(project):
 
     listed, got, errors = anyio.run(run)
     names = {t.name for t in listed}
-    assert names == ISSUE_TOOLS | EXTRA_TOOLS | ({"detect_changes"} if HAS_CHANGES else set())
+    assert names == ISSUE_TOOLS | EXTRA_TOOLS
     for tool in listed:
         assert "\n" not in tool.description and len(tool.description) < 160, tool.name
         writes = tool.name == "record_event"
