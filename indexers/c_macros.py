@@ -141,7 +141,8 @@ def _matching_paren(tokens: list[tuple[str, bytes, int]], open_at: int) -> int |
     return None
 
 
-# Words that may start a statement and are followed by a parenthesised head, in C.
+# Words followed by a parenthesised head that is not a call (va_arg takes a type, which the
+# grammar knows), in C.
 _STATEMENT_HEADS = frozenset({b"if", b"for", b"while", b"switch", b"return", b"sizeof", b"do", b"else", b"case",
                               b"goto", b"typeof", b"__typeof__", b"__typeof", b"_Generic", b"__attribute__",
                               b"__attribute", b"asm", b"__asm__", b"__asm", b"defined", b"_Static_assert",
@@ -213,6 +214,11 @@ def expand_kernel_macros(data: bytes, hints: MacroHints) -> bytes:
         if close is None:
             i += 1
             continue
+        if text == b"offsetof":  # the grammar's offsetof takes no member path: `(X, a.b[i])`
+            blank(start, start + len(text))
+            _type_arguments(out, tokens, i + 1, close, words)
+            i += 1
+            continue
         prev = tokens[i - 1][1] if i > 0 and i != blanked_call else b";"
         after = tokens[close + 1] if close + 1 < n else None
         definer = words.definers.get(text) if depth == 0 else None
@@ -220,7 +226,7 @@ def expand_kernel_macros(data: bytes, hints: MacroHints) -> bytes:
             _define_function(out, tokens, i, close, definer)
             i = close + 1
             continue
-        if depth == 0 and prev in words.specifiers and after is not None and after[1] == b";":
+        if prev in words.specifiers and after is not None and after[1] == b";":
             _define_variable(out, tokens, i, close, words)  # `static DEFINE_X(name, ...);`
             i = close + 1
             continue
