@@ -50,7 +50,8 @@ CASES = {
         "\tstruct owner *o = container_of(work, struct owner, work);\n"
         "\tunsigned int n = min_t(unsigned int, len, 4);\n"
         "\tstruct entry *e = rb_entry(node, struct entry, rb);\n"
-        "\treturn o->x + n + offsetof(struct entry, rb) + sizeof(struct entry *);\n}\n",
+        "\tstatic DEFINE_RATELIMIT_STATE(rs, 5 * HZ, 10);\n"
+        "\treturn o->x + n + offsetof(struct entry, u.rb[2]) + sizeof(struct entry *);\n}\n",
         {"size": ("function", 1)},
         {"size": {"container_of", "min_t", "rb_entry"}},
     ),
