@@ -16,7 +16,8 @@ class IncludeModules(ModuleSystem):
 
     def __init__(self, table: Files):
         super().__init__(table)
-        self._declared: dict[str, frozenset[str]] = {}  # importer -> names its headers declare
+        self._headers: dict[str, tuple[str, ...]] = {}  # importer -> the files it includes
+        self._declared: dict[str, frozenset[str]] = {}  # included file -> the names it declares
         self.by_base: dict[str, list[str]] = defaultdict(list)
         self.by_stem: dict[str, list[str]] = defaultdict(list)
         self.sources_by_name: dict[str, list[str]] = defaultdict(list)
@@ -67,17 +68,23 @@ class IncludeModules(ModuleSystem):
         """A function declared by an included header and defined, not ``static``, in exactly
         one source file anywhere (``include/linux/x.h`` declares it, ``fs/x/y.c`` defines it):
         the linker's one target."""
-        declared = self._declared.get(importer)
-        if declared is None:
+        headers = self._headers.get(importer)
+        if headers is None:
             ctx = self.table.import_context(importer)  # type: ignore[attr-defined]
-            declared = frozenset(n for ent, provides in ctx.stars if provides is None and ent[0] == "mod"
-                                 for f in ent[1] for n in self.table.files[f].declared)
-            self._declared[importer] = declared
-        if name not in declared:
+            headers = tuple(f for ent, provides in ctx.stars if provides is None and ent[0] == "mod" for f in ent[1])
+            self._headers[importer] = headers
+        # One set per header, shared by its importers: a kernel file includes dozens.
+        if not any(name in self._declared_in(f) for f in headers):
             return None
         ids = [i for i in self.table.by_name(self.system, "callable", name)  # type: ignore[attr-defined]
                if self._linked(i)]
         return ("sym", tuple(ids)) if len(ids) == 1 else None
+
+    def _declared_in(self, path: str) -> frozenset[str]:
+        declared = self._declared.get(path)
+        if declared is None:
+            declared = self._declared[path] = frozenset(self.table.files[path].declared)
+        return declared
 
     def _linked(self, sid: str) -> bool:
         """A definition the linker sees: in a source file, not ``static``."""
