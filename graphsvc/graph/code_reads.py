@@ -29,14 +29,18 @@ CALL () {{
   RETURN n, 'name' AS via
 }}
 WITH n, collect(via) AS vias LIMIT $cap
-RETURN {_node('n')} AS node, vias
+OPTIONAL MATCH (w:Entity {{workspace: $ws, id: $root}}) USING INDEX SEEK w:Entity(workspace, id)
+RETURN {_node('n')} AS node, vias, w.symbols_token AS token
 """
 
 
-def symbol_matches(graph: Graph, workspace: str, ref: str, quals: list[str], cap: int) -> list[dict]:
+def symbol_matches(graph: Graph, workspace: str, ref: str, quals: list[str], cap: int) -> tuple[list[dict], str | None]:
     """Rows {node, vias} of the entities whose id is `ref`, whose qualified name is one of
-    `quals` or whose name is `ref` (`vias` says which), at most `cap`."""
-    return graph.read(_SYMBOL_MATCHES, ws=workspace, ref=ref, quals=quals, cap=cap)
+    `quals` or whose name is `ref` (`vias` says which), at most `cap`; and the workspace's
+    `symbols_token` read with them (None when nothing matched), so that what is kept per index
+    run needs no read of its own."""
+    rows = graph.read(_SYMBOL_MATCHES, ws=workspace, ref=ref, quals=quals, cap=cap, root=WORKSPACE_ID)
+    return rows, rows[0]["token"] if rows else None
 
 
 # Which of `files` each importer imports: directly, or through a package file (`__init__.py`,

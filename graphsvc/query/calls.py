@@ -68,10 +68,11 @@ def _site(caller: str, file: str | None, recorded: str) -> UnresolvedSite:
     return UnresolvedSite(caller=caller, file=file, line=int(m[1]) if m else None, text=m[2] if m else recorded)
 
 
-def unresolved_by_name(graph: Graph, ws: str) -> dict[str, list[UnresolvedSite]]:
+def unresolved_by_name(graph: Graph, ws: str, token: str | None = None) -> dict[str, list[UnresolvedSite]]:
     """Every recorded unresolved call of the workspace by the name it calls, read again after
-    each symbol index run (only those write them): reading them costs more than a walk."""
-    return per_index_run("unresolved", graph, ws, _read_unresolved)
+    each symbol index run (only those write them): reading them costs more than a walk.
+    `token`: the workspace's symbols token, when known (`resolve` gives it)."""
+    return per_index_run("unresolved", graph, ws, _read_unresolved, token)
 
 
 def _read_unresolved(graph: Graph, ws: str) -> dict[str, list[UnresolvedSite]]:
@@ -104,7 +105,7 @@ def callers(
     limit = result_limit(limit, DEFAULT_LIMITS["calls"])
     node = resolve(graph, ws, ref)
     sites, by_depth, total, truncated = _walk(graph, ws, node, depth, False, floor, include_candidates, limit)
-    unresolved = unresolved_by_name(graph, ws).get(node.get("name") or "", []) if node.get("name") else []
+    unresolved = unresolved_by_name(graph, ws, node["token"]).get(node["name"], []) if node.get("name") else []
     return CallersResult(
         target=_match(node), depth=depth, sites=sites, by_depth=by_depth, total=total, truncated=truncated,
         limit=limit, unresolved_sites=len(unresolved), unresolved=unresolved[: DEFAULT_LIMITS["unresolved"]],

@@ -101,6 +101,7 @@ class _Found:
 
     def __init__(self) -> None:
         self.by_eid: dict[str, tuple[float, str, dict]] = {}
+        self.token: str | None = None  # the workspace's symbols token, when a read gave it
 
     def add(self, node: dict, match: str, omitted: int = 0) -> None:
         """`omitted`: leading directories the module path left out; fewer rank higher."""
@@ -141,7 +142,7 @@ def _by_file_line(graph: Graph, ws: str, ref: str, found: _Found) -> None:
 def _by_name(graph: Graph, ws: str, ref: str, found: _Found) -> None:
     splits = _splits(ref)
     quals = sorted({ref, *(q for _, q in splits)})
-    rows = code_reads.symbol_matches(graph, ws, ref, quals, MATCH_CAP)
+    rows, found.token = code_reads.symbol_matches(graph, ws, ref, quals, MATCH_CAP)
     if len(rows) >= MATCH_CAP:
         raise InputError(f"ref {ref!r} matches over {MATCH_CAP} entities in {ws!r}: give its module path or id")
     by_qual: dict[str, list[dict]] = {}
@@ -168,7 +169,7 @@ def _by_reexport(graph: Graph, ws: str, splits: list[tuple[str, str]], by_qual: 
     """Definitions named by a module that imports their file (`pkg.Class` re-exported by
     `pkg/__init__.py`)."""
     wanted = [(module, node) for module, qual in splits for node in by_qual.get(qual, [])]
-    modules = _module_files(graph, ws)
+    modules = _module_files(graph, ws, found.token)
     importers = {fid: module for module, _ in wanted for fid in modules.get(module, ())}
     if not importers:
         return
@@ -185,10 +186,12 @@ def _by_reexport(graph: Graph, ws: str, splits: list[tuple[str, str]], by_qual: 
 _PER_RUN: dict[tuple[str, str, str], tuple[str | None, Any]] = {}
 
 
-def per_index_run(what: str, graph: Graph, ws: str, build: Callable[[Graph, str], T]) -> T:
-    """`build(graph, ws)`, kept until the workspace's next symbol index run (its token)."""
+def per_index_run(what: str, graph: Graph, ws: str, build: Callable[[Graph, str], T], token: str | None = None) -> T:
+    """`build(graph, ws)`, kept until the workspace's next symbol index run (its token).
+    `token`: the workspace's token when the caller read it already (`resolve` does), which
+    saves a round trip to Neo4j."""
     key = (what, graph.uri, ws)
-    token = code_reads.symbols_token(graph, ws)
+    token = token or code_reads.symbols_token(graph, ws)
     cached = _PER_RUN.get(key)
     if cached is not None and token is not None and cached[0] == token:
         return cached[1]
@@ -197,10 +200,10 @@ def per_index_run(what: str, graph: Graph, ws: str, build: Callable[[Graph, str]
     return made
 
 
-def _module_files(graph: Graph, ws: str) -> dict[str, list[str]]:
+def _module_files(graph: Graph, ws: str, token: str | None) -> dict[str, list[str]]:
     """The workspace's files by module path and by every tail of it (`src/flask/app` is also
     `flask/app` and `app`), read again after each symbol index run."""
-    return per_index_run("modules", graph, ws, _read_module_files)
+    return per_index_run("modules", graph, ws, _read_module_files, token)
 
 
 def _read_module_files(graph: Graph, ws: str) -> dict[str, list[str]]:
@@ -245,10 +248,12 @@ def _check_ref(ref: str, argument: str) -> None:
 
 
 def resolve(graph: Graph, workspace: str, ref: str, argument: str = "ref") -> dict:
-    """The node `ref` names (as `reads._node` projects it, with `match`: how), or an error naming `argument`:
-    `NotFoundError`, or `AmbiguousError` with the candidates' ids, best first."""
+    """The node `ref` names (as `reads._node` projects it, with `match`: how, and `token`: the
+    workspace's symbols token when the lookup read it, for `per_index_run`), or an error naming
+    `argument`: `NotFoundError`, or `AmbiguousError` with the candidates' ids, best first."""
     _check_ref(ref, argument)
-    best = _find(graph, workspace, ref).best()
+    found = _find(graph, workspace, ref)
+    best = found.best()
     if not best:
         raise _not_found(graph, workspace, ref, argument)
     if len(best) > 1:
@@ -259,7 +264,7 @@ def resolve(graph: Graph, workspace: str, ref: str, argument: str = "ref") -> di
             + ", ".join(shown) + (" …" if len(ids) > len(shown) else ""),
             ids[:20],
         )
-    return {**best[0][2], "match": best[0][1]}
+    return {**best[0][2], "match": best[0][1], "token": found.token}
 
 
 def symbol(ref: str, *, workspace: str, limit: int | None = None, graph: Graph | None = None) -> SymbolResult:
