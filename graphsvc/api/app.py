@@ -13,6 +13,8 @@ import importlib
 import logging
 import re
 import sqlite3
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -32,9 +34,9 @@ from strawberry.extensions import (
     ParserCache,
     QueryDepthLimiter,
     SchemaExtension,
-    ValidationCache,
 )
 from strawberry.fastapi import GraphQLRouter
+from strawberry.schema.schema import validate_document
 from strawberry.types import ExecutionContext
 from strawberry.tools import merge_types
 
@@ -271,9 +273,49 @@ class _ShortParserCache(ParserCache):
         yield from _if_short(self.execution_context, super().on_parse)
 
 
-class _ShortValidationCache(ValidationCache):
+class _ShortValidationCache(SchemaExtension):
+    """The validation errors of short documents, by their text and the rules in force, in an
+    LRU of `DOCUMENT_CACHE` entries per schema. Strawberry's ValidationCache keys them by the
+    parsed document, whose hash walks its whole tree on every request; the text stands for the
+    document, since the parser cache gives the same document for the same text."""
+
+    def __init__(self, cache: _Validated):
+        self.cache = cache
+
     def on_validate(self):
-        yield from _if_short(self.execution_context, super().on_validate)
+        context = self.execution_context
+        text = context.query or ""
+        if len(text) > CACHED_DOCUMENT_CHARS or context.graphql_document is None:
+            yield
+            return
+        key = (text, context.validation_rules)
+        errors = self.cache.get(key)
+        if errors is None:
+            errors = validate_document(context.schema._schema, context.graphql_document, context.validation_rules)
+            self.cache.put(key, errors)
+        context.pre_execution_errors = errors
+        yield
+
+
+class _Validated:
+    """A small LRU (`DOCUMENT_CACHE` entries), safe to share between threads."""
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[tuple, list[GraphQLError]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> list[GraphQLError] | None:
+        with self._lock:
+            errors = self._entries.get(key)
+            if errors is not None:
+                self._entries.move_to_end(key)
+            return errors
+
+    def put(self, key: tuple, errors: list[GraphQLError]) -> None:
+        with self._lock:
+            self._entries[key] = errors
+            if len(self._entries) > DOCUMENT_CACHE:
+                self._entries.popitem(last=False)
 
 
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
@@ -291,6 +333,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         *QueryDepthLimiter(max_depth=settings.server.max_query_depth).validation_rules,
         *MaxAliasesLimiter(max_alias_count=MAX_ALIASES).validation_rules,
     ]
+    validated = _Validated()
     return _Schema(
         query=merge_types("Query", tuple(queries)),
         mutation=merge_types("Mutation", tuple(mutations)) if mutations else None,
@@ -298,7 +341,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
             lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
             lambda: AddValidationRules(rules),
             lambda: _ShortParserCache(maxsize=DOCUMENT_CACHE),
-            lambda: _ShortValidationCache(maxsize=DOCUMENT_CACHE),
+            lambda: _ShortValidationCache(validated),
             StructuredErrors,
         ],
     )
@@ -318,6 +361,12 @@ def _mirror_turns() -> None:
         turns.mirror(mirror)
     except GraphsvcError as exc:
         log.warning("turns are not mirrored into Neo4j for now: %s", exc)
+
+
+async def _no_context() -> None:
+    """The GraphQL context getter: a coroutine, so FastAPI calls it in place instead of handing
+    it to its thread pool on every request (strawberry's default is a plain function)."""
+    return None
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -340,7 +389,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.jobs = JobRegistry(settings)
-    graphql = LocalGraphiQL(build_schema(settings), graphql_ide="graphiql",
+    graphql = LocalGraphiQL(build_schema(settings), graphql_ide="graphiql", context_getter=_no_context,
                             max_query_bytes=settings.server.max_query_bytes)
     app.include_router(graphql, prefix="/graphql")
     app.mount("/graphiql", StaticFiles(directory=GRAPHIQL_ASSETS), name="graphiql-assets")

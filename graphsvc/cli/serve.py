@@ -27,7 +27,8 @@ def browser_url() -> str:
 @click.command("serve")
 @click.option("--host", default=None, help="Address to bind (default server.host, 127.0.0.1).")
 @click.option("--port", type=int, default=None, help="Port (default server.port, 8080).")
-def serve_command(host: str | None, port: int | None) -> None:
+@click.option("--access-log", is_flag=True, help="Log one line per request (off: it costs each request a write).")
+def serve_command(host: str | None, port: int | None, access_log: bool) -> None:
     """Serve GraphQL (/graphql, GraphiQL in a browser) and REST (/api, /docs)."""
     import uvicorn
 
@@ -47,7 +48,7 @@ def serve_command(host: str | None, port: int | None) -> None:
     click.echo(f"GraphiQL:      http://{shown}:{port}/graphql")
     click.echo(f"REST / OpenAPI: http://{shown}:{port}/docs")
     click.echo(f"Neo4j Browser: {browser_url()}  (style: :style http://localhost:{port}/browser/graphsvc.grass)")
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    uvicorn.run(app, host=host, port=port, log_level="info", access_log=access_log)
 
 
 @click.command("graphql-schema")

@@ -12,6 +12,7 @@ e.g. on a full disk, or it stopped answering) and the driver would wait on the s
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -47,6 +48,65 @@ _STUCK_HINT = (
 )
 
 T = TypeVar("T")
+
+
+class _Job:
+    """One call for a `_Callers` thread, and what it gave."""
+
+    __slots__ = ("call", "done", "value", "error")
+
+    def __init__(self, call: Callable[[], Any]):
+        self.call = call
+        self.done = threading.Event()
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.value = self.call()
+        except BaseException as exc:  # handed to the waiting caller
+            self.error = exc
+        self.done.set()
+
+
+class _Callers:
+    """The daemon threads `Graph._bounded` runs its calls in, kept between calls: starting a
+    thread for each read cost more than a short read's own Python work. A call given up leaves
+    its thread blocked on the socket; the others carry on, and a thread is started whenever no
+    idle one is left. Threads idle for `IDLE_S` end, so a burst leaves none behind."""
+
+    IDLE_S = 60.0
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0  # threads waiting for a job, less the jobs already promised to them
+
+    def submit(self, job: _Job) -> None:
+        with self._lock:
+            self._jobs.put(job)
+            if self._idle:
+                self._idle -= 1
+                return
+        threading.Thread(target=self._serve, name="neo4j-call", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                job = self._jobs.get(timeout=self.IDLE_S)
+            except queue.Empty:
+                with self._lock:
+                    # A job put since the timeout was promised to an idle thread: stay for it.
+                    if self._idle and self._jobs.empty():
+                        self._idle -= 1
+                        return
+                continue
+            job.run()
+            with self._lock:
+                self._idle += 1
+
+
+_CALLERS = _Callers()
 
 
 class Graph:
@@ -127,27 +187,18 @@ class Graph:
         The call runs in a daemon thread because a blocked socket read cannot be interrupted:
         when it is given up, the thread is left waiting (and exits with the process).
         """
-        outcome: dict[str, Any] = {}
-
-        def run() -> None:
-            try:
-                outcome["value"] = call()
-            except BaseException as exc:  # handed to the caller below
-                outcome["error"] = exc
-
-        worker = threading.Thread(target=run, name="neo4j-call", daemon=True)
+        job = _Job(call)
         with self._errors(timeout_s, writing=what == "a write"):
-            worker.start()
+            _CALLERS.submit(job)
             bound = timeout_s + STALL_GRACE_S
-            worker.join(bound)
-            if worker.is_alive():
+            if not job.done.wait(bound):
                 raise Neo4jUnavailable(
                     f"Neo4j at {self.uri} has not answered {what} for {bound:g} s, past its "
                     f"{timeout_s:g} s transaction limit: it cannot make progress; {_STUCK_HINT}"
                 )
-            if "error" in outcome:
-                raise outcome["error"]
-            return outcome["value"]
+            if job.error is not None:
+                raise job.error
+            return job.value
 
     @contextmanager
     def _errors(self, timeout_s: float | None = None, writing: bool = False) -> Iterator[None]:
