@@ -6,7 +6,8 @@ For each operation (search, neighborhood depth 1 and 2, paths, explain, impact d
 callers depth 1 and 3, callPath) it sends
 `--requests` queries directly (the engine function) and through GraphQL over HTTP (`graphsvc serve`
 started as a separate process on a free port unless `--url` is given), and prints p50/p95/p99 in
-milliseconds. Then it runs Leiden over the whole workspace and prints nodes, edges and the
+milliseconds; over HTTP also the server's CPU time per request (user + system, all its threads),
+which a loaded machine disturbs far less than wall time. Then it runs Leiden over the whole workspace and prints nodes, edges and the
 seconds for fetch, Leiden and write-back. Targets: search and depth-1 p95 < 20 ms over HTTP,
 depth-2 and paths p95 < 60 ms, explain and impact depth 2 < 150 ms, communities < 15 s; symbol
 < 10 ms, callers depth 1 < 20 ms, depth 3 < 100 ms. symbol, callers and callPath are given dotted
@@ -30,9 +31,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.common import server_pid  # noqa: E402
 from bench.load import start_server  # noqa: E402
 from graphsvc.query.communities import compute_communities  # noqa: E402
 from graphsvc.graph.driver import get_graph  # noqa: E402
@@ -88,6 +91,13 @@ def timed(calls: list[Callable[[], object]]) -> tuple[list[float], int]:
     return out, errors
 
 
+def server_cpu_s(process: psutil.Process | None) -> float:
+    if process is None:
+        return 0.0
+    times = process.cpu_times()
+    return times.user + times.system
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("workspace")
@@ -128,6 +138,8 @@ def main() -> None:
     if url is None:
         server, url = start_server(args.token)
         atexit.register(os.killpg, server.pid, signal.SIGTERM)
+    pid = server.pid if args.url is None else server_pid(url)
+    server_process = psutil.Process(pid) if pid is not None else None
     headers = {"Authorization": f"Bearer {args.token}"} if args.token else {}
     client = httpx.Client(base_url=url, headers=headers, timeout=60)
 
@@ -159,9 +171,13 @@ def main() -> None:
             continue
         for mode, calls in (("direct", direct[op]), ("http", http[op])):
             timed(calls[: min(20, n)])  # warm the plan cache and the connection pool
+            before = server_cpu_s(server_process)
             samples, errors = timed(calls)
             failed = f"  errors {errors}" if errors else ""
-            print(f"  {op:16s} {mode:6s} {percentiles(samples)}{failed}")
+            cpu = ""
+            if mode == "http" and server_process is not None:
+                cpu = f"  server CPU {(server_cpu_s(server_process) - before) / len(calls) * 1000:.2f} ms/request"
+            print(f"  {op:16s} {mode:6s} {percentiles(samples)}{failed}{cpu}")
 
     if not args.only or "impact d2" in args.only:
         sizes = sorted(len(json.dumps(dataclasses.asdict(impact(i, workspace=ws, depth=2)))) for i in ids)
