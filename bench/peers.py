@@ -1,0 +1,247 @@
+"""Side by side with a peer, in one run on one tree: cold index, unchanged re-run, one-file edit.
+
+    .venv/bin/python bench/peers.py [--project django==5.1.4] [--rounds 2] [--workspace peers-django]
+        [--edit django/utils/text.py] [--api-edits 5] [--skip-peer]
+
+The peer is `@colbymchenry/codegraph@1.6.1` (npm), installed by this script into
+`bench/.cache/peers/npm/` (needs `npm`); the corpus is the project's source distribution from
+PyPI (`pip download --no-binary`), unpacked into `bench/.cache/peers/`. Each tool gets its own
+copy of the same tree (the peer keeps its index in `.codegraph/` inside the tree) and each is
+driven through its command line, as a user runs it:
+
+- ours: `graphsvc index TREE -w WORKSPACE` (the workspace dropped first for the cold run), run as
+  `python -m graphsvc` from this checkout;
+- theirs: `codegraph init -y TREE` (its `.codegraph/` removed first), then `codegraph sync TREE`.
+
+A round runs ours and theirs alternately (cold, unchanged, then one edited file: a function
+appended to `--edit` in both copies). Then our command line's start (`graphsvc --version`,
+`graphsvc --help`, five runs each) and the warm-server path for a one-file edit: `graphsvc
+serve` with the tree's directory among its workspace roots, `POST /api/context/index-symbols`
+after each edit, polled until the job is done (client-observed, and the job's own time).
+Each figure is wall seconds and the CPU seconds of the command's process tree (our Neo4j's
+CPU is not in it: printed apart). The peer's telemetry is switched off
+(`CODEGRAPH_TELEMETRY=0`). Uses NEO4J_URI when set, otherwise the managed Neo4j.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import cpu_seconds, drop_workspace, local_neo4j  # noqa: E402
+from bench.load import free_port  # noqa: E402
+from graphsvc.graph.driver import get_graph  # noqa: E402
+
+PEER = "@colbymchenry/codegraph@1.6.1"
+CACHE = Path(__file__).resolve().parent / ".cache" / "peers"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+# This checkout's code, as `graphsvc` runs it (the console script does the same import).
+GRAPHSVC = [sys.executable, "-m", "graphsvc"]
+PEER_ENV = {"CODEGRAPH_TELEMETRY": "0", "CODEGRAPH_NO_DOWNLOAD": "1", "NO_COLOR": "1"}
+
+
+def install_peer() -> Path:
+    """The peer's command, installed once into the cache with npm."""
+    prefix = CACHE / "npm"
+    command = prefix / "node_modules" / ".bin" / "codegraph"
+    package = prefix / "node_modules" / "@colbymchenry" / "codegraph" / "package.json"
+    wanted = PEER.rsplit("@", 1)[1]
+    if not (command.exists() and package.exists() and json.loads(package.read_text())["version"] == wanted):
+        if shutil.which("npm") is None:
+            sys.exit("npm is needed to install the peer (or pass --skip-peer)")
+        prefix.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(prefix), PEER], check=True)
+    return command
+
+
+def corpus(project: str) -> Path:
+    """The project's sdist from PyPI, unpacked once (the pristine tree the copies come from)."""
+    name, version = project.split("==")
+    sdists = CACHE / "sdist"
+    found = [p for p in sdists.glob("*.tar.gz") if p.name.lower().startswith(f"{name.lower()}-{version}")]
+    if not found:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", project,
+                        "-d", str(sdists)], check=True)
+        found = [p for p in sdists.glob("*.tar.gz") if p.name.lower().startswith(f"{name.lower()}-{version}")]
+    archive = found[0]
+    tree = CACHE / "src" / archive.name.removesuffix(".tar.gz")
+    if not tree.exists():
+        with tarfile.open(archive) as tar:
+            tar.extractall(CACHE / "src", filter="data")
+    return tree
+
+
+def fresh_copy(tree: Path, name: str) -> Path:
+    target = CACHE / "trees" / name
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(tree, target, symlinks=True)
+    return target
+
+
+def timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system of the process and every descendant it waited for)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(argv, env=os.environ | (env or {}), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, cwd=REPO_ROOT)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(argv)} failed ({done.returncode}):\n{done.stdout[-2000:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def edit(tree: Path, relative: str, n: int) -> None:
+    with (tree / relative).open("a") as f:
+        f.write(f"\n\ndef _bench_added_{n}(value):\n    return str(value).strip()\n")
+
+
+class Tools:
+    def __init__(self, ours: Path, theirs: Path | None, workspace: str, peer: Path | None):
+        self.ours, self.theirs, self.workspace, self.peer = ours, theirs, workspace, peer
+
+    def ours_index(self) -> tuple[float, float]:
+        return timed([*GRAPHSVC, "index", str(self.ours), "-w", self.workspace])
+
+    def ours_cold(self) -> tuple[float, float]:
+        drop_workspace(self.workspace)
+        return self.ours_index()
+
+    def theirs_cold(self) -> tuple[float, float]:
+        shutil.rmtree(self.theirs / ".codegraph", ignore_errors=True)
+        return timed([str(self.peer), "init", "-y", str(self.theirs)], PEER_ENV)
+
+    def theirs_sync(self) -> tuple[float, float]:
+        return timed([str(self.peer), "sync", str(self.theirs)], PEER_ENV)
+
+
+def cell(samples: list[tuple[float, float]]) -> str:
+    if not samples:
+        return "-"
+    walls = ", ".join(f"{w:.2f}" for w, _ in samples)
+    cpus = ", ".join(f"{c:.2f}" for _, c in samples)
+    return f"{walls} s (CPU {cpus})"
+
+
+def api_edits(tree: Path, workspace: str, relative: str, count: int, first: int) -> list[tuple[float, float]]:
+    """(client-observed, job's own) seconds of `count` one-file edits indexed by a warm server."""
+    port = free_port()
+    env = os.environ | {"GRAPHSVC_SERVER__WORKSPACE_ROOTS": json.dumps([str(tree.parent)])}
+    server = subprocess.Popen([*GRAPHSVC, "serve", "--host", "127.0.0.1", "--port", str(port)], env=env, cwd=REPO_ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    out = []
+    try:
+        with httpx.Client(base_url=url, timeout=120) as client:
+            deadline = time.monotonic() + 300
+            while True:
+                try:
+                    if client.get("/healthz").status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline or server.poll() is not None:
+                    sys.exit("graphsvc serve did not start")
+                time.sleep(0.2)
+
+            def index() -> tuple[float, float]:
+                started = time.perf_counter()
+                answer = client.post("/api/context/index-symbols", json={"path": str(tree), "workspace": workspace})
+                if answer.status_code != 202:
+                    sys.exit(f"index-symbols: {answer.status_code} {answer.text}")
+                job = answer.json()
+                while job["state"] in ("queued", "running"):
+                    time.sleep(0.002)
+                    job = client.get(f"/api/context/jobs/{job['id']}").json()
+                wall = time.perf_counter() - started
+                if job["state"] != "done":
+                    sys.exit(f"index job {job['state']}: {job.get('error')}")
+                return wall, job["finished_at"] - job["started_at"]
+
+            index()  # warm: the server's first run loads the index state and plans its statements
+            for n in range(count):
+                edit(tree, relative, first + n)
+                out.append(index())
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+    return out
+
+
+def cli_start() -> dict[str, list[tuple[float, float]]]:
+    return {args: [timed([*GRAPHSVC, args]) for _ in range(5)] for args in ("--version", "--help")}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--project", default="django==5.1.4", help="NAME==VERSION of a PyPI project with an sdist")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--workspace", default="peers-django")
+    parser.add_argument("--edit", default="django/utils/text.py", help="the file edited, relative to the tree")
+    parser.add_argument("--api-edits", type=int, default=5)
+    parser.add_argument("--skip-peer", action="store_true")
+    args = parser.parse_args()
+
+    peer = None if args.skip_peer else install_peer()
+    pristine = corpus(args.project)
+    ours_tree = fresh_copy(pristine, "ours")
+    theirs_tree = None if peer is None else fresh_copy(pristine, "theirs")
+    files = sum(1 for p in pristine.rglob("*.py"))
+    size = sum(p.stat().st_size for p in pristine.rglob("*") if p.is_file()) / 1e6
+    graph = get_graph()
+    neo4j = local_neo4j(graph.uri)
+    print(f"{args.project}: {files} .py files, {size:.1f} MB; peer {PEER if peer else '(skipped)'}; "
+          f"Neo4j at {graph.uri}; load average {os.getloadavg()[0]:.1f}", flush=True)
+
+    tools = Tools(ours_tree, theirs_tree, args.workspace, peer)
+    rows = {k: ([], []) for k in ("cold index", "unchanged re-run", "one edited file")}
+    neo4j_cpu = 0.0
+    edits = 0
+    for _ in range(args.rounds):
+        steps = [("cold index", tools.ours_cold, tools.theirs_cold),
+                 ("unchanged re-run", tools.ours_index, tools.theirs_sync),
+                 ("one edited file", tools.ours_index, tools.theirs_sync)]
+        for label, ours, theirs in steps:
+            if label == "one edited file":
+                edits += 1
+                edit(ours_tree, args.edit, edits)
+                if theirs_tree is not None:
+                    edit(theirs_tree, args.edit, edits)
+            before = cpu_seconds(neo4j)
+            rows[label][0].append(ours())
+            neo4j_cpu += cpu_seconds(neo4j) - before
+            if peer is not None:
+                rows[label][1].append(theirs())
+            print(f"  {label}: ours {cell(rows[label][0][-1:])}; theirs {cell(rows[label][1][-1:])}", flush=True)
+
+    starts = cli_start()
+    api = api_edits(ours_tree, args.workspace, args.edit, args.api_edits, edits + 1)
+
+    print(f"\n| measure | graphsvc | {PEER if peer else 'peer'} |\n|---|---|---|")
+    for label, (ours, theirs) in rows.items():
+        print(f"| {label} | {cell(ours)} | {cell(theirs)} |")
+    for flag, samples in starts.items():
+        walls = sorted(w for w, _ in samples)
+        print(f"| `graphsvc {flag}` | {walls[0]:.2f}-{walls[-1]:.2f} s (median {statistics.median(walls):.2f}) | |")
+    clients = ", ".join(f"{w * 1000:.0f}" for w, _ in api)
+    jobs = ", ".join(f"{j * 1000:.0f}" for _, j in api)
+    print(f"| one edited file through a warm server's API | {clients} ms (the job itself: {jobs} ms) | |")
+    print(f"\nNeo4j's CPU during our command-line runs: {neo4j_cpu:.1f} s (not in the CPU figures above)")
+
+
+if __name__ == "__main__":
+    main()
