@@ -16,6 +16,7 @@ import hashlib
 import marshal
 import re
 import sqlite3
+import sys
 import uuid
 from dataclasses import dataclass, field, fields
 from itertools import starmap
@@ -43,8 +44,17 @@ def _plain(value):
     return str(value) if isinstance(value, str) and type(value) is not str else value
 
 
+# Names repeat across files (`kfree` is called from thousands): interned here, they are
+# marked so in the encoding and every decoded copy is one shared string.
+_INTERNED = frozenset({"name", "receiver", "receiver_kind", "kind", "lang"})
+
+
 def _row(obj, names: tuple[str, ...]) -> tuple:
-    return tuple(_plain(getattr(obj, n)) for n in names)
+    return tuple(_interned(_plain(getattr(obj, n))) if n in _INTERNED else _plain(getattr(obj, n)) for n in names)
+
+
+def _interned(value):
+    return sys.intern(value) if type(value) is str else value
 
 
 # The reference records hold plain strings, numbers and tuples of them only (marshal refuses
