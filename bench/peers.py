@@ -6,8 +6,9 @@
 The peer is `@colbymchenry/codegraph@1.6.1` (npm), installed by this script into
 `bench/.cache/peers/npm/` (needs `npm`); the corpus is the project's source distribution from
 PyPI (`pip download --no-binary`), unpacked into `bench/.cache/peers/`. Each tool gets its own
-copy of the same tree (the peer keeps its index in `.codegraph/` inside the tree) and each is
-driven through its command line, as a user runs it:
+copy of the same tree under the system's temporary directory, outside any git checkout (the
+peer leaves out what an enclosing repository ignores; it keeps its index in `.codegraph/`
+inside the tree), and each is driven through its command line, as a user runs it:
 
 - ours: `graphsvc index TREE -w WORKSPACE` (the workspace dropped first for the cold run), run as
   `python -m graphsvc` from this checkout;
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -35,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from pathlib import Path
 
@@ -86,7 +89,9 @@ def corpus(project: str) -> Path:
 
 
 def fresh_copy(tree: Path, name: str) -> Path:
-    target = CACHE / "trees" / name
+    # Outside any git checkout: the peer leaves out what an enclosing repository ignores, and
+    # this one ignores bench/.cache/.
+    target = Path(tempfile.gettempdir()) / "graphsvc-peers" / name
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(tree, target, symlinks=True)
@@ -124,7 +129,14 @@ class Tools:
 
     def theirs_cold(self) -> tuple[float, float]:
         shutil.rmtree(self.theirs / ".codegraph", ignore_errors=True)
-        return timed([str(self.peer), "init", "-y", str(self.theirs)], PEER_ENV)
+        took = timed([str(self.peer), "init", "-y", str(self.theirs)], PEER_ENV)
+        status = subprocess.run([str(self.peer), "status", str(self.theirs)], env=os.environ | PEER_ENV,
+                                capture_output=True, text=True).stdout
+        files = re.search(r"Files:\s+([\d,]+)", status)
+        if not files or files[1] in ("0", ""):
+            sys.exit(f"the peer indexed no files of {self.theirs}:\n{status}")
+        self.peer_files = files[1]
+        return took
 
     def theirs_sync(self) -> tuple[float, float]:
         return timed([str(self.peer), "sync", str(self.theirs)], PEER_ENV)
@@ -240,7 +252,9 @@ def main() -> None:
     clients = ", ".join(f"{w * 1000:.0f}" for w, _ in api)
     jobs = ", ".join(f"{j * 1000:.0f}" for _, j in api)
     print(f"| one edited file through a warm server's API | {clients} ms (the job itself: {jobs} ms) | |")
-    print(f"\nNeo4j's CPU during our command-line runs: {neo4j_cpu:.1f} s (not in the CPU figures above)")
+    if peer is not None:
+        print(f"\nthe peer's index holds {tools.peer_files} files")
+    print(f"Neo4j's CPU during our command-line runs: {neo4j_cpu:.1f} s (not in the CPU figures above)")
 
 
 if __name__ == "__main__":
