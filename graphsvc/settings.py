@@ -53,6 +53,8 @@ class IndexSettings(BaseModel):
     batch_size: int = 5000
     jobs: int = 0  # 0: one worker per core
     write_workers: int = 2  # concurrent Neo4j transactions for symbol and edge batches
+    watch_step_ms: int = 50  # `graphsvc watch`: this long without a change ends a batch...
+    watch_debounce_ms: int = 500  # ...or this long after its first change, while changes go on
 
 
 class ContextBackgroundSettings(BaseModel):

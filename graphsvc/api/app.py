@@ -15,7 +15,7 @@ import re
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -50,6 +50,7 @@ from graphsvc.errors import (
 from graphsvc.graph.driver import get_graph
 from graphsvc.graph.runtime import TurnMirror
 from graphsvc.indexing.jobs import JobRegistry
+from graphsvc.indexing.watch import Watching, WatchBatch
 from graphsvc.mcp.server import HttpEndpoint
 from graphsvc.query.parser import QueryParseError
 from graphsvc.settings import SCHEMA_DIR, Settings, get_settings
@@ -369,7 +370,10 @@ async def _no_context() -> None:
     return None
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, watch: Sequence[tuple[str, str | None]] = (),
+               on_batch: Callable[[WatchBatch], None] | None = None) -> FastAPI:
+    """The application; `watch`: (path, workspace) pairs kept in step with their files while it
+    runs, each run reported to `on_batch`."""
     settings = settings or get_settings()
 
     mcp = HttpEndpoint(max_results=settings.server.max_results)
@@ -377,8 +381,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         await asyncio.to_thread(_mirror_turns)
+        watchers = [Watching(path, workspace, on_batch=on_batch,
+                             on_error=lambda exc, path=path: log.error("watching %s stopped: %s", path, exc))
+                    for path, workspace in watch]
         async with mcp.run():
             yield
+        for watcher in watchers:
+            watcher.stop.set()
+        for watcher in watchers:
+            await asyncio.to_thread(watcher.close)
         app.state.jobs.shutdown()
 
     app = FastAPI(

@@ -1,4 +1,4 @@
-"""`graphsvc index-tree`, `index-symbols` and `index`."""
+"""`graphsvc index-tree`, `index-symbols`, `index` and `watch`."""
 
 from __future__ import annotations
 
@@ -77,6 +77,25 @@ def register(main: click.Group) -> None:
             message = (f"communities {found.workspace}: {found.community_count} of at least 3 members over "
                        f"{found.nodes} nodes, modularity {found.modularity:.3f}, in {found.total_s:.2f} s")
             click.echo(message, err=as_json)
+
+    @main.command("watch")
+    @click.argument("path", default=".", type=click.Path(file_okay=False, dir_okay=True, path_type=str))
+    @_workspace
+    @_exclude
+    @_jobs
+    def watch_cmd(path: str, workspace: str | None, exclude: tuple[str, ...], jobs: int | None) -> None:
+        """Index PATH, then keep its graph in step with its files until Ctrl-C: each batch of
+        changes is indexed incrementally, one line per batch."""
+        import threading
+
+        from graphsvc.indexing.watch import watch
+
+        try:
+            watch(path, workspace, stop=threading.Event(), exclude=exclude, jobs=jobs,
+                  on_batch=lambda batch: click.echo(batch.line()),
+                  on_ready=lambda: click.echo(f"watching {path} (Ctrl-C stops)"))
+        except KeyboardInterrupt:
+            click.echo("stopped", err=True)
 
 
 def _index_symbols(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from urllib.parse import urlparse
 
 import click
@@ -28,7 +29,10 @@ def browser_url() -> str:
 @click.option("--host", default=None, help="Address to bind (default server.host, 127.0.0.1).")
 @click.option("--port", type=int, default=None, help="Port (default server.port, 8080).")
 @click.option("--access-log", is_flag=True, help="Log one line per request (off: it costs each request a write).")
-def serve_command(host: str | None, port: int | None, access_log: bool) -> None:
+@click.option("--watch", "watched", multiple=True, metavar="[WORKSPACE=]PATH",
+              help="Keep PATH's graph in step with its files while serving, as `graphsvc watch` does; "
+                   "answers then say when it is behind (stale, pendingFiles). Repeatable.")
+def serve_command(host: str | None, port: int | None, access_log: bool, watched: tuple[str, ...]) -> None:
     """Serve GraphQL (/graphql, GraphiQL in a browser) and REST (/api, /docs)."""
     import uvicorn
 
@@ -43,7 +47,8 @@ def serve_command(host: str | None, port: int | None, access_log: bool) -> None:
             "'Authorization: Bearer <token>') or bind 127.0.0.1"
         )
     settings.server.host, settings.server.port = host, port
-    app = create_app(settings)
+    watch = [_watched(w) for w in watched]
+    app = create_app(settings, watch=watch, on_batch=lambda batch: click.echo(batch.line(), err=True))
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"GraphiQL:      http://{shown}:{port}/graphql")
     click.echo(f"REST / OpenAPI: http://{shown}:{port}/docs")
@@ -51,13 +56,21 @@ def serve_command(host: str | None, port: int | None, access_log: bool) -> None:
     uvicorn.run(app, host=host, port=port, log_level="info", access_log=access_log)
 
 
+def _watched(given: str) -> tuple[str, str | None]:
+    """`--watch [WORKSPACE=]PATH` as (path, workspace or None for the directory's name)."""
+    workspace, sep, path = given.partition("=")
+    if Path(given).is_dir() or not sep:
+        path, workspace = given, None
+    if not Path(path).is_dir():
+        raise click.BadParameter(f"{path}: not a directory", param_hint="--watch")
+    return path, workspace or None
+
+
 @click.command("graphql-schema")
 @click.option("--check", is_flag=True, help="Exit 1 if the file differs from the code's schema.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=str(SDL_PATH), show_default=True)
 def graphql_schema_command(check: bool, output: str) -> None:
     """Export the GraphQL SDL (schema/graphql/schema.graphql)."""
-    from pathlib import Path
-
     from graphsvc.api.app import schema_sdl
 
     sdl = schema_sdl()

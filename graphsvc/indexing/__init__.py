@@ -10,6 +10,7 @@ processes, keeps the index state beside the graph and hands the records to the g
 - `state`: what the last run saw, kept beside the graph for incremental runs
 - `fingerprint`: what the graph is a function of besides the files
 - `jobs`: the server's background index jobs
+- `watch`: re-index a workspace whenever its files change (`graphsvc watch`, `serve --watch`)
 - `workspaces`: list, show and drop a workspace with its index state
 - `workspaces`: list, show and drop a workspace (its graph and its index state)
 """

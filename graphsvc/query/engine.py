@@ -227,7 +227,9 @@ def search(
         ranked.append((Label.EXTERNAL in hit.entity.labels, tier, -hit.score, hit.entity.id, hit))
     ranked.sort(key=lambda r: r[:4])
     hits = [r[-1] for r in ranked[:limit]]
-    return SearchResult(workspace=scope_ws, terms=terms, hits=hits, truncated=len(ranked) > limit)
+    result = SearchResult(workspace=scope_ws, terms=terms, hits=hits, truncated=len(ranked) > limit)
+    result.note_freshness(scope_ws)
+    return result
 
 
 # (graph uri, workspace) -> (symbols token, monotonic time, entities): counting a large
@@ -414,6 +416,7 @@ def context_query(query: str | ParsedQuery, *, graph: Graph | None = None) -> Co
     scope = resolve_scope(parsed.workspace, parsed.turn_id)
     ws, tid = scope.workspace, scope.turn_id
     result = ContextResult(operation=parsed.operation, workspace=ws, turn_id=tid)
+    result.note_freshness(ws)
     op = parsed.operation
     common = {"workspace": ws, "graph": graph}
     filters = {"rels": parsed.rels, "provs": parsed.provs, "min_confidence": parsed.min_confidence}

@@ -31,6 +31,7 @@ from graphsvc.errors import InputError, NotFoundError
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.graph.workspaces import show_workspace
 from graphsvc.query.arguments import check_length, result_limit
+from graphsvc.query.results import Freshness
 from graphsvc.settings import get_settings
 
 try:  # Python 3.11+
@@ -63,7 +64,7 @@ class GrepHit:
 
 
 @dataclass(kw_only=True)
-class GrepResult:
+class GrepResult(Freshness):
     """Matching lines in file and line order. `total` counts every matching line (a lower
     bound when `complete` is false: the scan stopped at its bound); `truncated` when more
     matched than `limit`."""

@@ -5,7 +5,23 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from graphsvc.graph.freshness import freshness
 from graphsvc.model import Entity  # a node as read back: generated from the model's node records
+
+
+@dataclass(kw_only=True)
+class Freshness:
+    """Whether the graph that answered is behind the workspace's files: `stale` when a watcher
+    in the serving process (`graphsvc serve --watch`) has seen `pending_files` changed files
+    it has not indexed yet; null when no watcher runs there for the workspace, so the graph
+    is as fresh as its last index and nothing more is known."""
+
+    stale: bool | None = None
+    pending_files: int = 0
+
+    def note_freshness(self, workspace: str | None) -> None:
+        """Set `stale` and `pending_files` from what this process knows of `workspace` now."""
+        self.stale, self.pending_files = freshness(workspace)
 
 
 @dataclass(kw_only=True)
@@ -31,7 +47,7 @@ class SearchHit:
 
 
 @dataclass(kw_only=True)
-class SearchResult:
+class SearchResult(Freshness):
     """Ranked full-text hits; `truncated` when more matched than the limit."""
 
     workspace: str | None
@@ -113,7 +129,7 @@ class SymbolMatch:
 
 
 @dataclass(kw_only=True)
-class SymbolResult:
+class SymbolResult(Freshness):
     """What `ref` names: `entity` when it names one, else `candidates`, best first (the
     entities matched equally well), at most `limit` of `total`."""
 
@@ -138,7 +154,7 @@ class SymbolResult:
 
 
 @dataclass(kw_only=True)
-class SourceResult:
+class SourceResult(Freshness):
     """An entity's lines (a file's from its first) as the workspace's file holds them, which is
     unchanged since it was indexed; at most `max_lines` of them."""
 
@@ -191,7 +207,7 @@ class UnresolvedSite:
 
 
 @dataclass(kw_only=True)
-class CallersResult:
+class CallersResult(Freshness):
     """Who calls `target`: `sites` (at most `limit` of `total`, level by level), counts per
     depth, and `unresolved_sites`: calls of a function of this name that the index could not
     resolve (recorded ones: the first 20 of each calling entity), a sample in `unresolved`."""
@@ -218,7 +234,7 @@ class CallersResult:
 
 
 @dataclass(kw_only=True)
-class CalleesResult:
+class CalleesResult(Freshness):
     """What `source` calls: `sites` as for callers; `unresolved`: its own calls the index
     could not resolve, as written (`unresolved_calls` of them in all, the first 20 recorded)."""
 
@@ -256,7 +272,7 @@ class FrontierEntry:
 
 
 @dataclass(kw_only=True)
-class CallPathResult:
+class CallPathResult(Freshness):
     """The shortest chain of calls from `source` to `target` (`steps`, empty when `found` is
     false); when there is none within `max_hops`, the `frontier`: the entities the walk from
     `source` reached (`reached` in all) that have unresolved or left-out calls, nearest first,
@@ -455,7 +471,7 @@ class ImpactLevel:
 
 
 @dataclass(kw_only=True)
-class ImpactResult:
+class ImpactResult(Freshness):
     """What depends on the `changed` entities, transitively up to `depth` hops, grouped by
     depth, with the files and the tests reached. `complete` is false when a level had more
     entities than are walked (its total is then a lower bound)."""
@@ -498,7 +514,7 @@ class ChangedSymbol:
 
 
 @dataclass(kw_only=True)
-class ChangesResult:
+class ChangesResult(Freshness):
     """What a change (files as they are now against a git ref, or a unified diff) touches and
     what depends on that: `changed` (at most `limit` of `changed_total`, most depended on
     first), the files it changes, and `impact` of every changed entity. `risk` is low, medium
@@ -529,7 +545,7 @@ class ChangesResult:
 
 
 @dataclass(kw_only=True)
-class HierarchyResult:
+class HierarchyResult(Freshness):
     """Classes or methods related to `entity` along `rel` edges: one hop, or every hop
     (`transitive`), nearest first, at most `limit` of `total`."""
 
@@ -562,7 +578,7 @@ class NeighbourCommunity:
 
 
 @dataclass(kw_only=True)
-class CommunityDetail:
+class CommunityDetail(Freshness):
     """One stored Leiden community: its label, size, the files most of its members are in,
     its members of highest degree and the communities it has most edges with. `member`: the
     entity asked about, when the community was found through one of its members."""
@@ -622,7 +638,7 @@ class Overview:
 
 
 @dataclass(kw_only=True)
-class ContextResult:
+class ContextResult(Freshness):
     """The answer to a `context_query`: `operation` names which one of the parts is set."""
 
     operation: str

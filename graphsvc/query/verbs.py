@@ -13,11 +13,14 @@ result class a `text()`, and append a `Verb` here. Names are part of the contrac
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from graphsvc.graph.freshness import freshness
 from graphsvc.query import calls, changes, community, grep, hierarchy, impact, source, symbols
+from graphsvc.query.results import Freshness
 
 
 @dataclass(frozen=True)
@@ -30,10 +33,28 @@ class Verb:
     description: str
     names: dict[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # Every surface calls `fn`, so every surface's answer says whether the graph is behind.
+        object.__setattr__(self, "fn", _noting_freshness(self.fn))
+
     @property
     def kebab(self) -> str:
         """The name as a REST path segment and a CLI command: `callPath` -> `call-path`."""
         return re.sub(r"(?<!^)(?=[A-Z])", "-", self.name).lower()
+
+
+def _noting_freshness(fn: Callable) -> Callable:
+    """`fn` whose result carries the workspace's freshness as it was when the call began (so a
+    run finishing meanwhile never makes an older answer look fresh)."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        stale, pending = freshness(kwargs.get("workspace"))
+        result = fn(*args, **kwargs)
+        if isinstance(result, Freshness):
+            result.stale, result.pending_files = stale, pending
+        return result
+
+    return call
 
 
 VERBS: tuple[Verb, ...] = (

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from indexers.tree import scan_tree
+from indexers.tree import is_ignored, scan_tree
 
 FILES = ["a.py", "src/a.py", "src/sub/b.py", "src/build/w.o", "build/x.o", "build/keep/k.py", "lib/z.py",
          "lib/build/y.o"]
@@ -89,3 +89,14 @@ def test_ignore_files_can_be_overridden(tmp_path):
     # Patterns given with the run still apply.
     some = scan_tree(tmp_path, max_file_bytes=1 << 20, ignore_files=False, exclude=["*.o", ".*"]).files
     assert sorted(f.path for f in some) == ["a.py", "build/keep/k.py", "lib/z.py", "src/a.py", "src/sub/b.py"]
+
+
+@pytest.mark.parametrize(("ignore", "expected"), CASES, ids=[" ".join(c[0]) for c in CASES])
+def test_one_path_is_ignored_as_the_walk_ignores_it(tmp_path, ignore, expected):
+    """What the watcher asks of each changed path agrees with the whole walk."""
+    _make(tmp_path, ignore)
+    assert sorted(rel for rel in FILES if not is_ignored(tmp_path, rel, False)) == expected
+    assert is_ignored(tmp_path, ".git/HEAD", False)
+    _make(tmp_path / "x", None)
+    assert [rel for rel in FILES if not is_ignored(tmp_path / "x", rel, False, exclude=ignore)] == [
+        rel for rel in FILES if rel in expected]
