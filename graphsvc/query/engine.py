@@ -16,6 +16,7 @@ import igraph
 from graphsvc.errors import AmbiguousError, InputError, NotFoundError
 from graphsvc.graph import reads
 from graphsvc.graph.driver import Graph, get_graph
+from graphsvc.graph.freshness import freshness
 from graphsvc.model import ENTITY, ENTITY_PROPERTIES, SEARCHED_PROPERTIES, Label, identifier_words
 from graphsvc.query import ranking
 from graphsvc.query.arguments import (
@@ -194,6 +195,7 @@ def search(
     if isinstance(terms, str):
         terms = parse_keywords(terms)
     scope_ws = resolve_scope(workspace, turn_id).workspace if (workspace or turn_id) else None
+    stale, pending = freshness(scope_ws)
     limit = result_limit(limit, DEFAULT_LIMITS["search"])
     labels, sym_kinds = [], []
     for k in kinds or []:
@@ -227,9 +229,8 @@ def search(
         ranked.append((Label.EXTERNAL in hit.entity.labels, tier, -hit.score, hit.entity.id, hit))
     ranked.sort(key=lambda r: r[:4])
     hits = [r[-1] for r in ranked[:limit]]
-    result = SearchResult(workspace=scope_ws, terms=terms, hits=hits, truncated=len(ranked) > limit)
-    result.note_freshness(scope_ws)
-    return result
+    return SearchResult(workspace=scope_ws, terms=terms, hits=hits, truncated=len(ranked) > limit,
+                        stale=stale, pending_files=pending)
 
 
 # (graph uri, workspace) -> (symbols token, monotonic time, entities): counting a large
@@ -415,8 +416,8 @@ def context_query(query: str | ParsedQuery, *, graph: Graph | None = None) -> Co
     parsed = parse(query) if isinstance(query, str) else query
     scope = resolve_scope(parsed.workspace, parsed.turn_id)
     ws, tid = scope.workspace, scope.turn_id
-    result = ContextResult(operation=parsed.operation, workspace=ws, turn_id=tid)
-    result.note_freshness(ws)
+    stale, pending = freshness(ws)
+    result = ContextResult(operation=parsed.operation, workspace=ws, turn_id=tid, stale=stale, pending_files=pending)
     op = parsed.operation
     common = {"workspace": ws, "graph": graph}
     filters = {"rels": parsed.rels, "provs": parsed.provs, "min_confidence": parsed.min_confidence}

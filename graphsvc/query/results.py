@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from graphsvc.graph.freshness import freshness
 from graphsvc.model import Entity  # a node as read back: generated from the model's node records
 
 
@@ -18,10 +17,6 @@ class Freshness:
 
     stale: bool | None = None
     pending_files: int = 0
-
-    def note_freshness(self, workspace: str | None) -> None:
-        """Set `stale` and `pending_files` from what this process knows of `workspace` now."""
-        self.stale, self.pending_files = freshness(workspace)
 
 
 @dataclass(kw_only=True)

@@ -33,9 +33,10 @@ from tests.graph_compare import assert_same_graph
 pytestmark = [pytest.mark.timeout(240),
               pytest.mark.skipif(shutil.which("git") is None, reason="the branch switch needs git")]
 
-# The product's target is 1 s (p95, bench/watch.py on the standard library); a test machine
-# shared with other work gets more room.
-BOUND_S = 10.0
+# The product's target is 1 s (p95, bench/watch.py on the standard library, 0.2-0.4 s on a
+# quiet machine); a test machine shared with other work, and a Neo4j that has just started,
+# get far more room (one run of this 5-file repository took 8 s at a load average of 20).
+BOUND_S = 30.0
 verb = {v.name: v.fn for v in VERBS}
 
 FILES = {
