@@ -109,9 +109,9 @@ def watch(
     graph: Graph | None = None,
 ) -> None:
     """Index `path` into `workspace`, then re-index it whenever its files change, until `stop`
-    is set. `on_ready` is called once the first run is done and changes are being listened to; every
-    run is reported to `on_batch`. A failed run (Neo4j unavailable) is reported and retried;
-    a bad path or workspace raises before anything is watched."""
+    is set. `on_ready` is called once the first run is done and changes are listened to;
+    every run is reported to `on_batch`. A failed run (Neo4j unavailable) is reported and
+    retried; a bad path or workspace, or a first run that fails, raises."""
     root = Path(path).resolve()
     ws = workspace_name(root, workspace)
     if not root.is_dir():
