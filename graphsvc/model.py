@@ -249,6 +249,10 @@ class WorkspaceIndexed:
     id: str = WORKSPACE_ID
     symbols_token: str | None  # which index state the graph matches (random per run)
     indexed_at: datetime  # when the run ended
+    # What a reader holding the previous token's view has to read again: the token the run
+    # started from, and the files whose calls it resolved again (None: every file).
+    previous_token: str | None = None
+    run_files: list[str] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

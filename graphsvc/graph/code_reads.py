@@ -193,9 +193,42 @@ RETURN n.id AS id, coalesce(n.file, n.path) AS file, n.unresolved_sites AS sites
 """
 
 
-def unresolved_sites(graph: Graph, workspace: str, timeout_s: float | None = None) -> list[dict]:
-    """Rows {id, file, sites} of every entity with unresolved calls recorded."""
-    return graph.read(_UNRESOLVED_SITES, timeout_s=timeout_s, ws=workspace)
+# The same, of the symbols of some files and the files themselves.
+_UNRESOLVED_SITES_IN = """
+UNWIND $files AS file
+CALL (file) {
+  MATCH (n:Entity {workspace: $ws, file: file}) USING INDEX SEEK n:Entity(workspace, file)
+  WHERE n.unresolved_calls > 0
+  RETURN n
+  UNION
+  MATCH (n:Entity {workspace: $ws, id: file}) USING INDEX SEEK n:Entity(workspace, id)
+  WHERE n.unresolved_calls > 0
+  RETURN n
+}
+RETURN n.id AS id, coalesce(n.file, n.path) AS file, n.unresolved_sites AS sites
+"""
+
+# What the last symbol index run changed: its token, the one before, the files it resolved again.
+_SYMBOLS_RUN = """
+OPTIONAL MATCH (w:Entity {workspace: $ws, id: $root})
+RETURN w.symbols_token AS token, w.previous_token AS previous, w.run_files AS files
+"""
+
+
+def unresolved_sites(graph: Graph, workspace: str, timeout_s: float | None = None,
+                     files: list[str] | None = None) -> list[dict]:
+    """Rows {id, file, sites} of every entity with unresolved calls recorded (only those of
+    `files` and their symbols when given)."""
+    if files is None:
+        return graph.read(_UNRESOLVED_SITES, timeout_s=timeout_s, ws=workspace)
+    return graph.read(_UNRESOLVED_SITES_IN, timeout_s=timeout_s, ws=workspace, files=files)
+
+
+def symbols_run(graph: Graph, workspace: str) -> dict:
+    """{token, previous, files} of the workspace's last symbol index run: `previous` and
+    `files` (the files whose calls it resolved again) are None after a full run."""
+    rows = graph.read(_SYMBOLS_RUN, ws=workspace, root=WORKSPACE_ID)
+    return rows[0] if rows else {"token": None, "previous": None, "files": None}
 
 
 # A directed shortest path along CALLS; HOPS is a validated integer.

@@ -461,9 +461,12 @@ class GraphWriter:
         rows = self.graph.read(_GET_WORKSPACE_TOKEN, ws=self.ws, id=model.WORKSPACE_ID)
         return rows[0]["token"] if rows else None
 
-    def set_symbols_token(self, token: str | None) -> None:
-        """Record that the graph matches index state `token`, as of now."""
-        indexed = model.WorkspaceIndexed(symbols_token=token, indexed_at=datetime.now(UTC))
+    def set_symbols_token(self, token: str | None, previous: str | None = None,
+                          run_files: list[str] | None = None) -> None:
+        """Record that the graph matches index state `token`, as of now; `previous`: the token
+        it matched before, when only the calls of `run_files` were resolved again since."""
+        indexed = model.WorkspaceIndexed(symbols_token=token, indexed_at=datetime.now(UTC),
+                                         previous_token=previous, run_files=run_files)
         self.graph.write(_MARK_WORKSPACE, ws=self.ws, rows=[row(indexed)])
 
 

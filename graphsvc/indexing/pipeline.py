@@ -69,6 +69,8 @@ def _file_row(f, stamps: dict[str, tuple[int, int]]) -> dict:
 
 
 _FILE_FIELDS = ("lang", "size", "hash", "mtime_ns", "skip_reason")
+# Beyond this many files resolved again, readers re-read the whole workspace rather than them.
+MAX_RUN_FILES = 2000
 
 
 def index_tree(
@@ -532,5 +534,9 @@ def _record(spath: Path, writer: GraphWriter, plan: _Plan, indexer: str, new_blo
     changed_rows = {fid: (plan.current[fid][0], blob) for fid, blob in new_blobs.items()}
     symbols = sum(len(ext.symbols) for ext in resolved.all_exts.values())
     save_state(spath, token, changed_rows, plan.deleted, plan.full, symbols, plan.config_digest, indexer)
-    writer.set_symbols_token(token)
+    rewritten = resolved.affected | set(plan.deleted)
+    if plan.full or plan.config_changed or len(rewritten) > MAX_RUN_FILES:
+        writer.set_symbols_token(token)
+    else:
+        writer.set_symbols_token(token, writer.symbols_token(), sorted(rewritten))
     _WARM[spath] = _Warm(token, resolved.all_exts, resolved.table)

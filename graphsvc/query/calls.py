@@ -9,6 +9,7 @@ the ref's own unresolved calls (callees), where a chain of calls stops (callPath
 from __future__ import annotations
 
 import re
+import threading
 
 from graphsvc.errors import InputError
 from graphsvc.graph import code_reads
@@ -25,7 +26,7 @@ from graphsvc.query.results import (
     SymbolMatch,
     UnresolvedSite,
 )
-from graphsvc.query.symbols import per_index_run, resolve
+from graphsvc.query.symbols import resolve
 
 DEFAULT_LIMITS = {"calls": 30, "frontier": 10, "unresolved": 5}
 MAX_CALL_DEPTH = 5
@@ -68,22 +69,73 @@ def _site(caller: str, file: str | None, recorded: str) -> UnresolvedSite:
     return UnresolvedSite(caller=caller, file=file, line=int(m[1]) if m else None, text=m[2] if m else recorded)
 
 
-def unresolved_by_name(graph: Graph, ws: str, token: str | None = None) -> dict[str, list[UnresolvedSite]]:
-    """Every recorded unresolved call of the workspace by the name it calls, read again after
-    each symbol index run (only those write them): reading them costs more than a walk.
-    `token`: the workspace's symbols token, when known (`resolve` gives it)."""
-    return per_index_run("unresolved", graph, ws, _read_unresolved, token)
+class _UnresolvedIndex:
+    """A workspace's recorded unresolved calls by the name they call, as of one symbols token,
+    kept by file so that a run which resolved a few files again is applied by reading only
+    those."""
+
+    def __init__(self, token: str | None) -> None:
+        self.token = token
+        self._by_file: dict[str, list[tuple[str, UnresolvedSite]]] = {}
+        self._by_name: dict[str, dict[str, list[UnresolvedSite]]] = {}
+
+    def replace(self, files: list[str] | None, rows: list[dict], token: str | None) -> None:
+        """Forget what `files` held (every file when None) and add `rows` instead."""
+        if files is None:
+            self._by_file, self._by_name = {}, {}
+        for f in files or ():
+            for name, _ in self._by_file.pop(f, ()):
+                self._by_name.get(name, {}).pop(f, None)
+        for row in rows:
+            for recorded in row["sites"] or []:
+                site = _site(row["id"], row["file"], recorded)
+                m = _CALLED_NAME.search(site.text)
+                if m:
+                    self._by_file.setdefault(row["file"], []).append((m[1], site))
+                    self._by_name.setdefault(m[1], {}).setdefault(row["file"], []).append(site)
+        self.token = token
+
+    def get(self, name: str, default: list | tuple = ()) -> list[UnresolvedSite]:
+        """The recorded calls of `name`, by file and line."""
+        with _UNRESOLVED_LOCK:
+            by_file = self._by_name.get(name)
+            sites = [s for file_sites in by_file.values() for s in file_sites] if by_file else None
+        if not sites:
+            return list(default)
+        return sorted(sites, key=lambda s: (s.file or "", s.line or 0))
+
+    def names(self) -> set[str]:
+        with _UNRESOLVED_LOCK:
+            return {name for name, by_file in self._by_name.items() if by_file}
 
 
-def _read_unresolved(graph: Graph, ws: str) -> dict[str, list[UnresolvedSite]]:
-    by_name: dict[str, list[UnresolvedSite]] = {}
-    for row in code_reads.unresolved_sites(graph, ws):
-        for recorded in row["sites"] or []:
-            site = _site(row["id"], row["file"], recorded)
-            m = _CALLED_NAME.search(site.text)
-            if m:
-                by_name.setdefault(m[1], []).append(site)
-    return by_name
+# (graph uri, workspace) -> its unresolved calls as of a symbols token; the lock keeps the
+# server's request threads from reading an index while another applies a run to it.
+_UNRESOLVED: dict[tuple[str, str], _UnresolvedIndex] = {}
+_UNRESOLVED_LOCK = threading.Lock()
+
+
+def unresolved_by_name(graph: Graph, ws: str, token: str | None = None) -> _UnresolvedIndex:
+    """Every recorded unresolved call of the workspace by the name it calls (`.get(name)`).
+    Reading them all costs more than a walk, so they are kept, and after a symbol index run
+    (only those write them) only the files it resolved again are read, when the run started
+    from the token kept here. `token`: the workspace's symbols token, when known (`resolve`
+    gives it)."""
+    key = (graph.uri, ws)
+    token = token or code_reads.symbols_token(graph, ws)
+    with _UNRESOLVED_LOCK:
+        kept = _UNRESOLVED.get(key)
+        if kept is not None and token is not None and kept.token == token:
+            return kept
+        if kept is not None and kept.token is not None:
+            run = code_reads.symbols_run(graph, ws)
+            if run["token"] == token and run["previous"] == kept.token and run["files"] is not None:
+                kept.replace(run["files"], code_reads.unresolved_sites(graph, ws, files=run["files"]), token)
+                return kept
+        fresh = _UnresolvedIndex(token)
+        fresh.replace(None, code_reads.unresolved_sites(graph, ws), token)
+        _UNRESOLVED[key] = fresh
+        return fresh
 
 
 def callers(
