@@ -280,19 +280,22 @@ def scan_tree(
     return scan
 
 
-def is_ignored(root: str | os.PathLike[str], rel: str, is_dir: bool, exclude: Sequence[str] = ()) -> bool:
+def is_ignored(root: str | os.PathLike[str], rel: str, is_dir: bool, exclude: Sequence[str] = (),
+               ignore_files: bool = True) -> bool:
     """Whether `scan_tree` leaves out the path `rel` (relative to `root`, '/'-separated): by
-    the same ignore files, `exclude` patterns and always-ignored names, read as they are now."""
+    the same ignore files (unless `ignore_files` is false, as for `scan_tree`), `exclude`
+    patterns and always-ignored names, read as they are now."""
     parts = rel.split("/")
     if any(part in ALWAYS_IGNORED for part in parts):
         return True
     root_str = str(Path(root).resolve())
-    ignore = _Ignore((("", _compile(list(exclude))),) if exclude else ()).child(root_str, "")
+    child = _Ignore.child if ignore_files else (lambda ignore, _abs, _rel: ignore)
+    ignore = child(_Ignore((("", _compile(list(exclude))),) if exclude else ()), root_str, "")
     for i in range(1, len(parts)):
         dir_rel = "/".join(parts[:i])
         if ignore.ignored(dir_rel, True):
             return True
-        ignore = ignore.child(os.path.join(root_str, dir_rel), dir_rel)
+        ignore = child(ignore, os.path.join(root_str, dir_rel), dir_rel)
     return ignore.ignored(rel, is_dir)
 
 

@@ -82,8 +82,10 @@ def register(main: click.Group) -> None:
     @click.argument("path", default=".", type=click.Path(file_okay=False, dir_okay=True, path_type=str))
     @_workspace
     @_exclude
+    @_no_ignore
     @_jobs
-    def watch_cmd(path: str, workspace: str | None, exclude: tuple[str, ...], jobs: int | None) -> None:
+    def watch_cmd(path: str, workspace: str | None, exclude: tuple[str, ...], no_ignore_files: bool,
+                  jobs: int | None) -> None:
         """Index PATH, then keep its graph in step with its files until Ctrl-C: each batch of
         changes is indexed incrementally, one line per batch."""
         import threading
@@ -91,7 +93,7 @@ def register(main: click.Group) -> None:
         from graphsvc.indexing.watch import watch
 
         try:
-            watch(path, workspace, stop=threading.Event(), exclude=exclude, jobs=jobs,
+            watch(path, workspace, stop=threading.Event(), exclude=exclude, ignore_files=not no_ignore_files, jobs=jobs,
                   on_batch=lambda batch: click.echo(batch.line()),
                   on_ready=lambda: click.echo(f"watching {path} (Ctrl-C stops)"))
         except KeyboardInterrupt:

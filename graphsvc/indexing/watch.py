@@ -105,29 +105,31 @@ def watch(
     on_batch: Callable[[WatchBatch], None] | None = None,
     on_ready: Callable[[], None] | None = None,
     exclude: Sequence[str] = (),
+    ignore_files: bool = True,
     jobs: int | None = None,
     graph: Graph | None = None,
 ) -> None:
     """Index `path` into `workspace`, then re-index it whenever its files change, until `stop`
     is set. `on_ready` is called once the first run is done and changes are listened to;
     every run is reported to `on_batch`. A failed run (Neo4j unavailable) is reported and
-    retried; a bad path or workspace, or a first run that fails, raises."""
+    retried; a bad path or workspace, or a first run that fails, raises. `exclude` and
+    `ignore_files` as for `index_symbols`: every run indexes the tree the same way."""
     root = Path(path).resolve()
     ws = workspace_name(root, workspace)
     if not root.is_dir():
         raise InputError(f"{path}: not a directory; give the path of an indexed (or to be indexed) repository")
     pending = _Pending(ws)
-    listener = _Listener(root, exclude, pending, stop)
+    listener = _Listener(root, exclude, ignore_files, pending, stop)
     listener.start()
     try:
         # Changes made during the first run are caught: the listener is up before it starts.
         listener.check()
-        _run(root, ws, {}, pending, on_batch, exclude, jobs, graph, raise_errors=True)
+        _run(root, ws, {}, pending, on_batch, exclude, ignore_files, jobs, graph, raise_errors=True)
         if on_ready is not None:
             on_ready()
         while not stop.is_set():
             batch = pending.take(stop)
-            if batch and not _run(root, ws, batch, pending, on_batch, exclude, jobs, graph):
+            if batch and not _run(root, ws, batch, pending, on_batch, exclude, ignore_files, jobs, graph):
                 stop.wait(RETRY_S)
         listener.check()
     finally:
@@ -137,12 +139,12 @@ def watch(
 
 
 def _run(root: Path, ws: str, batch: dict[str, int], pending: _Pending,
-         on_batch: Callable[[WatchBatch], None] | None, exclude: Sequence[str], jobs: int | None,
+         on_batch: Callable[[WatchBatch], None] | None, exclude: Sequence[str], ignore_files: bool, jobs: int | None,
          graph: Graph | None, raise_errors: bool = False) -> bool:
     """One incremental run for `batch`; whether it succeeded."""
     started = time.perf_counter()
     try:
-        summary = index_symbols(root, workspace=ws, graph=graph, jobs=jobs, exclude=exclude)
+        summary = index_symbols(root, workspace=ws, graph=graph, jobs=jobs, exclude=exclude, ignore_files=ignore_files)
     except Exception as exc:
         if raise_errors:
             raise
@@ -160,9 +162,11 @@ def _run(root: Path, ws: str, batch: dict[str, int], pending: _Pending,
 class _Listener(threading.Thread):
     """Adds the indexed paths of every change under `root` to `pending` until `stop` is set."""
 
-    def __init__(self, root: Path, exclude: Sequence[str], pending: _Pending, stop: threading.Event):
+    def __init__(self, root: Path, exclude: Sequence[str], ignore_files: bool, pending: _Pending,
+                 stop: threading.Event):
         super().__init__(name=f"watch-{pending.workspace}", daemon=True)
         self.root, self.exclude, self.pending, self.stop = root, exclude, pending, stop
+        self.ignore_files = ignore_files
         self.listening = threading.Event()
         self.failure: BaseException | None = None
 
@@ -179,7 +183,8 @@ class _Listener(threading.Thread):
                                             step=settings.watch_step_ms, stop_event=self.stop,
                                             rust_timeout=_IDLE_MS, yield_on_timeout=True, raise_interrupt=False):
                 self.listening.set()
-                rels = [rel for _, p in changes if (rel := _indexed_path(self.root, p, self.exclude)) is not None]
+                rels = [rel for _, p in changes
+                        if (rel := _indexed_path(self.root, p, self.exclude, self.ignore_files)) is not None]
                 if rels:
                     self.pending.add(rels)
         except Exception as exc:  # the watching thread raises it
@@ -189,12 +194,12 @@ class _Listener(threading.Thread):
             self.stop.set()
 
 
-def _indexed_path(root: Path, path: str, exclude: Sequence[str]) -> str | None:
+def _indexed_path(root: Path, path: str, exclude: Sequence[str], ignore_files: bool) -> str | None:
     """`path` relative to `root` when the index reads it, else None."""
     rel = os.path.relpath(path, root).replace(os.sep, "/")
     if rel == "." or rel.startswith("../"):
         return None
-    return None if is_ignored(root, rel, os.path.isdir(path), exclude) else rel
+    return None if is_ignored(root, rel, os.path.isdir(path), exclude, ignore_files) else rel
 
 
 class Watching:

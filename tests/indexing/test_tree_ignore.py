@@ -89,6 +89,10 @@ def test_ignore_files_can_be_overridden(tmp_path):
     # Patterns given with the run still apply.
     some = scan_tree(tmp_path, max_file_bytes=1 << 20, ignore_files=False, exclude=["*.o", ".*"]).files
     assert sorted(f.path for f in some) == ["a.py", "build/keep/k.py", "lib/z.py", "src/a.py", "src/sub/b.py"]
+    # The watcher asks the same of each changed path.
+    assert [rel for rel in FILES if not is_ignored(tmp_path, rel, False)] == []
+    assert [rel for rel in FILES if not is_ignored(tmp_path, rel, False, ignore_files=False)] == FILES
+    assert is_ignored(tmp_path, "a.o", False, ["*.o"], ignore_files=False)
 
 
 @pytest.mark.parametrize(("ignore", "expected"), CASES, ids=[" ".join(c[0]) for c in CASES])
