@@ -394,13 +394,16 @@ def community_graph(
     turn_node_id: str | None = None,
     timeout_s: float | None = None,
 ) -> list[dict]:
-    """Rows {eid, id, name, path, file, out: [[eid, weight], …]} of the workspace or turn subgraph."""
+    """Rows {eid, id, name, path, file, out: [[eid, weight], …]} of the workspace or turn subgraph.
+    A node another transaction deletes while this one reads (a concurrent write-back's old
+    community) is seen without labels or properties: it is left out."""
     params = {"ws": workspace, "rels": check_rels(rels), "min_conf": min_conf}
     if turn_node_id is not None:
-        return graph.read(_TURN_GRAPH, timeout_s=timeout_s, turn=turn_node_id, **params)
+        return [r for r in graph.read(_TURN_GRAPH, timeout_s=timeout_s, turn=turn_node_id, **params)
+                if r["id"] is not None]
     rows = graph.read(_COMMUNITY_GRAPH, timeout_s=timeout_s, **params)
     keys = ("eid", "id", "name", "path", "file", "out")
-    return [dict(zip(keys, values)) for values in rows[0]["nodes"]] if rows else []
+    return [dict(zip(keys, values)) for values in rows[0]["nodes"] if values[1] is not None] if rows else []
 
 
 # The stored partition: every community with what its run recorded, its members counted
