@@ -249,9 +249,11 @@ class WorkspaceIndexed:
     id: str = WORKSPACE_ID
     symbols_token: str | None  # which index state the graph matches (random per run)
     indexed_at: datetime  # when the run ended
-    # What a reader holding the previous token's view has to read again: the token the run
-    # started from, and the files whose calls it resolved again (None: every file).
-    previous_token: str | None = None
+    # What a reader holding an earlier token's view has to read again: the incremental runs
+    # since the last full one (at most the last few), each as the token it started from and
+    # how many of `run_files` (the files whose calls it resolved again) are its own, in order.
+    run_from: list[str] | None = None
+    run_file_counts: list[int] | None = None
     run_files: list[str] | None = None
 
 

@@ -208,10 +208,10 @@ CALL (file) {
 RETURN n.id AS id, coalesce(n.file, n.path) AS file, n.unresolved_sites AS sites
 """
 
-# What the last symbol index run changed: its token, the one before, the files it resolved again.
+# The workspace's token and the log of its incremental runs since the last full one.
 _SYMBOLS_RUN = """
 OPTIONAL MATCH (w:Entity {workspace: $ws, id: $root})
-RETURN w.symbols_token AS token, w.previous_token AS previous, w.run_files AS files
+RETURN w.symbols_token AS token, w.run_from AS run_from, w.run_file_counts AS counts, w.run_files AS files
 """
 
 
@@ -224,11 +224,17 @@ def unresolved_sites(graph: Graph, workspace: str, timeout_s: float | None = Non
     return graph.read(_UNRESOLVED_SITES_IN, timeout_s=timeout_s, ws=workspace, files=files)
 
 
-def symbols_run(graph: Graph, workspace: str) -> dict:
-    """{token, previous, files} of the workspace's last symbol index run: `previous` and
-    `files` (the files whose calls it resolved again) are None after a full run."""
+def files_since(graph: Graph, workspace: str, since: str) -> tuple[str | None, list[str] | None]:
+    """(the workspace's symbols token, the files whose calls the index runs since token `since`
+    resolved again), the files None when the log does not reach back to `since` (a full run
+    came between, or too many runs)."""
     rows = graph.read(_SYMBOLS_RUN, ws=workspace, root=WORKSPACE_ID)
-    return rows[0] if rows else {"token": None, "previous": None, "files": None}
+    row = rows[0] if rows else {}
+    starts, counts, files = row.get("run_from") or [], row.get("counts") or [], row.get("files") or []
+    if since not in starts or len(counts) != len(starts) or sum(counts) != len(files):
+        return row.get("token"), None
+    first = starts.index(since)
+    return row.get("token"), sorted(set(files[sum(counts[:first]):]))
 
 
 # A directed shortest path along CALLS; HOPS is a validated integer.

@@ -198,6 +198,16 @@ DETACH DELETE x
 
 _MARK_WORKSPACE = _set_on(model.WorkspaceIndexed, "w", Label.WORKSPACE)
 
+# The incremental runs since the last full one, kept on the workspace for readers' caches.
+MAX_LOGGED_RUNS = 20
+MAX_LOGGED_FILES = 2000
+
+_GET_RUN_LOG = """
+MATCH (w:Entity {workspace: $ws, id: $id}) USING INDEX SEEK w:Entity(workspace, id)
+RETURN w.symbols_token AS token, w.run_from AS run_from, w.run_file_counts AS run_file_counts,
+       w.run_files AS run_files
+"""
+
 _GET_WORKSPACE_TOKEN = """
 MATCH (w:Entity {workspace: $ws, id: $id}) USING INDEX SEEK w:Entity(workspace, id)
 RETURN w.symbols_token AS token
@@ -461,12 +471,21 @@ class GraphWriter:
         rows = self.graph.read(_GET_WORKSPACE_TOKEN, ws=self.ws, id=model.WORKSPACE_ID)
         return rows[0]["token"] if rows else None
 
-    def set_symbols_token(self, token: str | None, previous: str | None = None,
-                          run_files: list[str] | None = None) -> None:
-        """Record that the graph matches index state `token`, as of now; `previous`: the token
-        it matched before, when only the calls of `run_files` were resolved again since."""
-        indexed = model.WorkspaceIndexed(symbols_token=token, indexed_at=datetime.now(UTC),
-                                         previous_token=previous, run_files=run_files)
+    def set_symbols_token(self, token: str | None, rewritten: list[str] | None = None) -> None:
+        """Record that the graph matches index state `token`, as of now; `rewritten`: the files
+        whose calls were resolved again since the token before (None: all of them), added to
+        the log of recent runs that readers apply to what they read before."""
+        log = {"run_from": None, "run_file_counts": None, "run_files": None}
+        if rewritten is not None:
+            rows = self.graph.read(_GET_RUN_LOG, ws=self.ws, id=model.WORKSPACE_ID)
+            before = rows[0] if rows else {}
+            if before.get("token") is not None:
+                starts = [*(before.get("run_from") or []), before["token"]][-MAX_LOGGED_RUNS:]
+                counts = [*(before.get("run_file_counts") or []), len(rewritten)][-MAX_LOGGED_RUNS:]
+                files = [*(before.get("run_files") or []), *rewritten][-sum(counts):] if sum(counts) else []
+                if len(files) <= MAX_LOGGED_FILES:
+                    log = {"run_from": starts, "run_file_counts": counts, "run_files": files}
+        indexed = model.WorkspaceIndexed(symbols_token=token, indexed_at=datetime.now(UTC), **log)
         self.graph.write(_MARK_WORKSPACE, ws=self.ws, rows=[row(indexed)])
 
 

@@ -69,8 +69,6 @@ def _file_row(f, stamps: dict[str, tuple[int, int]]) -> dict:
 
 
 _FILE_FIELDS = ("lang", "size", "hash", "mtime_ns", "skip_reason")
-# Beyond this many files resolved again, readers re-read the whole workspace rather than them.
-MAX_RUN_FILES = 2000
 
 
 def index_tree(
@@ -535,8 +533,5 @@ def _record(spath: Path, writer: GraphWriter, plan: _Plan, indexer: str, new_blo
     symbols = sum(len(ext.symbols) for ext in resolved.all_exts.values())
     save_state(spath, token, changed_rows, plan.deleted, plan.full, symbols, plan.config_digest, indexer)
     rewritten = resolved.affected | set(plan.deleted)
-    if plan.full or plan.config_changed or len(rewritten) > MAX_RUN_FILES:
-        writer.set_symbols_token(token)
-    else:
-        writer.set_symbols_token(token, writer.symbols_token(), sorted(rewritten))
+    writer.set_symbols_token(token, None if plan.full or plan.config_changed else sorted(rewritten))
     _WARM[spath] = _Warm(token, resolved.all_exts, resolved.table)

@@ -118,8 +118,8 @@ _UNRESOLVED_LOCK = threading.Lock()
 def unresolved_by_name(graph: Graph, ws: str, token: str | None = None) -> _UnresolvedIndex:
     """Every recorded unresolved call of the workspace by the name it calls (`.get(name)`).
     Reading them all costs more than a walk, so they are kept, and after a symbol index run
-    (only those write them) only the files it resolved again are read, when the run started
-    from the token kept here. `token`: the workspace's symbols token, when known (`resolve`
+    (only those write them) only the files the runs since the token kept here resolved again
+    are read, as the workspace's log of recent runs lists them. `token`: the workspace's symbols token, when known (`resolve`
     gives it)."""
     key = (graph.uri, ws)
     token = token or code_reads.symbols_token(graph, ws)
@@ -128,9 +128,9 @@ def unresolved_by_name(graph: Graph, ws: str, token: str | None = None) -> _Unre
         if kept is not None and token is not None and kept.token == token:
             return kept
         if kept is not None and kept.token is not None:
-            run = code_reads.symbols_run(graph, ws)
-            if run["token"] == token and run["previous"] == kept.token and run["files"] is not None:
-                kept.replace(run["files"], code_reads.unresolved_sites(graph, ws, files=run["files"]), token)
+            now, files = code_reads.files_since(graph, ws, kept.token)
+            if now == token and files is not None:
+                kept.replace(files, code_reads.unresolved_sites(graph, ws, files=files), token)
                 return kept
         fresh = _UnresolvedIndex(token)
         fresh.replace(None, code_reads.unresolved_sites(graph, ws), token)

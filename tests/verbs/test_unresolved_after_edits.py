@@ -82,3 +82,24 @@ def test_an_edit_is_applied_by_reading_only_the_files_resolved_again(tree, monke
     assert {f for _, f, _, _ in gone} == {"src/shop/util.py"}
     index = calls.unresolved_by_name(get_graph(), WS)
     assert {n: {(s.caller, s.file, s.line, s.text) for s in index.get(n)} for n in index.names()} == _whole_workspace()
+
+
+def test_runs_nobody_asked_between_are_applied_together(tree, monkeypatch):
+    calls.unresolved_by_name(get_graph(), WS)  # kept as of the first index
+    reads: list[object] = []
+    real = calls.code_reads.unresolved_sites
+    monkeypatch.setattr(calls.code_reads, "unresolved_sites",
+                        lambda graph, ws, timeout_s=None, files=None: reads.append(files) or real(graph, ws, timeout_s, files))
+    util, engine = tree / "src" / "shop" / "util.py", tree / "src" / "shop" / "engine.py"
+    util.write_text(util.read_text() + "\n\ndef one(bus):\n    bus.helper()\n")
+    index_symbols(tree, workspace=WS, jobs=1)
+    engine.write_text(engine.read_text().replace("plugin.helper()", "plugin.other()"))
+    index_symbols(tree, workspace=WS, jobs=1)
+
+    sites, got = _sites("helper")
+    assert len(reads) == 1 and reads[0] is not None and {"src/shop/util.py", "src/shop/engine.py"} <= set(reads[0])
+    assert {(f, t) for _, f, _, t in sites} == {("src/shop/util.py", "hooks.helper()"), ("src/shop/util.py", "bus.helper()")}
+    assert got.unresolved_sites == 2
+    monkeypatch.setattr(calls.code_reads, "unresolved_sites", real)
+    index = calls.unresolved_by_name(get_graph(), WS)
+    assert {n: {(s.caller, s.file, s.line, s.text) for s in index.get(n)} for n in index.names()} == _whole_workspace()
