@@ -356,7 +356,7 @@ def _type_arguments(out: bytearray, tokens, open_at: int, close: int, words: _Ma
         if any(t not in words.types and t not in words.specifiers for t, _ in keywords):
             continue
         tagged = any(t in words.tags for t, _ in keywords)
-        if len(names) > 1 or (not keywords and not stars) or (tagged and len(names) != 1):
+        if len(names) > 1 or (not keywords and not (stars and names)) or (tagged and len(names) != 1):
             continue
         if stars and arg[-1][1] != b"*":
             continue  # `a * b`: an expression

@@ -77,3 +77,10 @@ def test_blanking_keeps_every_byte_offset_and_leaves_expressions_alone():
     assert b"int " + b" " * len(b"ZEXPORT") + b" deflate(" in cleaned
     assert b"const z_crc_t     crc_table[]" in cleaned
     assert b"z_verbose" in cleaned and b"WSIZE" in cleaned
+
+
+def test_a_macro_argument_of_a_star_alone_is_left_as_written():
+    # `FOO(a, *)`: an argument with no name and no keyword (once an IndexError that ended
+    # the parse of the whole kernel).
+    ext = extract_file("x.c", b"int f(int a)\n{\n\treturn FOO(a, *);\n}\n", "c")
+    assert [s.name for s in ext.symbols] == ["f"] and ext.skip_reason is None
