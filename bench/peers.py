@@ -1,7 +1,7 @@
 """Side by side with a peer, in one run on one tree: cold index, unchanged re-run, one-file edit.
 
     .venv/bin/python bench/peers.py [--project django==5.1.4] [--rounds 2] [--workspace peers-django]
-        [--edit django/utils/text.py] [--api-edits 5] [--skip-peer]
+        [--edit django/utils/text.py] [--api-edits 20] [--skip-peer] [--api-only]
 
 The peer is `@colbymchenry/codegraph@1.6.1` (npm), installed by this script into
 `bench/.cache/peers/npm/` (needs `npm`); the corpus is the project's source distribution from
@@ -18,7 +18,9 @@ A round runs ours and theirs alternately (cold, unchanged, then one edited file:
 appended to `--edit` in both copies). Then our command line's start (`graphsvc --version`,
 `graphsvc --help`, five runs each) and the warm-server path for a one-file edit: `graphsvc
 serve` with the tree's directory among its workspace roots, `POST /api/context/index-symbols`
-after each edit, polled until the job is done (client-observed, and the job's own time).
+after each edit, polled until the job is done (client-observed, and the job's own time; p50
+and p95 over the edits). `--api-only` measures that path alone (the tree indexed once first,
+when the workspace does not hold it yet), without the peer.
 Each figure is wall seconds and the CPU seconds of the command's process tree (our Neo4j's
 CPU is not in it: printed apart). The peer's telemetry is switched off
 (`CODEGRAPH_TELEMETRY=0`). Uses NEO4J_URI when set, otherwise the managed Neo4j.
@@ -194,6 +196,33 @@ def api_edits(tree: Path, workspace: str, relative: str, count: int, first: int)
     return out
 
 
+def percentile(values: list[float], p: float) -> float:
+    """The nearest-rank percentile (p in 0..100)."""
+    ranked = sorted(values)
+    return ranked[max(0, min(len(ranked) - 1, round(p / 100 * len(ranked) + 0.5) - 1))]
+
+
+def api_cell(api: list[tuple[float, float]]) -> str:
+    clients = [w * 1000 for w, _ in api]
+    jobs = [j * 1000 for _, j in api]
+    return (f"p50 {percentile(clients, 50):.0f} ms, p95 {percentile(clients, 95):.0f} ms over {len(api)} edits "
+            f"(the job itself: p50 {percentile(jobs, 50):.0f}, p95 {percentile(jobs, 95):.0f} ms)")
+
+
+def api_only(args: argparse.Namespace) -> None:
+    """The warm server's one-file edits alone, on a copy of the tree indexed once if needed."""
+    tree = Path(tempfile.gettempdir()) / "graphsvc-peers" / "api"
+    if not tree.exists():
+        fresh_copy(corpus(args.project), "api")
+    graph = get_graph()
+    print(f"{args.project}: warm-server one-file edits of {args.edit}; Neo4j at {graph.uri}; "
+          f"load average {os.getloadavg()[0]:.1f}", flush=True)
+    timed([*GRAPHSVC, "index", str(tree), "-w", args.workspace])  # a no-op when it is indexed already
+    first = sum(1 for line in (tree / args.edit).read_text().splitlines() if line.startswith("def _bench_added_"))
+    api = api_edits(tree, args.workspace, args.edit, args.api_edits, first + 1)
+    print(f"one edited file through a warm server's API: {api_cell(api)}; load average {os.getloadavg()[0]:.1f}")
+
+
 def cli_start() -> dict[str, list[tuple[float, float]]]:
     return {args: [timed([*GRAPHSVC, args]) for _ in range(5)] for args in ("--version", "--help")}
 
@@ -204,9 +233,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--workspace", default="peers-django")
     parser.add_argument("--edit", default="django/utils/text.py", help="the file edited, relative to the tree")
-    parser.add_argument("--api-edits", type=int, default=5)
+    parser.add_argument("--api-edits", type=int, default=20)
     parser.add_argument("--skip-peer", action="store_true")
+    parser.add_argument("--api-only", action="store_true",
+                        help="only the warm server's one-file edits (implies --skip-peer)")
     args = parser.parse_args()
+    if args.api_only:
+        api_only(args)
+        return
 
     peer = None if args.skip_peer else install_peer()
     pristine = corpus(args.project)
@@ -249,9 +283,7 @@ def main() -> None:
     for flag, samples in starts.items():
         walls = sorted(w for w, _ in samples)
         print(f"| `graphsvc {flag}` | {walls[0]:.2f}-{walls[-1]:.2f} s (median {statistics.median(walls):.2f}) | |")
-    clients = ", ".join(f"{w * 1000:.0f}" for w, _ in api)
-    jobs = ", ".join(f"{j * 1000:.0f}" for _, j in api)
-    print(f"| one edited file through a warm server's API | {clients} ms (the job itself: {jobs} ms) | |")
+    print(f"| one edited file through a warm server's API | {api_cell(api)} | |")
     if peer is not None:
         print(f"\nthe peer's index holds {tools.peer_files} files")
     print(f"Neo4j's CPU during our command-line runs: {neo4j_cpu:.1f} s (not in the CPU figures above)")

@@ -258,6 +258,16 @@ class WorkspaceIndexed:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class WorkspaceTreeSynced:
+    """What a tree sync that changed the workspace's directories or files writes on its node:
+    which tree state kept beside the graph (`graphsvc.indexing.state`) matches it. Cleared
+    before the sync writes anything, so a sync that dies half way leaves no token to trust."""
+
+    id: str = WORKSPACE_ID
+    tree_token: str | None  # random per sync
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class _TreeNode:
     """A directory or a file, as the tree sync finds it."""
 
@@ -414,7 +424,7 @@ class CommunityNode(CommunityRun):
 # Node kinds in the order their returned properties appear in `Entity`.
 NODE_RECORDS = (WorkspaceNode, DirectoryNode, SymbolNode, ExternalNode, FileNode)
 # What later steps of an index run write onto nodes of those kinds; returned ones follow.
-NODE_PART_RECORDS = (FileParse, UnresolvedCalls, WorkspaceIndexed)
+NODE_PART_RECORDS = (FileParse, UnresolvedCalls, WorkspaceIndexed, WorkspaceTreeSynced)
 # Nodes laid over the code: turns mirrored from the context store, stored communities;
 # their returned properties follow.
 OVERLAY_NODE_RECORDS = (TurnNode, CommunityNode)

@@ -10,13 +10,16 @@ normally gets a skip reason instead of disappearing.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import posixpath
 import re
 import stat
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 
 from graphsvc import model
@@ -53,12 +56,17 @@ _OTHER_LANGUAGES = {
 
 
 def language_of(rel_path: str) -> str | None:
+    return _language_of_extension(os.path.splitext(rel_path)[1].lower())
+
+
+@cache
+def _language_of_extension(ext: str) -> str | None:
     from indexers.languages import language_for_path
 
-    spec = language_for_path(rel_path)
+    spec = language_for_path("x" + ext)
     if spec is not None:
         return spec.name
-    return _OTHER_LANGUAGES.get(os.path.splitext(rel_path)[1].lower())
+    return _OTHER_LANGUAGES.get(ext)
 
 
 @dataclass(slots=True)
@@ -69,6 +77,7 @@ class TreeScan:
     # (size, mtime_ns) per file id, so the next scan can skip hashing unchanged files.
     stamps: dict[str, tuple[int, int]] = field(default_factory=dict)
     bytes_read: int = 0
+    links: set[str] = field(default_factory=set)  # files that are symbolic links (to a file inside)
 
     def skipped(self) -> Counter[str]:
         return Counter(f.skip_reason for f in self.files if f.skip_reason)
@@ -162,9 +171,13 @@ class _Ignore:
     def __init__(self, specs: tuple[tuple[str, tuple[_Pattern, ...]], ...] = ()):
         self.specs = specs
 
-    def child(self, dir_abs: str, dir_rel: str) -> _Ignore:
+    def child(self, dir_abs: str, dir_rel: str, present: Collection[str] = IGNORE_FILES) -> _Ignore:
+        """The patterns in force inside the directory; `present`: names it holds, when known
+        (only ignore files among them are opened)."""
         lines: list[str] = []
         for name in IGNORE_FILES:
+            if name not in present:
+                continue
             try:
                 with open(os.path.join(dir_abs, name), encoding="utf-8", errors="replace") as fh:
                     lines.extend(fh.read().splitlines())
@@ -218,13 +231,16 @@ def scan_tree(
     exclude: Sequence[str] = (),
     progress: Callable[[int, str], None] | None = None,
     ignore_files: bool = True,
+    on_listing: Callable[[str], None] | None = None,
 ) -> TreeScan:
     """Walk ``root`` and return its directories and files.
 
     ``known`` maps file ids to (size, mtime_ns, hash, skip_reason) from an earlier scan: a
     file with the same size and mtime keeps its hash without being read again. ``exclude``
     holds extra gitignore-style patterns, relative to the root. ``ignore_files=False`` reads
-    no ``.gitignore`` or ``.graphsvcignore`` (``exclude`` still applies).
+    no ``.gitignore`` or ``.graphsvcignore`` (``exclude`` still applies). ``on_listing(path)``
+    is called with each directory's absolute path just before it is listed (a watcher starts
+    watching it there: whatever changes after the listing is then reported to it).
     """
     root_path = Path(root)
     if not root_path.exists():
@@ -233,51 +249,208 @@ def scan_tree(
         raise InputError(f"{root}: not a directory; give the path of a repository to index")
     root_path = root_path.resolve()
     root_str = str(root_path)
-    known = known or {}
     scan = TreeScan(root=root_path)
     scan.dirs.append(DirRecord(id=model.WORKSPACE_ID, name=root_path.name, path=""))
-    base = _Ignore((("", _compile(list(exclude))),) if exclude else ())
-    child = _Ignore.child if ignore_files else (lambda ignore, _abs, _rel: ignore)
-    stack: list[tuple[str, str, _Ignore]] = [(root_str, "", child(base, root_str, ""))]
-    seen = 0
-    while stack:
-        dir_abs, dir_rel, ignore = stack.pop()
-        try:
-            # A directory replaced by a link since it was listed must not lead out of the root.
-            if os.path.realpath(dir_abs) != dir_abs:
-                raise OSError(f"{dir_abs} was replaced by a link; not followed")
-            entries = sorted(os.scandir(dir_abs), key=lambda e: e.name)
-        except OSError as exc:
-            # The directory stays in the graph with the reason; its contents cannot be read.
-            i = next(i for i in reversed(range(len(scan.dirs))) if scan.dirs[i].path == dir_rel)
-            scan.dirs[i] = replace(scan.dirs[i], skip_reason=f"{Skip.UNREADABLE}: {exc.strerror or exc}")
-            continue
-        for entry in entries:
-            if entry.name in ALWAYS_IGNORED:
-                continue
-            name, valid = _clean_name(entry.name)
-            rel = f"{dir_rel}/{name}" if dir_rel else name
-            try:
-                is_link = entry.is_symlink()
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                is_link, is_dir = False, False
-            if ignore.ignored(rel, is_dir):
-                continue
-            if is_dir and not is_link:
-                if not valid:
-                    scan.files.append(_skipped(rel, name, Skip.INVALID_NAME))
-                    continue
-                scan.dirs.append(DirRecord(id=model.dir_id(rel), name=name, path=rel))
-                stack.append((entry.path, rel, child(ignore, entry.path, rel)))
-                continue
-            seen += 1
-            if progress and seen % 500 == 0:
-                progress(seen, rel)
-            scan.files.append(_file_record(entry, rel, name, valid, root_str, max_file_bytes, known, scan))
+    walker = _Walker(scan, root_str, max_file_bytes, known or {}, ignore_files, progress, on_listing)
+    root_stat = os.stat(root_str)
+    walker.walk([(root_str, "", walker.base(exclude), (root_stat.st_dev, root_stat.st_ino))])
     if progress:
-        progress(seen, "")
+        progress(walker.seen, "")
     return scan
+
+
+class _Walker:
+    """Lists directories into a TreeScan: `scan_tree`'s walk, and `rescan_tree`'s of the
+    directories that changed (which keeps the subdirectories it was told are known)."""
+
+    def __init__(self, scan: TreeScan, root_str: str, max_file_bytes: int,
+                 known: Mapping[str, tuple[int, int, str, str | None]], ignore_files: bool,
+                 progress: Callable[[int, str], None] | None = None,
+                 on_listing: Callable[[str], None] | None = None):
+        self.scan, self.root_str, self.max_file_bytes, self.known = scan, root_str, max_file_bytes, known
+        self.child = _Ignore.child if ignore_files else (lambda ignore, _abs, _rel, _names=(): ignore)
+        self.progress, self.on_listing = progress, on_listing
+        self.seen = 0
+        self.kept_seen: set[str] = set()  # the `kept` subdirectories a walk found still there
+
+    @staticmethod
+    def base(exclude: Sequence[str]) -> _Ignore:
+        return _Ignore((("", _compile(list(exclude))),) if exclude else ())
+
+    def walk(self, stack: list[tuple[str, str, _Ignore, tuple[int, int]]],
+             kept: Collection[str] = frozenset()) -> None:
+        """List the directories on `stack` (absolute path, relative path, patterns of the
+        parent, (device, inode) when listed) and every new one below them; a subdirectory in
+        `kept` is recorded by the caller and not entered."""
+        scan = self.scan
+        while stack:
+            dir_abs, dir_rel, ignore, identity = stack.pop()
+            try:
+                if self.on_listing is not None:
+                    self.on_listing(dir_abs)
+                _check_same_directory(dir_abs, identity)
+                entries = sorted(os.scandir(dir_abs), key=lambda e: e.name)
+            except OSError as exc:
+                # The directory stays in the graph with the reason; its contents cannot be read.
+                i = next(i for i in reversed(range(len(scan.dirs))) if scan.dirs[i].path == dir_rel)
+                scan.dirs[i] = replace(scan.dirs[i], skip_reason=f"{Skip.UNREADABLE}: {exc.strerror or exc}")
+                continue
+            ignore = self.child(ignore, dir_abs, dir_rel, [e.name for e in entries if e.name in IGNORE_FILES])
+            for entry in entries:
+                if entry.name in ALWAYS_IGNORED:
+                    continue
+                name, valid = _clean_name(entry.name)
+                rel = f"{dir_rel}/{name}" if dir_rel else name
+                try:
+                    is_link = entry.is_symlink()
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    is_link, is_dir = False, False
+                if ignore.ignored(rel, is_dir):
+                    continue
+                if is_dir and not is_link:
+                    if not valid:
+                        scan.files.append(_skipped(rel, name, Skip.INVALID_NAME))
+                    elif rel in kept:
+                        self.kept_seen.add(rel)
+                    else:
+                        scan.dirs.append(DirRecord(id=model.dir_id(rel), name=name, path=rel))
+                        stack.append((entry.path, rel, ignore, _identity(entry)))
+                    continue
+                if is_link:
+                    scan.links.add(rel)
+                self.seen += 1
+                if self.progress and self.seen % 500 == 0:
+                    self.progress(self.seen, rel)
+                scan.files.append(_file_record(entry, rel, name, valid, self.root_str, self.max_file_bytes,
+                                               self.known, scan))
+
+
+def _identity(entry: os.DirEntry[str]) -> tuple[int, int]:
+    try:
+        st = entry.stat(follow_symlinks=False)
+        return st.st_dev, st.st_ino
+    except OSError:
+        return -1, -1  # gone since listed: reported unreadable when its turn comes
+
+
+def rescan_tree(
+    previous: TreeScan,
+    changed: Collection[str],
+    *,
+    max_file_bytes: int,
+    exclude: Sequence[str] = (),
+    ignore_files: bool = True,
+    on_listing: Callable[[str], None] | None = None,
+) -> TreeScan | None:
+    """`previous` (a scan of the same root with the same settings) brought up to date, as
+    `scan_tree` would find the tree now, given every path that changed since it (relative,
+    '/'-separated; a change to a directory's entries names the entry). Lists again only the
+    directories holding a changed path (and a changed directory itself), entering only new
+    subdirectories; every file link's directory too, as its target may have changed. None
+    when only a full scan can tell: the root or an ignore file changed."""
+    if "" in changed or any(posixpath.basename(c) in IGNORE_FILES for c in changed):
+        return None
+    root_str = str(previous.root)
+    dirs = {d.path: d for d in previous.dirs}
+    files = {f.path: f for f in previous.files}
+    stamps = dict(previous.stamps)
+    links = set(previous.links)
+    children: dict[str, set[str]] = {}  # directory -> the paths of its entries
+    for p in (*files, *dirs):
+        if p:
+            children.setdefault(posixpath.dirname(p), set()).add(p)
+
+    def drop(p: str) -> None:
+        """Forget an entry, and everything below it when it is a directory."""
+        if files.pop(p, None) is not None:
+            stamps.pop(p, None)
+            links.discard(p)
+        if dirs.pop(p, None) is not None:
+            for c in children.pop(p, set()):
+                drop(c)
+        children.get(posixpath.dirname(p), set()).discard(p)
+
+    known = _KnownFrom(files, previous.stamps)
+    ignores: dict[str, _Ignore] = {}
+    dirty = {posixpath.dirname(c) for c in changed} | {c for c in changed if c in dirs}
+    dirty |= {posixpath.dirname(link) for link in previous.links}
+    bytes_read = 0
+    for d in sorted(dirty):  # parents first: a directory gone is gone before its own turn
+        if d not in dirs:
+            continue  # removed with its parent, or inside a directory the scan does not enter
+        subdirs = {p for p in children.get(d, ()) if p in dirs}
+        part = TreeScan(root=previous.root, dirs=[DirRecord(id=dirs[d].id, name=dirs[d].name, path=d)])
+        walker = _Walker(part, root_str, max_file_bytes, known, ignore_files, on_listing=on_listing)
+        path = os.path.join(root_str, d) if d else root_str
+        try:
+            st = os.lstat(path)
+            identity = (st.st_dev, st.st_ino)
+        except OSError:
+            identity = (-1, -1)
+        walker.walk([(path, d, _ignore_above(d, root_str, exclude, walker, ignores), identity)], kept=subdirs)
+        # Its entries as listed now; the subdirectories still there keep what is below them.
+        for p in list(children.get(d, ())):
+            if p not in walker.kept_seen:
+                drop(p)
+        for r in (*part.dirs, *part.files):
+            (dirs if isinstance(r, DirRecord) else files)[r.path] = r
+            if r.path:
+                children.setdefault(posixpath.dirname(r.path), set()).add(r.path)
+        stamps.update(part.stamps)
+        links |= part.links
+        bytes_read += part.bytes_read
+    return TreeScan(root=previous.root, dirs=[dirs[p] for p in sorted(dirs)], files=[files[p] for p in sorted(files)],
+                    stamps=stamps, bytes_read=bytes_read, links=links)
+
+
+class _KnownFrom(Mapping):
+    """`scan_tree`'s `known` read from an earlier scan's records."""
+
+    def __init__(self, files: dict[str, FileRecord], stamps: dict[str, tuple[int, int]]):
+        self.files, self.stamps = files, stamps
+
+    def __getitem__(self, fid: str) -> tuple[int, int, str, str | None]:
+        f, stamp = self.files[fid], self.stamps[fid]
+        return stamp[0], stamp[1], f.hash, f.skip_reason
+
+    def get(self, fid, default=None):
+        return self[fid] if fid in self.stamps and fid in self.files else default
+
+    def __iter__(self):
+        return iter(self.stamps)
+
+    def __len__(self) -> int:
+        return len(self.stamps)
+
+
+def _ignore_above(d: str, root_str: str, exclude: Sequence[str], walker: _Walker, memo: dict[str, _Ignore]) -> _Ignore:
+    """The patterns in force for the entries of `d`'s parent, as the walk from the root has them."""
+    if d == "":
+        return walker.base(exclude)
+    parent = posixpath.dirname(d)
+    if parent not in memo:
+        above = _ignore_above(parent, root_str, exclude, walker, memo)
+        memo[parent] = walker.child(above, os.path.join(root_str, parent) if parent else root_str, parent)
+    return memo[parent]
+
+
+def _check_same_directory(path: str, identity: tuple[int, int]) -> None:
+    """Raise OSError unless `path` is still the directory listed as (device, inode) `identity`:
+    a directory, or one above it, replaced by a link since must not lead out of the root.
+    (Cheaper than comparing `realpath`, which stats every component in Python.)"""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(path):
+            raise OSError(f"{path} was replaced by a link; not followed") from None
+        raise
+    try:
+        st = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if (st.st_dev, st.st_ino) != identity:
+        raise OSError(f"{path} was replaced by a link; not followed")
 
 
 def is_ignored(root: str | os.PathLike[str], rel: str, is_dir: bool, exclude: Sequence[str] = (),

@@ -14,11 +14,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from graphsvc.model import WorkspaceIndexed
+from graphsvc.model import WorkspaceIndexed, WorkspaceTreeSynced
 
 # Properties that differ between two indexes of one tree by design: the name under which
-# the tree was indexed, and what the run that indexed it wrote on the workspace when it ended.
-VOLATILE = frozenset({"workspace"} | {f.name for f in dataclasses.fields(WorkspaceIndexed)} - {"id"})
+# the tree was indexed, and what the runs that indexed it wrote on the workspace when they ended.
+VOLATILE = frozenset({"workspace"} | {f.name for r in (WorkspaceIndexed, WorkspaceTreeSynced)
+                                     for f in dataclasses.fields(r)} - {"id"})
 
 _NODES = """
 MATCH (n:Entity {workspace: $ws})

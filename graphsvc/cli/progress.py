@@ -6,28 +6,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-
 from graphsvc.indexing.summary import Progress as ProgressFn
-
-
-class _RateColumn(TextColumn):
-    def __init__(self) -> None:
-        super().__init__("")
-
-    def render(self, task):  # type: ignore[override]
-        speed = task.finished_speed or task.speed
-        unit = "rows" if task.description.startswith("writing") else "files"
-        return f"{speed:,.0f} {unit}/s" if speed else ""
 
 
 @contextmanager
@@ -36,6 +15,27 @@ def terminal_progress(enabled: bool = True) -> Iterator[ProgressFn | None]:
     if not enabled or not sys.stderr.isatty():
         yield None
         return
+    # Imported only to draw: a run without a terminal (scripts, agents) does not pay for it.
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    class _RateColumn(TextColumn):
+        def __init__(self) -> None:
+            super().__init__("")
+
+        def render(self, task):  # type: ignore[override]
+            speed = task.finished_speed or task.speed
+            unit = "rows" if task.description.startswith("writing") else "files"
+            return f"{speed:,.0f} {unit}/s" if speed else ""
+
     console = Console(stderr=True)
     columns = (
         SpinnerColumn(),

@@ -208,6 +208,13 @@ RETURN w.symbols_token AS token, w.run_from AS run_from, w.run_file_counts AS ru
        w.run_files AS run_files
 """
 
+_MARK_TREE = _set_on(model.WorkspaceTreeSynced, "w", Label.WORKSPACE)
+
+_GET_TOKENS = """
+MATCH (w:Entity {workspace: $ws, id: $id}) USING INDEX SEEK w:Entity(workspace, id)
+RETURN w.tree_token AS tree, w.symbols_token AS symbols
+"""
+
 _GET_WORKSPACE_TOKEN = """
 MATCH (w:Entity {workspace: $ws, id: $id}) USING INDEX SEEK w:Entity(workspace, id)
 RETURN w.symbols_token AS token
@@ -466,6 +473,14 @@ class GraphWriter:
         self._run_batched(_DELETE_ORPHAN_EXTERNALS, "ids", released)
         if everywhere:
             self.graph.write(_DELETE_ALL_ORPHAN_EXTERNALS, timeout_s=WRITE_TIMEOUT_S, ws=self.ws)
+
+    def tokens(self) -> tuple[str | None, str | None]:
+        """The workspace's tree token and symbols token, in one read (None, None: no workspace)."""
+        rows = self.graph.read(_GET_TOKENS, ws=self.ws, id=model.WORKSPACE_ID)
+        return (rows[0]["tree"], rows[0]["symbols"]) if rows else (None, None)
+
+    def set_tree_token(self, token: str | None) -> None:
+        self.graph.write(_MARK_TREE, ws=self.ws, rows=[row(model.WorkspaceTreeSynced(tree_token=token))])
 
     def symbols_token(self) -> str | None:
         rows = self.graph.read(_GET_WORKSPACE_TOKEN, ws=self.ws, id=model.WORKSPACE_ID)

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from graphsvc import model
 from graphsvc.errors import InputError
@@ -33,8 +34,9 @@ from graphsvc.graph.writer import row as node_row
 from graphsvc.indexing.fingerprint import indexer_fingerprint
 from graphsvc.indexing.grep_sync import out_of_sync, sync_grep
 from graphsvc.indexing.locks import workspace_lock
-from graphsvc.indexing.pool import parse_files
-from graphsvc.indexing.state import IndexState, full_run_reason, load_state, save_state, state_path
+from graphsvc.indexing.state import (
+    IndexState, full_run_reason, load_state, load_tree, save_state, save_tree, state_path,
+)
 from graphsvc.indexing.summary import Progress, SymbolSummary, TreeSummary
 from graphsvc.model import Rel
 from graphsvc.settings import get_settings
@@ -42,10 +44,13 @@ from indexers.extract import FileExtraction
 from indexers.languages import language_for_path
 from indexers.module_config import GoModules, JsPaths, read_go_modules, read_js_paths
 from indexers.records import EdgeRecord
-from indexers.resolve import (
-    ResolveStats, SymbolTable, affected_files, external_nodes, paused_gc, resolve_file, with_shared_sources,
-)
 from indexers.tree import Skip, TreeScan, scan_tree
+
+if TYPE_CHECKING:
+    from indexers.resolve import ResolveStats, SymbolTable
+
+# The resolver and the parser processes are imported by the steps that use them: a run that
+# finds nothing to do (most runs of `graphsvc index` and of a watcher) never loads them.
 
 
 def workspace_name(path: str | Path, workspace: str | None) -> str:
@@ -83,28 +88,63 @@ def index_tree(
     """Index directories and files of ``path`` into the graph, incrementally. A workspace
     that holds another directory is refused unless ``replace`` (then it holds this one).
     ``ignore_files=False``: index what ``.gitignore`` and ``.graphsvcignore`` files exclude."""
-    return _sync_tree(path, workspace, graph, progress, exclude, replace, ignore_files)[0]
+    settings = get_settings()
+    ws = workspace_name(path, workspace)
+    _check_root(Path(path), settings.index.max_file_bytes)  # before touching the graph
+    graph = graph or get_graph()
+    spath = state_path(settings.home, ws, graph.uri)
+    with workspace_lock(spath):
+        return _sync_tree(path, ws, graph, progress, exclude, spath, replace, ignore_files)[0]
+
+
+def _check_root(root: Path, max_file_bytes: int) -> None:
+    if not root.exists() or not root.is_dir():
+        scan_tree(root, max_file_bytes=max_file_bytes)  # raises the error that says what is wrong
+
+
+# The tree rows of the last sync of each workspace in this process (a server, a watcher),
+# with their token: the next sync reads neither Neo4j nor the state file while it holds.
+_TREES: dict[Path, tuple[str, dict[str, dict]]] = {}
+_TREE_KEYS = ("size", "mtime_ns", "hash", "skip_reason", "lang", "root", "indexer")
+
+
+def _tree_row(label: str, values: dict) -> dict:
+    """A directory's, file's or workspace's row as `GraphWriter.tree_state` gives it."""
+    return {"labels": [label], **{k: values.get(k) for k in _TREE_KEYS}}
+
+
+def _known_tree(spath: Path, token: str | None) -> dict[str, dict] | None:
+    """The rows of the graph's tree as the last sync recorded them, when `token` (the graph's)
+    says they are still what it holds."""
+    cached = _TREES.pop(spath, None)
+    if token is None:
+        return None
+    if cached is not None and cached[0] == token:
+        return cached[1]
+    stored, rows = load_tree(spath)
+    return rows if stored == token else None
 
 
 def _sync_tree(
     path: str | Path,
-    workspace: str | None,
-    graph: Graph | None,
+    ws: str,
+    graph: Graph,
     progress: Progress | None,
     exclude: Sequence[str],
+    spath: Path,
     replace: bool = False,
     ignore_files: bool = True,
-) -> tuple[TreeSummary, TreeScan]:
+) -> tuple[TreeSummary, TreeScan, str | None]:
+    """The tree brought up to date, under the workspace's lock; returns the symbols token
+    read with the tree's (nothing but a symbol run changes it, and it holds the lock)."""
     started = time.perf_counter()
     settings = get_settings()
-    ws = workspace_name(path, workspace)
     root = Path(path)
-    # Validate the path before touching the graph.
-    if not root.exists() or not root.is_dir():
-        scan_tree(root, max_file_bytes=settings.index.max_file_bytes)
-    graph = graph or get_graph()
     writer = GraphWriter(graph, ws, settings.index.batch_size)
-    in_graph = writer.tree_state()  # id -> what the graph holds of the tree
+    tree_token, symbols_token = writer.tokens()
+    recorded = _known_tree(spath, tree_token)
+    # id -> what the graph holds of the tree
+    in_graph = recorded if recorded is not None else writer.tree_state()
     stored = in_graph.get(model.WORKSPACE_ID)
     check_workspace_root(ws, stored and stored["root"], root.resolve(), replace)
     # Another indexer may classify the same bytes differently (binary, empty): it reads every
@@ -130,22 +170,44 @@ def _sync_tree(
     summary.indexed = summary.files - sum(summary.skipped.values())
 
     root_record = scan.dirs[0]
-    if (not same_indexer or stored["root"] != str(scan.root)
-            or stored["skip_reason"] != root_record.skip_reason):
-        writer.upsert_workspace(str(scan.root), root_record.skip_reason, indexer)
-
+    new_root = (not same_indexer or stored["root"] != str(scan.root)
+                or stored["skip_reason"] != root_record.skip_reason)
     new_dirs, new_files = _tree_rows(scan, in_graph, summary)
     present = {d.id for d in scan.dirs} | {f.id for f in scan.files}
     # Directory ids end with '/', so a file that became a directory (or back) is a new id.
     vanished = [i for i in in_graph if i != model.WORKSPACE_ID and i not in present]
+    changes = bool(new_root or vanished or new_dirs or new_files)
+    if changes and tree_token is not None:
+        writer.set_tree_token(None)  # the recorded rows stop matching with the first write
+    if new_root:
+        writer.upsert_workspace(str(scan.root), root_record.skip_reason, indexer)
     if vanished:
         writer.delete_entries(vanished)
         summary.removed = len(vanished)
     # Parents before children: the scan lists directories top-down.
     writer.upsert_dirs(new_dirs)
     writer.upsert_files(new_files)
+    if changes or recorded is None:
+        rows = {model.WORKSPACE_ID: _tree_row("Workspace", {"root": str(scan.root), "indexer": indexer,
+                                                             "skip_reason": root_record.skip_reason})}
+        rows.update((r["id"], _tree_row("Directory", r)) for r in new_dirs)
+        rows.update((r["id"], _tree_row("File", r)) for r in new_files)
+        if recorded is None:  # every row, as the scan found it (the graph holds the same now)
+            rows.update((d.id, _tree_row("Directory", node_row(d))) for d in scan.dirs[1:])
+            rows.update((f.id, _tree_row("File", _file_row(f, scan.stamps))) for f in scan.files)
+        if recorded is not None:
+            for gone in vanished:
+                del recorded[gone]
+            recorded.update(rows)
+            rows = recorded
+        tree_token = IndexState.new_token()
+        writer.set_tree_token(tree_token)
+        save_tree(spath, tree_token, rows)
+        _TREES[spath] = (tree_token, rows)
+    else:
+        _TREES[spath] = (tree_token, recorded)
     summary.seconds = time.perf_counter() - started
-    return summary, scan
+    return summary, scan, symbols_token
 
 
 def _tree_rows(scan: TreeScan, in_graph: dict[str, dict], summary: TreeSummary) -> tuple[list[dict], list[dict]]:
@@ -230,11 +292,13 @@ def _merge_edges(edges) -> dict[str, list[dict]]:
 
 @dataclass(slots=True)
 class _Warm:
-    """A workspace's extractions and symbol table as of the run that wrote `token`."""
+    """A workspace's extractions and symbol table as of the run that wrote `token`, and the
+    index state it saved (without the encoded extractions: `exts` holds them decoded)."""
 
     token: str
     exts: dict[str, FileExtraction]
     table: SymbolTable
+    state: IndexState
 
 
 _WARM: dict[Path, _Warm] = {}
@@ -254,8 +318,9 @@ def index_symbols(
     changed files; edges of unchanged files that could now resolve differently are redone.
     ``replace`` and ``ignore_files`` as for `index_tree`."""
     settings = get_settings()
-    graph = graph or get_graph()
     ws = workspace_name(path, workspace)
+    _check_root(Path(path), settings.index.max_file_bytes)  # before touching the graph
+    graph = graph or get_graph()
     spath = state_path(settings.home, ws, graph.uri)
     with workspace_lock(spath):
         return _index_symbols(path, ws, graph, jobs, progress, exclude, spath, replace, ignore_files)
@@ -274,15 +339,27 @@ def _index_symbols(
 ) -> SymbolSummary:
     started = time.perf_counter()
     settings = get_settings()
-    tree, scan = _sync_tree(path, workspace, graph, progress, exclude, replace, ignore_files)
+    tree, scan, graph_token = _sync_tree(path, workspace, graph, progress, exclude, spath, replace, ignore_files)
     writer = GraphWriter(graph, tree.workspace, settings.index.batch_size, settings.index.write_workers, progress)
     summary = SymbolSummary(workspace=tree.workspace, tree=tree)
     indexer = indexer_fingerprint()
-    plan = _plan(scan, load_state(spath), writer.symbols_token(), indexer, summary)
+    # A process that indexed this workspace before (the server, a watcher) keeps its state,
+    # extractions and symbol table while the graph's token says they are what it holds.
+    warm = _WARM.pop(spath, None)
+    if warm is not None and warm.token != graph_token:
+        warm = None
+    plan = _plan(scan, warm.state if warm else load_state(spath, blobs=False), graph_token, indexer, summary)
+    if plan.full:
+        warm = None
+    grep_behind = plan.nothing_to_do and out_of_sync(graph.uri, workspace, indexer, _hashes(plan))
+    if (grep_behind or not plan.nothing_to_do) and warm is None and not plan.full:
+        plan = _with_extractions(spath, scan, plan, graph_token, indexer, summary)
     if plan.nothing_to_do:
+        if grep_behind:
+            _sync_grep(tree.root, graph.uri, workspace, indexer, plan, warm, {}, summary)
+        if warm is not None:
+            _WARM[spath] = warm
         summary.symbols = plan.state.symbols
-        if out_of_sync(graph.uri, workspace, indexer, _hashes(plan)):
-            _sync_grep(tree.root, graph.uri, workspace, indexer, plan, {}, summary)
         summary.seconds = time.perf_counter() - started
         return summary
 
@@ -293,12 +370,13 @@ def _index_symbols(
     summary.parse_seconds = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    warm, old_exts = _previous(spath, plan)
+    old_exts = _previous(plan, warm)
     # Symbols depend on nothing but their own file: Neo4j writes them (a thread here waiting
     # on it) while this thread resolves, and edges follow once both are done.
     symbols_pool = ThreadPoolExecutor(2, thread_name_prefix="symbol-writer")
     symbols_written = symbols_pool.submit(_write_symbols, writer, plan.full, new_exts, old_exts, plan.deleted)
-    grep_synced = symbols_pool.submit(_sync_grep, tree.root, graph.uri, workspace, indexer, plan, new_exts, summary)
+    grep_synced = symbols_pool.submit(_sync_grep, tree.root, graph.uri, workspace, indexer, plan, warm, new_exts,
+                                      summary)
     symbols_pool.shutdown(wait=False)
     try:
         resolved = _resolve(plan, warm, new_exts, old_exts, progress)
@@ -337,13 +415,18 @@ def _hashes(plan: _Plan) -> dict[str, str]:
     return {fid: h for fid, (h, _) in plan.current.items()}
 
 
-def _sync_grep(root: str, graph: str, workspace: str, indexer: str, plan: _Plan,
+def _sync_grep(root: str, graph: str, workspace: str, indexer: str, plan: _Plan, warm: _Warm | None,
                new_exts: dict[str, FileExtraction], summary: SymbolSummary) -> None:
     """The grep index brought to the run's files: symbols from this run's extractions, or
-    else from the index state's."""
+    else from the warm ones or the index state's."""
+    # Resolution applies the run to the warm extractions meanwhile, on another thread.
+    old = dict(warm.exts) if warm is not None else {}
+
     def extraction(fid: str) -> FileExtraction | None:
         if fid in new_exts:
             return new_exts[fid]
+        if fid in old:
+            return old[fid]
         return plan.state.extraction(fid) if fid in plan.state.blobs else None
 
     synced = sync_grep(root, graph, workspace, indexer, _hashes(plan), extraction)
@@ -409,6 +492,8 @@ def _parse_changed(
     root: str, plan: _Plan, workers: int, progress: Progress | None
 ) -> tuple[dict[str, FileExtraction], dict[str, bytes]]:
     """The extractions of the changed files, and each one encoded as the index state keeps it."""
+    from graphsvc.indexing.pool import parse_files
+
     new_exts: dict[str, FileExtraction] = {}
     new_blobs: dict[str, bytes] = {}
     for ext, blob in parse_files(root, [(fid, plan.current[fid][1]) for fid in plan.changed], workers, progress):
@@ -417,14 +502,24 @@ def _parse_changed(
     return new_exts, new_blobs
 
 
-def _previous(spath: Path, plan: _Plan) -> tuple[_Warm | None, dict[str, FileExtraction]]:
-    """What the changed and deleted files held before. A process that indexed this workspace
-    before (the server) keeps every extraction and its table, and applies the change."""
-    warm = _WARM.pop(spath, None)
+def _with_extractions(spath: Path, scan: TreeScan, plan: _Plan, graph_token: str | None, indexer: str,
+                      summary: SymbolSummary) -> _Plan:
+    """The plan with the index state's extractions read too; a state that cannot give the
+    ones its hashes were read with makes it a full run."""
+    state = load_state(spath)
+    if state.token == plan.state.token and state.hashes == plan.state.hashes:
+        plan.state = state
+        return plan
+    return _plan(scan, state, graph_token, indexer, summary)
+
+
+def _previous(plan: _Plan, warm: _Warm | None) -> dict[str, FileExtraction]:
+    """What the changed and deleted files held before: from the warm extractions, or else
+    the index state's."""
     gone = plan.changed + plan.deleted
-    if warm is None or warm.token != plan.state.token or plan.full:
-        return None, {fid: plan.state.extraction(fid) for fid in gone if fid in plan.state.blobs}
-    return warm, {fid: warm.exts[fid] for fid in gone if fid in warm.exts}
+    if warm is None:
+        return {fid: plan.state.extraction(fid) for fid in gone if fid in plan.state.blobs}
+    return {fid: warm.exts[fid] for fid in gone if fid in warm.exts}
 
 
 @dataclass(slots=True)
@@ -444,6 +539,8 @@ def _resolve(
     progress: Progress | None,
 ) -> _Resolved:
     """Resolve the affected files against a table that knows every file."""
+    from indexers.resolve import ResolveStats, affected_files, paused_gc, resolve_file, with_shared_sources
+
     all_exts, table = _symbol_table(plan, warm, new_exts)
     table.set_js_paths(plan.js_paths)
     table.set_go_modules(plan.go_modules)
@@ -471,6 +568,8 @@ def _symbol_table(
 ) -> tuple[dict[str, FileExtraction], SymbolTable]:
     """Every extraction of the workspace after the run, and their symbol table: the warm ones
     with the change applied, or else decoded from the index state."""
+    from indexers.resolve import SymbolTable, paused_gc
+
     if warm is not None:
         all_exts, table = warm.exts, warm.table
         for fid in plan.deleted:
@@ -491,6 +590,8 @@ def _symbol_table(
 
 def _write_edges(writer: GraphWriter, plan: _Plan, resolved: _Resolved, summary: SymbolSummary) -> None:
     """Replace the outgoing edges of the affected files; their endpoints are written already."""
+    from indexers.resolve import external_nodes
+
     edges = resolved.edges
     writer.delete_outgoing_code_edges(sorted(resolved.affected | set(plan.deleted)))
     # Only externals an edge points at: an unreferenced one is never kept (nor in a clean index).
@@ -534,4 +635,9 @@ def _record(spath: Path, writer: GraphWriter, plan: _Plan, indexer: str, new_blo
     save_state(spath, token, changed_rows, plan.deleted, plan.full, symbols, plan.config_digest, indexer)
     rewritten = resolved.affected | set(plan.deleted)
     writer.set_symbols_token(token, None if plan.full or plan.config_changed else sorted(rewritten))
-    _WARM[spath] = _Warm(token, resolved.all_exts, resolved.table)
+    hashes = {} if plan.full else plan.state.hashes  # the warm state's own dict, or one read for this run
+    for fid in plan.deleted:
+        hashes.pop(fid, None)
+    hashes.update((fid, h) for fid, (h, _) in changed_rows.items())
+    kept = IndexState(token=token, symbols=symbols, module_config=plan.config_digest, indexer=indexer, hashes=hashes)
+    _WARM[spath] = _Warm(token, resolved.all_exts, resolved.table, kept)

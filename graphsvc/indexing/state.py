@@ -8,6 +8,10 @@ them, the database was replaced, another machine indexed it) the next run is a f
 A state that cannot be read is treated the same way: it is derived data. So is a state
 written by another version of the indexer (`graphsvc.indexing.fingerprint`): its extractions and the
 edges in the graph are what that version computed, and the next run redoes them all.
+
+The same file keeps what the graph holds of the tree (each directory's and file's size, mtime,
+hash, skip reason), with the token the last tree sync wrote on the workspace node: while the
+two agree, a run compares the disk with these rows instead of reading them back from Neo4j.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from indexers.extract import Binding, CallRef, FileExtraction, ImportRef, Inheri
 from indexers.records import SymbolRecord
 
 FORMAT = "5"
+TREE_FORMAT = "1"
 
 _SYM = tuple(f.name for f in fields(SymbolRecord) if f.init)
 _IMP = tuple(f.name for f in fields(ImportRef))
@@ -131,10 +136,14 @@ def _open(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
     conn.execute("CREATE TABLE IF NOT EXISTS files (id TEXT PRIMARY KEY, hash TEXT NOT NULL, ext BLOB NOT NULL)")
+    conn.execute("CREATE TABLE IF NOT EXISTS tree (slot INTEGER PRIMARY KEY CHECK (slot = 0), format TEXT NOT NULL, "
+                 "token TEXT NOT NULL, rows BLOB NOT NULL)")
     return conn
 
 
-def load_state(path: Path) -> IndexState:
+def load_state(path: Path, blobs: bool = True) -> IndexState:
+    """The state of the last run; without the extractions when not `blobs` (a run that finds
+    nothing changed reads no more than the hashes)."""
     try:
         conn = _open(path)
         try:
@@ -143,9 +152,12 @@ def load_state(path: Path) -> IndexState:
                 return IndexState()
             state = IndexState(token=meta.get("token"), symbols=int(meta.get("symbols", 0)),
                                module_config=meta.get("module_config"), indexer=meta.get("indexer"))
-            for fid, h, blob in conn.execute("SELECT id, hash, ext FROM files"):
-                state.hashes[fid] = h
-                state.blobs[fid] = blob
+            if blobs:
+                for fid, h, blob in conn.execute("SELECT id, hash, ext FROM files"):
+                    state.hashes[fid] = h
+                    state.blobs[fid] = blob
+            else:
+                state.hashes = dict(conn.execute("SELECT id, hash FROM files"))
             return state
         finally:
             conn.close()
@@ -179,5 +191,37 @@ def save_state(path: Path, token: str, changed: dict[str, tuple[str, bytes]], de
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+    finally:
+        conn.close()
+
+
+def load_tree(path: Path) -> tuple[str | None, dict[str, dict]]:
+    """The tree rows the last tree sync recorded (id -> the properties a sync compares), and
+    the token it wrote on the workspace node; (None, {}) when there are none to trust."""
+    try:
+        conn = _open(path)
+        try:
+            found = conn.execute("SELECT format, token, rows FROM tree WHERE slot = 0").fetchone()
+        finally:
+            conn.close()
+        if found is None or found[0] != TREE_FORMAT:
+            return None, {}
+        return found[1], marshal.loads(found[2])
+    except (sqlite3.Error, ValueError, TypeError, EOFError, OSError):
+        return None, {}
+
+
+def save_tree(path: Path, token: str, rows: dict[str, dict]) -> None:
+    """Record the rows of the tree a sync left in the graph, with the token it wrote there.
+    One blob: loading it whole is several times faster than a row per entry."""
+    blob = marshal.dumps(rows)
+    try:
+        conn = _open(path)
+    except sqlite3.DatabaseError:
+        path.unlink(missing_ok=True)
+        conn = _open(path)
+    try:
+        conn.execute("INSERT OR REPLACE INTO tree (slot, format, token, rows) VALUES (0, ?, ?, ?)",
+                     (TREE_FORMAT, token, blob))
     finally:
         conn.close()

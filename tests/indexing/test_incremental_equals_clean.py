@@ -257,6 +257,7 @@ def test_random_edit_sequences_give_the_graph_of_a_clean_index(graph, workspace,
             editor.step()
         if step == 3:
             pipeline._WARM.clear()  # the next run decodes the stored state, as a new process does
+            pipeline._TREES.clear()  # and reads the tree rows back from the state file
         if seed == 1 and step == 4:
             done = run_cli("index", str(repo), "--workspace", workspace, "--jobs", "1")
             assert done.returncode == 0, done.stderr

@@ -159,6 +159,67 @@ def test_incremental_rerun(graph, workspace, tmp_path):
     assert ("src/", "CONTAINS", "src/new.py") in edges(graph, workspace, "CONTAINS")
 
 
+def _restore(path: Path, text: str, stat: os.stat_result) -> None:
+    """The file as it was: content and mtime (so size and mtime say nothing changed)."""
+    path.write_text(text)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def _graph_hash(graph, workspace: str, fid: str) -> str:
+    return entities(graph, workspace)[fid]["props"]["hash"]
+
+
+def test_tree_rows_kept_beside_the_graph_are_not_trusted_after_another_writer(graph, workspace, tmp_path):
+    """A run compares the disk with the tree rows it recorded only while the graph holds the
+    token it wrote: here another machine (another index state) indexed an edit since, and the
+    edit was undone with its mtime, so the recorded rows match the disk but not the graph."""
+    repo = tmp_path / "repo"
+    make_repo(repo)
+    app = repo / "src" / "app.py"
+    text, stat = app.read_text(), app.stat()
+    index_tree(repo, workspace=workspace)
+    original = _graph_hash(graph, workspace, "src/app.py")
+    app.write_text("def main():\n    return 22\n")
+    other = run_cli("index-tree", str(repo), "--workspace", workspace, env={"GRAPHSVC_HOME": str(tmp_path / "other")})
+    assert other.returncode == 0, other.stderr
+    assert _graph_hash(graph, workspace, "src/app.py") != original
+    _restore(app, text, stat)
+    summary = index_tree(repo, workspace=workspace)
+    assert summary.changed == 1
+    assert _graph_hash(graph, workspace, "src/app.py") == original
+
+
+def test_a_tree_sync_that_died_half_way_leaves_no_token_to_trust(graph, workspace, tmp_path, monkeypatch):
+    from graphsvc.graph.writer import GraphWriter
+    from graphsvc.indexing import pipeline
+
+    repo = tmp_path / "repo"
+    make_repo(repo)
+    app = repo / "src" / "app.py"
+    text, stat = app.read_text(), app.stat()
+    index_tree(repo, workspace=workspace)
+    original = _graph_hash(graph, workspace, "src/app.py")
+    app.write_text("def main():\n    return 22\n")
+    real = GraphWriter.set_tree_token
+
+    def dies_before_the_new_token(self, token):
+        if token is not None:
+            raise RuntimeError("killed")
+        real(self, token)
+
+    monkeypatch.setattr(GraphWriter, "set_tree_token", dies_before_the_new_token)
+    with pytest.raises(RuntimeError):
+        index_tree(repo, workspace=workspace)
+    monkeypatch.setattr(GraphWriter, "set_tree_token", real)
+    assert _graph_hash(graph, workspace, "src/app.py") != original  # the file was written
+    _restore(app, text, stat)
+    pipeline._TREES.clear()  # as a new process: the rows recorded before the edit, from the state file
+    summary = index_tree(repo, workspace=workspace)
+    assert summary.changed == 1
+    assert _graph_hash(graph, workspace, "src/app.py") == original
+    assert index_tree(repo, workspace=workspace).changed == 0
+
+
 def test_scan_is_pure_and_reuses_hashes(tmp_path):
     repo = tmp_path / "repo"
     make_repo(repo)

@@ -117,6 +117,7 @@ def test_turn_community_and_workspace_statements_are_the_records_fields():
     run = {f.name for f in dataclasses.fields(model.CommunityRun)}
     assert set(re.findall(r"\.(\w+)", re.search(r"c \{(.*)\} AS run", reads._STORED_COMMUNITIES).group(1))) == run
     assert _set_targets(writer._MARK_WORKSPACE, "w") == _stored_names(model.WorkspaceIndexed) - {"id"}
+    assert _set_targets(writer._MARK_TREE, "w") == _stored_names(model.WorkspaceTreeSynced) - {"id"}
 
 
 @dataclasses.dataclass
