@@ -78,6 +78,11 @@ class TreeScan:
     stamps: dict[str, tuple[int, int]] = field(default_factory=dict)
     bytes_read: int = 0
     links: set[str] = field(default_factory=set)  # files that are symbolic links (to a file inside)
+    # (device, inode) of each directory listed: a directory replaced by another (deleted and
+    # made again, moved over) is a new one to a rescan, whatever its path
+    identities: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
+    # rescan_tree's index of the records by path, handed from one rescan to the next
+    index: tuple | None = field(default=None, repr=False, compare=False)
 
     def skipped(self) -> Counter[str]:
         return Counter(f.skip_reason for f in self.files if f.skip_reason)
@@ -231,16 +236,16 @@ def scan_tree(
     exclude: Sequence[str] = (),
     progress: Callable[[int, str], None] | None = None,
     ignore_files: bool = True,
-    on_listing: Callable[[str], None] | None = None,
+    on_listing: Callable[[str, str], None] | None = None,
 ) -> TreeScan:
     """Walk ``root`` and return its directories and files.
 
     ``known`` maps file ids to (size, mtime_ns, hash, skip_reason) from an earlier scan: a
     file with the same size and mtime keeps its hash without being read again. ``exclude``
     holds extra gitignore-style patterns, relative to the root. ``ignore_files=False`` reads
-    no ``.gitignore`` or ``.graphsvcignore`` (``exclude`` still applies). ``on_listing(path)``
-    is called with each directory's absolute path just before it is listed (a watcher starts
-    watching it there: whatever changes after the listing is then reported to it).
+    no ``.gitignore`` or ``.graphsvcignore`` (``exclude`` still applies). ``on_listing(path,
+    rel)`` is called with each directory's absolute and relative paths just before it is
+    listed (a watcher starts watching it there: what changes after the listing is reported).
     """
     root_path = Path(root)
     if not root_path.exists():
@@ -266,7 +271,7 @@ class _Walker:
     def __init__(self, scan: TreeScan, root_str: str, max_file_bytes: int,
                  known: Mapping[str, tuple[int, int, str, str | None]], ignore_files: bool,
                  progress: Callable[[int, str], None] | None = None,
-                 on_listing: Callable[[str], None] | None = None):
+                 on_listing: Callable[[str, str], None] | None = None):
         self.scan, self.root_str, self.max_file_bytes, self.known = scan, root_str, max_file_bytes, known
         self.child = _Ignore.child if ignore_files else (lambda ignore, _abs, _rel, _names=(): ignore)
         self.progress, self.on_listing = progress, on_listing
@@ -278,16 +283,17 @@ class _Walker:
         return _Ignore((("", _compile(list(exclude))),) if exclude else ())
 
     def walk(self, stack: list[tuple[str, str, _Ignore, tuple[int, int]]],
-             kept: Collection[str] = frozenset()) -> None:
+             kept: Mapping[str, tuple[int, int]] | None = None) -> None:
         """List the directories on `stack` (absolute path, relative path, patterns of the
         parent, (device, inode) when listed) and every new one below them; a subdirectory in
-        `kept` is recorded by the caller and not entered."""
+        `kept` (by path, with its identity) is recorded by the caller and not entered."""
         scan = self.scan
         while stack:
             dir_abs, dir_rel, ignore, identity = stack.pop()
+            scan.identities[dir_rel] = identity
             try:
                 if self.on_listing is not None:
-                    self.on_listing(dir_abs)
+                    self.on_listing(dir_abs, dir_rel)
                 _check_same_directory(dir_abs, identity)
                 entries = sorted(os.scandir(dir_abs), key=lambda e: e.name)
             except OSError as exc:
@@ -311,11 +317,13 @@ class _Walker:
                 if is_dir and not is_link:
                     if not valid:
                         scan.files.append(_skipped(rel, name, Skip.INVALID_NAME))
-                    elif rel in kept:
+                        continue
+                    identity = _identity(entry)
+                    if kept and kept.get(rel) == identity:
                         self.kept_seen.add(rel)
                     else:
                         scan.dirs.append(DirRecord(id=model.dir_id(rel), name=name, path=rel))
-                        stack.append((entry.path, rel, ignore, _identity(entry)))
+                        stack.append((entry.path, rel, ignore, identity))
                     continue
                 if is_link:
                     scan.links.add(rel)
@@ -341,7 +349,7 @@ def rescan_tree(
     max_file_bytes: int,
     exclude: Sequence[str] = (),
     ignore_files: bool = True,
-    on_listing: Callable[[str], None] | None = None,
+    on_listing: Callable[[str, str], None] | None = None,
 ) -> TreeScan | None:
     """`previous` (a scan of the same root with the same settings) brought up to date, as
     `scan_tree` would find the tree now, given every path that changed since it (relative,
@@ -352,14 +360,21 @@ def rescan_tree(
     if "" in changed or any(posixpath.basename(c) in IGNORE_FILES for c in changed):
         return None
     root_str = str(previous.root)
-    dirs = {d.path: d for d in previous.dirs}
-    files = {f.path: f for f in previous.files}
     stamps = dict(previous.stamps)
     links = set(previous.links)
-    children: dict[str, set[str]] = {}  # directory -> the paths of its entries
-    for p in (*files, *dirs):
-        if p:
-            children.setdefault(posixpath.dirname(p), set()).add(p)
+    identities = dict(previous.identities)
+    # Records by path and each directory's entries: taken over from the rescan that made
+    # `previous` (which keeps its lists, and builds them anew if rescanned again).
+    index, previous.index = previous.index, None
+    if index is None:
+        dirs = {d.path: d for d in previous.dirs}
+        files = {f.path: f for f in previous.files}
+        children: dict[str, set[str]] = {}  # directory -> the paths of its entries
+        for p in (*files, *dirs):
+            if p:
+                children.setdefault(posixpath.dirname(p), set()).add(p)
+    else:
+        dirs, files, children = index
 
     def drop(p: str) -> None:
         """Forget an entry, and everything below it when it is a directory."""
@@ -367,11 +382,12 @@ def rescan_tree(
             stamps.pop(p, None)
             links.discard(p)
         if dirs.pop(p, None) is not None:
+            identities.pop(p, None)
             for c in children.pop(p, set()):
                 drop(c)
         children.get(posixpath.dirname(p), set()).discard(p)
 
-    known = _KnownFrom(files, previous.stamps)
+    known = _KnownFrom(files, previous.stamps)  # read before `d`'s entries are replaced
     ignores: dict[str, _Ignore] = {}
     dirty = {posixpath.dirname(c) for c in changed} | {c for c in changed if c in dirs}
     dirty |= {posixpath.dirname(link) for link in previous.links}
@@ -379,7 +395,7 @@ def rescan_tree(
     for d in sorted(dirty):  # parents first: a directory gone is gone before its own turn
         if d not in dirs:
             continue  # removed with its parent, or inside a directory the scan does not enter
-        subdirs = {p for p in children.get(d, ()) if p in dirs}
+        subdirs = {p: identities.get(p) for p in children.get(d, ()) if p in dirs}
         part = TreeScan(root=previous.root, dirs=[DirRecord(id=dirs[d].id, name=dirs[d].name, path=d)])
         walker = _Walker(part, root_str, max_file_bytes, known, ignore_files, on_listing=on_listing)
         path = os.path.join(root_str, d) if d else root_str
@@ -399,9 +415,11 @@ def rescan_tree(
                 children.setdefault(posixpath.dirname(r.path), set()).add(r.path)
         stamps.update(part.stamps)
         links |= part.links
+        identities.update(part.identities)
         bytes_read += part.bytes_read
     return TreeScan(root=previous.root, dirs=[dirs[p] for p in sorted(dirs)], files=[files[p] for p in sorted(files)],
-                    stamps=stamps, bytes_read=bytes_read, links=links)
+                    stamps=stamps, bytes_read=bytes_read, links=links, identities=identities,
+                    index=(dirs, files, children))
 
 
 class _KnownFrom(Mapping):

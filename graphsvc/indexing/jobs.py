@@ -143,8 +143,9 @@ class JobRegistry:
 
         try:
             real = check_index_path(job.path, list(self.settings.server.workspace_roots))
+            # The server indexes the same trees again and again: each is watched between jobs.
             summary = _indexer(job.kind)(real, workspace=job.workspace, replace=job.replace, progress=progress,
-                                           ignore_files=job.ignore_files)
+                                           ignore_files=job.ignore_files, watch_tree=True)
             job.summary = _plain(summary)
             job.state, job.message = "done", "finished"
         except GraphsvcError as exc:

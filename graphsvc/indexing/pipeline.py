@@ -38,6 +38,7 @@ from graphsvc.indexing.state import (
     IndexState, full_run_reason, load_state, load_tree, save_state, save_tree, state_path,
 )
 from graphsvc.indexing.summary import Progress, SymbolSummary, TreeSummary
+from graphsvc.indexing.tree_watch import watched_scan
 from graphsvc.model import Rel
 from graphsvc.settings import get_settings
 from indexers.extract import FileExtraction
@@ -73,9 +74,6 @@ def _file_row(f, stamps: dict[str, tuple[int, int]]) -> dict:
     return node_row(f) | {"mtime_ns": stamps.get(f.id, (0, None))[1]}
 
 
-_FILE_FIELDS = ("lang", "size", "hash", "mtime_ns", "skip_reason")
-
-
 def index_tree(
     path: str | Path,
     workspace: str | None = None,
@@ -84,17 +82,20 @@ def index_tree(
     exclude: Sequence[str] = (),
     replace: bool = False,
     ignore_files: bool = True,
+    watch_tree: bool = False,
 ) -> TreeSummary:
     """Index directories and files of ``path`` into the graph, incrementally. A workspace
     that holds another directory is refused unless ``replace`` (then it holds this one).
-    ``ignore_files=False``: index what ``.gitignore`` and ``.graphsvcignore`` files exclude."""
+    ``ignore_files=False``: index what ``.gitignore`` and ``.graphsvcignore`` files exclude.
+    ``watch_tree``: a process that indexes the tree again and again (a server) has the kernel
+    report what changes in it, and the next run lists only those directories."""
     settings = get_settings()
     ws = workspace_name(path, workspace)
     _check_root(Path(path), settings.index.max_file_bytes)  # before touching the graph
     graph = graph or get_graph()
     spath = state_path(settings.home, ws, graph.uri)
     with workspace_lock(spath):
-        return _sync_tree(path, ws, graph, progress, exclude, spath, replace, ignore_files)[0]
+        return _sync_tree(path, ws, graph, progress, exclude, spath, replace, ignore_files, watch_tree)[0]
 
 
 def _check_root(root: Path, max_file_bytes: int) -> None:
@@ -134,9 +135,11 @@ def _sync_tree(
     spath: Path,
     replace: bool = False,
     ignore_files: bool = True,
+    watch_tree: bool = False,
 ) -> tuple[TreeSummary, TreeScan, str | None]:
     """The tree brought up to date, under the workspace's lock; returns the symbols token
-    read with the tree's (nothing but a symbol run changes it, and it holds the lock)."""
+    read with the tree's (nothing but a symbol run changes it, and it holds the lock).
+    `watch_tree`: walk only what changed since this process last walked it (`tree_watch`)."""
     started = time.perf_counter()
     settings = get_settings()
     root = Path(path)
@@ -151,18 +154,22 @@ def _sync_tree(
     # file again instead of trusting the classification of an unchanged one.
     indexer = indexer_fingerprint()
     same_indexer = stored is not None and stored["indexer"] == indexer
-    known = {
-        fid: (row["size"], row["mtime_ns"], row["hash"], row["skip_reason"])
-        for fid, row in in_graph.items()
-        if "File" in row["labels"] and row["hash"] is not None and row["mtime_ns"] is not None
-    } if same_indexer else {}
 
     def scan_progress(done: int, message: str) -> None:
         if progress:
             progress(done, None, message)
 
-    scan = scan_tree(root, max_file_bytes=settings.index.max_file_bytes, known=known,
-                     exclude=exclude, progress=scan_progress, ignore_files=ignore_files)
+    def full_scan(on_listing) -> TreeScan:
+        known = {
+            fid: (row["size"], row["mtime_ns"], row["hash"], row["skip_reason"])
+            for fid, row in in_graph.items()
+            if "File" in row["labels"] and row["hash"] is not None and row["mtime_ns"] is not None
+        } if same_indexer else {}
+        return scan_tree(root, max_file_bytes=settings.index.max_file_bytes, known=known, exclude=exclude,
+                         progress=scan_progress, ignore_files=ignore_files, on_listing=on_listing)
+
+    scan = watched_scan(spath, root, full_scan, max_file_bytes=settings.index.max_file_bytes, exclude=exclude,
+                        ignore_files=ignore_files) if watch_tree else full_scan(None)
     summary = TreeSummary(workspace=ws, root=str(scan.root), bytes_read=scan.bytes_read)
     summary.directories = len(scan.dirs)
     summary.files = len(scan.files)
@@ -223,13 +230,15 @@ def _tree_rows(scan: TreeScan, in_graph: dict[str, dict], summary: TreeSummary) 
             summary.changed += 1
         else:
             summary.unchanged += 1
+    stamps = scan.stamps
     for f in scan.files:
-        row = _file_row(f, scan.stamps)
         old = in_graph.get(f.id)
         if old is None or "File" not in old["labels"]:
-            new_files.append(row | {"parent": model.parent_dir_id(f.id)})
+            new_files.append(_file_row(f, stamps) | {"parent": model.parent_dir_id(f.id)})
             summary.added += 1
-        elif any(old[k] != row[k] for k in _FILE_FIELDS):
+        elif (old["lang"], old["size"], old["hash"], old["mtime_ns"], old["skip_reason"]) != (
+                f.lang, f.size, f.hash, stamps.get(f.id, (0, None))[1], f.skip_reason):
+            row = _file_row(f, stamps)
             # A touched but identical file only gets its new mtime; it counts as unchanged.
             new_files.append(row | {"parent": None})
             content_changed = any(old[k] != row[k] for k in ("hash", "skip_reason", "lang"))
@@ -313,17 +322,18 @@ def index_symbols(
     exclude: Sequence[str] = (),
     replace: bool = False,
     ignore_files: bool = True,
+    watch_tree: bool = False,
 ) -> SymbolSummary:
     """Bring the tree up to date, then extract, resolve and write symbols and edges of
     changed files; edges of unchanged files that could now resolve differently are redone.
-    ``replace`` and ``ignore_files`` as for `index_tree`."""
+    ``replace``, ``ignore_files`` and ``watch_tree`` as for `index_tree`."""
     settings = get_settings()
     ws = workspace_name(path, workspace)
     _check_root(Path(path), settings.index.max_file_bytes)  # before touching the graph
     graph = graph or get_graph()
     spath = state_path(settings.home, ws, graph.uri)
     with workspace_lock(spath):
-        return _index_symbols(path, ws, graph, jobs, progress, exclude, spath, replace, ignore_files)
+        return _index_symbols(path, ws, graph, jobs, progress, exclude, spath, replace, ignore_files, watch_tree)
 
 
 def _index_symbols(
@@ -336,10 +346,12 @@ def _index_symbols(
     spath: Path,
     replace: bool = False,
     ignore_files: bool = True,
+    watch_tree: bool = False,
 ) -> SymbolSummary:
     started = time.perf_counter()
     settings = get_settings()
-    tree, scan, graph_token = _sync_tree(path, workspace, graph, progress, exclude, spath, replace, ignore_files)
+    tree, scan, graph_token = _sync_tree(path, workspace, graph, progress, exclude, spath, replace, ignore_files,
+                                         watch_tree)
     writer = GraphWriter(graph, tree.workspace, settings.index.batch_size, settings.index.write_workers, progress)
     summary = SymbolSummary(workspace=tree.workspace, tree=tree)
     indexer = indexer_fingerprint()

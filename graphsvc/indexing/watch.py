@@ -6,10 +6,11 @@ read (not inside `.git`, not ignored by the ignore files or `exclude`) to a pend
 publishes its size (`graphsvc.graph.freshness`, which query results report as `stale` and
 `pendingFiles`). The watching thread takes what is pending as a batch and runs the ordinary
 incremental symbol run on it (`index_symbols`: tree, symbols, edges, grep index, under the
-workspace's lock). That run already reads only what changed: it compares sizes and mtimes
-with what the graph holds and hashes only the files that differ, so it needs no list of
-paths, and the graph it leaves is the one a clean index gives, with deletions, renames,
-new directories and changed ignore files included. A branch switch that rewrites
+workspace's lock). That run already reads only what changed: it lists again only the
+directories the kernel reported changes in (`graphsvc.indexing.tree_watch`; all of them
+when it cannot tell), compares sizes and mtimes with what the graph holds and hashes only the
+files that differ, so it needs no list of paths from here, and the graph it leaves is the one
+a clean index gives, with deletions, renames, new directories and changed ignore files included. A branch switch that rewrites
 thousands of files is one more run of the same kind. Paths that change again while a run
 is under way stay pending for the next one.
 """
@@ -144,7 +145,8 @@ def _run(root: Path, ws: str, batch: dict[str, int], pending: _Pending,
     """One incremental run for `batch`; whether it succeeded."""
     started = time.perf_counter()
     try:
-        summary = index_symbols(root, workspace=ws, graph=graph, jobs=jobs, exclude=exclude, ignore_files=ignore_files)
+        summary = index_symbols(root, workspace=ws, graph=graph, jobs=jobs, exclude=exclude, ignore_files=ignore_files,
+                                watch_tree=True)
     except Exception as exc:
         if raise_errors:
             raise

@@ -220,6 +220,32 @@ def test_a_tree_sync_that_died_half_way_leaves_no_token_to_trust(graph, workspac
     assert index_tree(repo, workspace=workspace).changed == 0
 
 
+def test_a_watched_tree_is_walked_once_then_only_where_it_changed(graph, workspace, tmp_path, monkeypatch):
+    from graphsvc.indexing import pipeline
+    from graphsvc.indexing.tree_watch import TreeWatch
+
+    if TreeWatch(str(tmp_path)).broken:
+        pytest.skip("no inotify here")
+    repo = tmp_path / "repo"
+    make_repo(repo)
+    walks = []
+    monkeypatch.setattr(pipeline, "scan_tree", lambda *a, **k: walks.append(1) or scan_tree(*a, **k))
+    index_tree(repo, workspace=workspace, watch_tree=True)
+    assert len(walks) == 1
+    (repo / "src" / "app.py").write_text("def main():\n    return 2\n")
+    (repo / "docs" / "new.md").write_text("new\n")
+    (repo / "web" / "index.ts").unlink()
+    (repo / "src" / "util").rename(repo / "src" / "helpers")
+    summary = index_tree(repo, workspace=workspace, watch_tree=True)
+    assert len(walks) == 1  # only the directories the kernel named were listed
+    assert set(entities(graph, workspace)) == expected_ids(repo)
+    assert (summary.added, summary.changed, summary.removed) == (4, 1, 4)
+    (repo / ".gitignore").write_text("docs/\n")
+    index_tree(repo, workspace=workspace, watch_tree=True)
+    assert len(walks) == 2  # an ignore file changed: walked whole
+    assert "docs/" not in entities(graph, workspace)
+
+
 def test_scan_is_pure_and_reuses_hashes(tmp_path):
     repo = tmp_path / "repo"
     make_repo(repo)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 from indexers.tree import TreeScan, rescan_tree, scan_tree
 
 LIMIT = 1000
@@ -46,7 +48,8 @@ class _Tree:
                 p = p.resolve()
                 if not p.exists() or not p.is_relative_to(self.root):
                     return set()
-            p.write_text(p.read_text(errors="replace") + "y = 1\n")
+            with p.open("a") as fh:  # in place, as an editor saving it may
+                fh.write("y = 1\n")
             return {self.rel(p)}
         if op == "delete":
             p = rng.choice(files)
@@ -129,6 +132,19 @@ def test_rescans_after_random_edits_equal_full_scans(tmp_path):
     assert rescans > 250
 
 
+def test_a_directory_made_again_under_its_old_name_is_listed_whole(tmp_path):
+    _seed_tree(tmp_path)
+    scan = scan_tree(tmp_path, max_file_bytes=LIMIT)
+    for q in sorted((tmp_path / "pkg").rglob("*"), reverse=True):
+        q.unlink() if q.is_file() else q.rmdir()
+    (tmp_path / "pkg").rmdir()
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / "sub" / "other.py").write_text("o = 1\n")
+    # What a watcher reports: the directory's entry in the root; the old `pkg/sub` had its
+    # own watch, the new one none yet.
+    _same(rescan_tree(scan, {"pkg"}, max_file_bytes=LIMIT), scan_tree(tmp_path, max_file_bytes=LIMIT))
+
+
 def test_a_changed_ignore_file_or_root_asks_for_a_full_scan(tmp_path):
     _seed_tree(tmp_path)
     scan = scan_tree(tmp_path, max_file_bytes=LIMIT)
@@ -136,3 +152,50 @@ def test_a_changed_ignore_file_or_root_asks_for_a_full_scan(tmp_path):
     assert rescan_tree(scan, {"pkg/.graphsvcignore"}, max_file_bytes=LIMIT) is None
     assert rescan_tree(scan, {""}, max_file_bytes=LIMIT) is None
     _same(rescan_tree(scan, set(), max_file_bytes=LIMIT), scan)
+
+
+def test_the_kernels_report_of_random_edits_gives_the_full_scan(tmp_path):
+    """What inotify reports is enough: each rescan from it equals a walk of the whole tree."""
+    watch_mod = pytest.importorskip("graphsvc.indexing.tree_watch")
+    for seed in range(6):
+        root = tmp_path / f"tree{seed}"
+        root.mkdir()
+        _seed_tree(root)
+        tree = _Tree(root, seed + 100)
+        watch = watch_mod.TreeWatch(str(root.resolve()))
+        if watch.broken:
+            pytest.skip("no inotify here")
+        scan = scan_tree(root, max_file_bytes=LIMIT, on_listing=watch.add)
+        try:
+            for _ in range(25):
+                for _ in range(tree.rng.randint(1, 3)):
+                    tree.step()
+                changed = watch.changes()
+                assert changed is not None
+                updated = rescan_tree(scan, changed, max_file_bytes=LIMIT, on_listing=watch.add)
+                full = scan_tree(root, max_file_bytes=LIMIT)
+                _same(updated if updated is not None else full, full)
+                scan = updated if updated is not None else scan_tree(root, max_file_bytes=LIMIT, on_listing=watch.add)
+        finally:
+            watch.close()
+            for p in [root, *root.rglob("*")]:
+                if p.is_dir() and not p.is_symlink():
+                    p.chmod(0o755)
+
+
+def test_a_moved_root_or_a_full_queue_asks_for_a_full_scan(tmp_path):
+    from graphsvc.indexing.tree_watch import TreeWatch
+
+    root = tmp_path / "tree"
+    root.mkdir()
+    _seed_tree(root)
+    watch = TreeWatch(str(root))
+    if watch.broken:
+        pytest.skip("no inotify here")
+    scan_tree(root, max_file_bytes=LIMIT, on_listing=watch.add)
+    (root / "a.py").write_text("changed\n")
+    assert watch.changes() == {"a.py"}
+    assert watch.changes() == set()
+    root.rename(tmp_path / "elsewhere")
+    assert watch.changes() is None
+    watch.close()
