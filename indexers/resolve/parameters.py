@@ -32,11 +32,16 @@ _DIRECT = (RECEIVER_NONE, RECEIVER_NAME)
 _HEAD = re.compile(r"^(?:[A-Za-z_$][\w$]*\.)*")  # what qualifies a dotted name
 
 
-def parameter(ext: FileExtraction, function_id: str, name: str) -> ParamRef | None:
-    for p in ext.params:
-        if p.function == function_id and p.name == name:
-            return p
-    return None
+def _parameters_of(table, path: str) -> dict[str, list[ParamRef]]:
+    """A file's parameters by function (cached with the table's other answers)."""
+    key = ("params-of", path)
+    found = table.recursive.values.get(key)
+    if found is None:
+        found = {}
+        for p in table.files[path].params:
+            found.setdefault(p.function, []).append(p)
+        table.recursive.values[key] = found
+    return found
 
 
 def parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ...]:
@@ -51,7 +56,7 @@ def _parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ..
     sym = table.symbols.get(function_id)
     if sym is None or sym.kind != "function" or sym.file not in table.files:
         return ()
-    param = parameter(table.files[sym.file], function_id, name)
+    param = next((p for p in _parameters_of(table, sym.file).get(function_id, ()) if p.name == name), None)
     if param is None or param.rebound:
         return ()
     found: dict[str, None] = {}
@@ -67,19 +72,19 @@ def _parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ..
         names = {sym.name} | _names_bound_to(table, ext).get(sym.name, set())
         index = _calls_naming(table, ext)
         for call in dict.fromkeys(c for n in sorted(names) for c in index.get(n, ())):
-            passes = [key for key, v in call.args if _HEAD.sub("", v) in names]
+            passes = [key for key, v in call.args if _last_name(v) in names]
             if call.name not in names and not passes:
                 continue
-            target = site_resolver.resolve_call(call)
+            target = site_resolver.resolved(call, site_resolver.memo_key(call))
             if not isinstance(target, tuple) or target[2] < 1.0 or target[0][0] != "sym":
                 continue
             if target[0] == ("sym", (function_id,)):
                 found.update(dict.fromkeys(_passed(site_resolver, call, param)))
-            elif len(target[0][1]) == 1:
+            elif passes and len(target[0][1]) == 1:
                 receiver = table.symbols[target[0][1][0]]
-                home = table.files.get(receiver.file)
-                for p in home.params if home is not None else ():
-                    if p.function == receiver.id and (p.name in passes or p.position in passes):
+                home = _parameters_of(table, receiver.file) if receiver.file in table.files else {}
+                for p in home.get(receiver.id, ()):
+                    if p.name in passes or p.position in passes:
                         receivers.setdefault(receiver.file, set()).add((p.function, p.name))
     for path, held in sorted(receivers.items()):
         site_resolver = r.other(path)
@@ -105,8 +110,12 @@ def _calls_naming(table, ext: FileExtraction) -> dict[str, list[CallRef]]:
         found = {}
         for call in ext.calls:
             if call.args and call.receiver_kind in _DIRECT:
-                for n in {call.name, *(_HEAD.sub("", v) for _, v in call.args)}:
-                    found.setdefault(n, []).append(call)
+                for n in (call.name, *[_last_name(v) for _, v in call.args]):
+                    calls = found.get(n)
+                    if calls is None:
+                        found[n] = [call]
+                    elif calls[-1] is not call:  # a name passed twice, or called and passed
+                        calls.append(call)
         table.recursive.values[key] = found
     return found
 
@@ -120,9 +129,14 @@ def _names_bound_to(table, ext: FileExtraction) -> dict[str, set[str]]:
         found = {}
         for b in ext.bindings:
             if b.value:
-                found.setdefault(_HEAD.sub("", b.value), set()).add(b.name)
+                found.setdefault(_last_name(b.value), set()).add(b.name)
         table.recursive.values[key] = found
     return found
+
+
+def _last_name(text: str) -> str:
+    """``a.b.c`` -> ``c``: the text without what qualifies it (most texts are one name)."""
+    return _HEAD.sub("", text) if "." in text else text
 
 
 def _passed(r: Resolver, call: CallRef, param: ParamRef) -> tuple[str, ...]:
@@ -138,8 +152,8 @@ def _value(r: Resolver, text: str, qual: str, call: CallRef | None) -> tuple[str
     methods and classes it stands for, for certain."""
     if call is not None and "." not in text and call.caller != r.ext.path:
         # A parameter of the calling function passes on what its own callers pass.
-        own = parameter(r.ext, call.caller, text)
-        if own is not None:
+        own = any(p.name == text for p in _parameters_of(r.table, r.ext.path).get(call.caller, ()))
+        if own:
             return parameter_values(r, call.caller, text)
     chain = value_chain(text) if "(" in text else text  # `make(x)` passes what `make()` returns
     value = r.types.value(chain, qual, call.block if call is not None else "") if chain else ("unknown",)

@@ -452,21 +452,25 @@ class Types:
         if not binds:
             return UNKNOWN
         declared = [b for b in binds if b.type is not None]
-        if declared and not self.spec.bindings_declare:
-            values = {self._in_file_of(b.context or scope, "type", b.type) for b in declared}
-        else:
-            values = set()
-            for b in binds:
-                if b.type is None and b.value is None:
-                    return UNKNOWN
-                what, text = ("value", b.value) if b.type is None else ("type", b.type)
-                values.add(self._in_file_of(b.context or scope, what, text, b.block))
-                if len(values) > 1:
-                    return UNKNOWN
-        value = values.pop() if len(values) == 1 else UNKNOWN
+        if not declared or self.spec.bindings_declare:
+            declared = None
+            if any(b.value is None and b.type is None for b in binds):
+                return UNKNOWN  # a binding to something unknown: no need to evaluate the others
+        value = None
+        # One unknown (or missing) value, or two that differ, leave the name unknown: stop there.
+        for b in declared or binds:
+            if declared is not None:
+                found = self._in_file_of(b.context or scope, "type", b.type)
+            elif b.type is None:
+                found = self._in_file_of(b.context or scope, "value", b.value, b.block)
+            else:
+                found = self._in_file_of(b.context or scope, "type", b.type, b.block)
+            if found[0] == "unknown" or found[0] == "missing" or (value is not None and found != value):
+                return UNKNOWN
+            value = found
         if value[0] == "items" and binds[0].name in self.changed(scope.partition("#")[0]):
             return UNKNOWN
-        return UNKNOWN if value[0] == "missing" else value
+        return value
 
     def changed(self, path: str) -> frozenset[str]:
         """Names of a file (variables, and fields by their last name) whose contents may
