@@ -60,33 +60,10 @@ def _parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ..
     if param is None or param.rebound:
         return ()
     found: dict[str, None] = {}
-    # Parameters the function is passed to (`apply(run)`, `def apply(f): f(h)`), by file.
-    receivers: dict[str, set[tuple[str, str]]] = {}
-    for path in sorted(table.referencing_files(sym.name)):
-        ext = table.files.get(path)
-        if ext is None:
-            continue
-        site_resolver = r.other(path)
-        # Calls by the function's name or by a name bound to it (`c = run; c(h)`), and
-        # calls passing it on.
-        names = {sym.name} | _names_bound_to(table, ext).get(sym.name, set())
-        index = _calls_naming(table, ext)
-        for call in dict.fromkeys(c for n in sorted(names) for c in index.get(n, ())):
-            passes = [key for key, v in call.args if _last_name(v) in names]
-            if call.name not in names and not passes:
-                continue
-            target = site_resolver.resolved(call, site_resolver.memo_key(call))
-            if not isinstance(target, tuple) or target[2] < 1.0 or target[0][0] != "sym":
-                continue
-            if target[0] == ("sym", (function_id,)):
-                found.update(dict.fromkeys(_passed(site_resolver, call, param)))
-            elif passes and len(target[0][1]) == 1:
-                receiver = table.symbols[target[0][1][0]]
-                home = _parameters_of(table, receiver.file) if receiver.file in table.files else {}
-                for p in home.get(receiver.id, ()):
-                    if p.name in passes or p.position in passes:
-                        receivers.setdefault(receiver.file, set()).add((p.function, p.name))
-    for path, held in sorted(receivers.items()):
+    calls, receivers = _call_sites(r, sym)
+    for path, call in calls:
+        found.update(dict.fromkeys(_passed(r.other(path), call, param)))
+    for path, held in receivers:
         site_resolver = r.other(path)
         for call in table.files[path].calls:
             # Only a parameter that holds this function alone: with others, what it is passed
@@ -99,6 +76,48 @@ def _parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ..
         for vid in _value(r.other(sym.file), param.default, sym.qualified_name.rpartition(".")[0], None):
             found[vid] = None
     return tuple(found)
+
+
+def _call_sites(r: Resolver, sym) -> tuple[list, list]:
+    """Where a function is called, and the parameters it is passed to, whichever of its
+    parameters is asked about: (path, call) of the calls resolving to it, and (path,
+    {(function, parameter)}) of the parameters holding it (`apply(run)`, `def apply(f):
+    f(h)`), by file."""
+    return r.table.recursive.get(("call-sites", sym.id), ([], []), lambda: _find_call_sites(r, sym))
+
+
+def _find_call_sites(r: Resolver, sym) -> tuple[list, list]:
+    table = r.table
+    calls: list[tuple[str, CallRef]] = []
+    receivers: dict[str, set[tuple[str, str]]] = {}
+    for path in sorted(table.referencing_files(sym.name)):
+        ext = table.files.get(path)
+        if ext is None:
+            continue
+        # Calls by the function's name or by a name bound to it (`c = run; c(h)`), and
+        # calls passing it on.
+        names = {sym.name} | _names_bound_to(table, ext).get(sym.name, set())
+        index = _calls_naming(table, ext)
+        sites = dict.fromkeys(c for n in sorted(names) for c in index.get(n, ()))
+        if not sites:
+            continue
+        site_resolver = r.other(path)
+        for call in sites:
+            passes = [key for key, v in call.args if _last_name(v) in names]
+            if call.name not in names and not passes:
+                continue
+            target = site_resolver.resolved(call, site_resolver.memo_key(call))
+            if not isinstance(target, tuple) or target[2] < 1.0 or target[0][0] != "sym":
+                continue
+            if target[0] == ("sym", (sym.id,)):
+                calls.append((path, call))
+            elif passes and len(target[0][1]) == 1:
+                receiver = table.symbols[target[0][1][0]]
+                home = _parameters_of(table, receiver.file) if receiver.file in table.files else {}
+                for p in home.get(receiver.id, ()):
+                    if p.name in passes or p.position in passes:
+                        receivers.setdefault(receiver.file, set()).add((p.function, p.name))
+    return calls, sorted(receivers.items())
 
 
 def _calls_naming(table, ext: FileExtraction) -> dict[str, list[CallRef]]:
