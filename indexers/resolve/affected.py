@@ -9,8 +9,10 @@ from typing import Iterable
 
 from indexers.extract import RESULT, FileExtraction
 from indexers.languages import LANGUAGES
-from indexers.resolve.common import MAX_REEXPORT_HOPS, SPLIT, TYPE_KIND_NAMES, ImportContext, last_segment
+from indexers.resolve.common import MAX_REEXPORT_HOPS, SPLIT, TYPE_KIND_NAMES, ImportContext, ResolveStats, last_segment
 from indexers.resolve.modules import MODULE_SYSTEMS, FileSet, ModuleSystem
+from indexers.resolve.parameters import parameter_values, reaches_parameters
+from indexers.resolve.resolver import Resolver
 from indexers.resolve.table import SymbolTable
 
 
@@ -150,11 +152,14 @@ def _receiving_files(
     callees: set[tuple[str, str]] = set()  # (module system, callee name)
     for path in changed:
         exts = [e for e in (old_exts.get(path), new_exts.get(path)) if e is not None]
-        sides = [{(c.caller, c.name, c.args) for c in e.calls if c.args} for e in exts]
+        # Only calls whose arguments reach parameters: `obj().m(s)` passes `s` to no parameter
+        # whose values are followed.
+        sides = [{(c.caller, c.name, c.args, c.receiver_kind, c.receiver) for c in e.calls if reaches_parameters(c)}
+                 for e in exts]
         if not exts or exts[0].lang not in LANGUAGES:
             continue
         system = LANGUAGES[exts[0].lang].module_system
-        for caller, name, _ in (sides[0] ^ sides[1] if len(sides) == 2 else sides[0]):
+        for caller, name, *_ in (sides[0] ^ sides[1] if len(sides) == 2 else sides[0]):
             callees.add((system, name))
             for e in exts:
                 # Called through a name bound to a function (`c = run; c(h)`) or through a
@@ -168,27 +173,75 @@ def _receiving_files(
         ext = table.files.get(path)
         if ext is not None and ext.lang in LANGUAGES:
             system = LANGUAGES[ext.lang].module_system
-            callees.update((system, c.name) for c in ext.calls if c.args and (
+            callees.update((system, c.name) for c in ext.calls if reaches_parameters(c) and (
                 path in rebound or any(seg in names for _, v in c.args for seg in SPLIT.split(v))))
+    # Layer by layer: the functions of those names whose parameters are called or passed on;
+    # those whose parameters now hold something else name their files, and the callees they
+    # pass their parameters to are the next layer. A function whose parameters hold what they
+    # held has nothing new to pass on.
     out: set[str] = set()
     seen: set[tuple[str, str]] = set()
+    visited: set[str] = set()
     while callees:
-        key = callees.pop()
-        seen.add(key)
-        system, name = key
-        for sid in table.by_name(system, "callable", name):
+        seen |= callees
+        layer = []
+        for system, name in sorted(callees):
+            for sid in table.by_name(system, "callable", name):
+                if sid in visited:
+                    continue
+                visited.add(sid)
+                # Only functions' parameters are followed (parameters.py): not a class's, not a method's.
+                if table.symbols[sid].kind == "function" and _receives(table.files[table.symbols[sid].file], sid):
+                    layer.append(sid)
+        callees = set()
+        for sid in _values_differ(layer, changed, old_exts, new_exts, table):
             path = table.symbols[sid].file
-            if path in out:
-                continue
             ext = table.files[path]
-            if not _receives(ext, sid):
-                continue
             out.add(path)
-            # In turn: the callees to which this function passes its own parameters.
+            system = LANGUAGES[ext.lang].module_system
             passing = {(p.function, p.name) for p in ext.params if p.function == sid or p.function.startswith(sid + ".")}
             callees.update((system, c.name) for c in ext.calls
-                           if any((c.caller, v) in passing for _, v in c.args) and (system, c.name) not in seen)
+                           if reaches_parameters(c) and any((c.caller, v) in passing for _, v in c.args)
+                           and (system, c.name) not in seen)
     return out
+
+
+MAX_COMPARED = 200  # functions whose parameters are compared before and after; past that, all count
+
+
+def _values_differ(
+    sids: list[str], changed: set[str], old_exts: dict[str, FileExtraction], new_exts: dict[str, FileExtraction],
+    table: SymbolTable,
+) -> list[str]:
+    """The functions whose parameters hold other values now than before the change: the table
+    is put back as it was for the comparison, then as it is."""
+    if not sids or len(sids) > MAX_COMPARED:
+        return sids
+    now = _parameter_values(sids, table)
+    _apply(changed, old_exts, table)
+    try:
+        before = _parameter_values([s for s in sids if s in table.symbols], table)
+    finally:
+        _apply(changed, new_exts, table)
+    return [s for s in sids if before.get(s) != now[s]]
+
+
+def _parameter_values(sids: list[str], table: SymbolTable) -> dict[str, tuple]:
+    out = {}
+    for sid in sids:
+        path = table.symbols[sid].file
+        r = table.resolvers.get(path) or Resolver(table.files[path], table, ResolveStats())
+        out[sid] = tuple(parameter_values(r, sid, p.name) for p in table.files[path].params if p.function == sid)
+    return out
+
+
+def _apply(changed: set[str], exts: dict[str, FileExtraction], table: SymbolTable) -> None:
+    for path in sorted(changed):
+        ext = exts.get(path)
+        if ext is not None:
+            table.add_file(ext)
+        else:
+            table.remove_file(path)
 
 
 def _receives(ext: FileExtraction, sid: str) -> bool:

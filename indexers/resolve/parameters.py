@@ -44,6 +44,13 @@ def _parameters_of(table, path: str) -> dict[str, list[ParamRef]]:
     return found
 
 
+def reaches_parameters(call: CallRef) -> bool:
+    """Whether what a call passes can be what a parameter holds: a call by a name, or of a
+    parameter (``run(f)``, ``mod.run(f)``, ``f(h)``), with arguments. Method calls on
+    expressions and on ``self`` are never call sites followed here."""
+    return bool(call.args) and (call.receiver_kind in _DIRECT or call.receiver is None)
+
+
 def parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ...]:
     """Ids of the functions, methods and classes the callers of ``function_id`` pass for
     ``name``, or that its default names."""
