@@ -27,45 +27,59 @@ class ParamRef:
 
 
 def call_arguments(matches: list[dict]) -> dict[tuple[int, int], Arguments]:
-    """Arguments by the byte range of their call (the parent of the argument list): position
-    (among all arguments; unknown after a splat such as ``*xs``) or keyword, and the value
-    as written."""
+    """Arguments by the byte range of their call: position (among all arguments; unknown
+    after a splat such as ``*xs``) or keyword, and the value as written. The call and its
+    argument list are the ``@argument.call`` and ``@argument.list`` captures, else the
+    argument's parents (tree-sitter finds a parent by descending from the root)."""
     out: dict[tuple[int, int], list[tuple[int | str, str]]] = {}
+    lists: dict[int, dict[int, int]] = {}  # per argument list, the position of each argument
     for caps in matches:
         value = caps["argument"][0]
         if value.end_byte - value.start_byte > MAX_ARGUMENT:
             continue
         keyword = caps.get("argument.keyword")
-        item = value.parent if keyword else value
-        arg_list = item.parent
-        call = arg_list.parent if arg_list is not None else None
-        if call is None:
-            continue
-        key: int | str
+        if "argument.call" in caps:
+            call, arg_list = caps["argument.call"][0], caps["argument.list"][0]
+        else:
+            arg_list = (value.parent if keyword else value).parent
+            call = arg_list.parent if arg_list is not None else None
+            if call is None:
+                continue
+        key: int | str | None
         if keyword:
             key = _text(keyword[0])
         else:
-            key, prev = 0, item.prev_named_sibling
-            while prev is not None and "splat" not in prev.type:
-                key += 1
-                prev = prev.prev_named_sibling
-            if prev is not None:
+            positions = lists.get(arg_list.id)
+            if positions is None:
+                positions = lists[arg_list.id] = _positions(arg_list)
+            key = positions.get(value.id)
+            if key is None:
                 continue
         out.setdefault((call.start_byte, call.end_byte), []).append((key, _text(value)))
     return {k: tuple(v) for k, v in out.items()}
 
 
-def parameters(matches: list[dict], enclosing: list, bindings: Iterable) -> list[ParamRef]:
-    """Each function's parameters in order, with their defaults. ``enclosing`` holds the
-    definition around each match (the extractor's), ``bindings`` every binding of the file:
-    a parameter bound more than once is rebound in the body."""
+def _positions(arg_list: tree_sitter.Node) -> dict[int, int]:
+    """The position of each argument in a list (by node id), up to the first splat."""
+    positions: dict[int, int] = {}
+    for i, item in enumerate(arg_list.named_children):
+        positions[item.id] = i
+        if "splat" in item.type:
+            break
+    return positions
+
+
+def parameters(matches: list[dict], starts: list[int], enclosing: list, bindings: Iterable) -> list[ParamRef]:
+    """Each function's parameters in order, with their defaults. ``starts`` holds the first
+    byte of each match's parameter, ``enclosing`` the definition around it (the
+    extractor's), ``bindings`` every binding of the file: a parameter bound more than once
+    is rebound in the body."""
     count: dict[tuple[str, str], int] = {}
     for b in bindings:
         count[(b.scope, b.name)] = count.get((b.scope, b.name), 0) + 1
     out: list[ParamRef] = []
     position: dict[str, int | None] = {}
-    order = sorted(range(len(matches)), key=lambda i: _anchor(matches[i]).start_byte)
-    for i in order:
+    for i in sorted(range(len(matches)), key=starts.__getitem__):
         caps, d = matches[i], enclosing[i]
         if d is None or d.sym is None or d.kind not in _FUNCTION_KINDS:
             continue
@@ -80,10 +94,6 @@ def parameters(matches: list[dict], enclosing: list, bindings: Iterable) -> list
         if pos is not None:
             position[fid] = pos + 1
     return out
-
-
-def _anchor(caps: dict) -> tree_sitter.Node:
-    return (caps.get("parameter") or caps["parameter.rest"])[0]
 
 
 def _text(node: tree_sitter.Node) -> str:

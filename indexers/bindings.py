@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from operator import itemgetter
 
 import tree_sitter
 
@@ -30,6 +31,8 @@ ANONYMOUS = "<anonymous>"  # a bound expression that is a function without a sym
 ALTERNATIVES = "?"
 
 _WS = re.compile(r"\s+")
+_START = itemgetter(1)
+_TYPE_VALUE = {role: (f"{role}.type", f"{role}.value") for role in ("local", "field")}
 _KEY = re.compile(r"[\w.-]*")  # keys a chain can name (``d["k"]``)
 
 
@@ -64,14 +67,16 @@ def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tup
                 if type_text is None:
                     continue
                 value_text = None
-            if name is None and role in ("local", "field") and node.named_child_count:
+            if name is None and (role == "local" or role == "field") and node.named_child_count:
                 continue  # a nested pattern (`a, (b, c) = ...`): its names have their own matches
             # What a match says: nothing, a value, or a declared type (`new(T)` beside `f()`).
             known = 2 if type_text is not None else 1 if value_text is not None else 0
-            key = (role, node.start_byte)
-            if key not in best or known > best[key][0]:
-                best[key] = (known, role, node, type_text, value_text, name)
-    return [item[1:] for item in sorted(best.values(), key=lambda item: item[2].start_byte)]
+            start = node.start_byte
+            key = (role, start)
+            old = best.get(key)
+            if old is None or known > old[0]:
+                best[key] = (known, start, role, node, type_text, value_text, name)
+    return [item[2:] for item in sorted(best.values(), key=_START)]
 
 
 def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
@@ -82,7 +87,8 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
         return [(nodes[0], None, value_of(spec, nodes[0]))]
     if role == "signature":
         return [(caps["signature.parameter"][0], type_text(caps["signature.type"][0]), None)]
-    decl, values = caps.get(role + ".type"), caps.get(role + ".value")
+    type_cap, value_cap = _TYPE_VALUE[role]
+    decl, values = caps.get(type_cap), caps.get(value_cap)
     if len(nodes) == 1 and values and nodes[0].named_child_count:
         names, elements = nodes[0].named_children, values[0].named_children
         if len(names) == len(elements) and len(names) > 1:
@@ -98,6 +104,8 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
 
 def _bound_value(spec: LanguageSpec, role: str, caps: dict) -> str | None:
     """What ``.enter`` / ``.element`` / ``.of`` captures bind a name to, as a chain."""
+    if len(caps) == 1:
+        return None  # the name alone (most bindings): nothing said
     if role + ".enter" in caps and spec.context_enter:
         value = value_of(spec, caps[role + ".enter"][0])
         return _then(value, f".{spec.context_enter}()")
@@ -150,14 +158,16 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     """A bound expression as a chain with arguments dropped (``a.b().c``); "" for the
     language's null literal; ``ANONYMOUS`` for a function without a name (a lambda, in
     parentheses or not); None when it is anything else."""
+    kind = node.type
     if spec.anonymous_functions:
-        while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        while kind == "parenthesized_expression" and node.named_child_count == 1:
             node = node.named_children[0]
-        if node.type in spec.anonymous_functions:
+            kind = node.type
+        if kind in spec.anonymous_functions:
             return ANONYMOUS
-    if node.type in spec.sequence_literals or node.type in spec.mapping_literals:
+    if kind in spec.sequence_literals or kind in spec.mapping_literals:
         return _literal(spec, node)
-    if node.type in spec.conditional_expressions:
+    if kind in spec.conditional_expressions:
         return _alternatives(spec, node)
     text = _text(node)
     if text in spec.null_literals:

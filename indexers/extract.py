@@ -63,6 +63,8 @@ tags.scm-style captures:
                         ``@name`` and ``@receiver`` as for a call
 ``@argument``           on a value: it is an argument of the enclosing call, at its position
                         or ``@argument.keyword``
+``@argument.call``      the call a value is an argument of, ``@argument.list`` its argument
+                        list (else found by walking up from the argument, which is slower)
 ``@parameter``          a parameter of the enclosing function, in order; ``@parameter.default``
                         its default value; ``@parameter.rest`` a ``*args``/``*``/``**kw``
                         after which parameters are not positional
@@ -90,13 +92,14 @@ import tree_sitter
 
 from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
 from indexers.arguments import ParamRef, call_arguments, parameters
-from indexers.bindings import BINDING_ROLES, ELEMENT, RESULT, Binding, binding_items
+from indexers.bindings import ELEMENT, RESULT, Binding, binding_items
 from indexers.c_macros import clean_macros
 from indexers.languages import LanguageSpec, MacroHints, get_language, language_for_content, parser_for
-from indexers.matches import SCOPE, narrowest_receivers, pattern_roles, role_of
+from indexers.matches import SCOPE, grouped_matches, narrowest_receivers, pattern_roles
 from indexers.records import SymbolRecord
 from indexers.syntax_errors import inside_error, scan_errors
-from indexers.text import first_paragraph, strip_comment, strip_string, unquote, value_chain, without_postfix
+from indexers.text import (first_paragraph, node_text, strip_comment, strip_string, unquote, value_chain,
+                           without_postfix)
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 # Longer average lines than this over a large file mean generated or minified code.
@@ -286,38 +289,37 @@ def _extract(rel_path: str, data: bytes, lang: str | None) -> FileExtraction:
         out.problems = ("invalid-utf8",)
     parser = parser_for(lang)
     root = parser.parse(data).root_node
+    source = data
     if root.has_error:
         out.has_errors = True
         out.error_count, pathological = scan_errors(root)
         if spec.macros is not None and not pathological:
-            root, out.error_count, pathological = _without_macros(parser, data, spec.macros, root, out.error_count)
+            root, source, out.error_count, pathological = _without_macros(parser, data, spec.macros, root,
+                                                                          out.error_count)
             out.has_errors = root.has_error
         if pathological:
             out.skip_reason = "unparseable"
             return out
     # Signatures are read from the bytes as written, macros included.
-    _Extractor(spec, path, out, data).run(root)
+    _Extractor(spec, path, out, data, source).run(root)
     return out
 
 
 def _without_macros(parser: tree_sitter.Parser, data: bytes, hints: MacroHints, root: tree_sitter.Node,
-                    errors: int) -> tuple[tree_sitter.Node, int, bool]:
-    """Parse again with the macros of declarations blanked, and keep that tree unless it has
-    more errors. Blanking keeps every byte offset, so lines and names stay those of the file."""
+                    errors: int) -> tuple[tree_sitter.Node, bytes, int, bool]:
+    """Parse again with the macros of declarations blanked, and keep that tree (and the bytes it
+    was parsed from) unless it has more errors. Blanking keeps every byte offset, so lines and
+    names stay those of the file."""
     cleaned = clean_macros(data, hints)
     if cleaned == data:
-        return root, errors, False
+        return root, data, errors, False
     retry = parser.parse(cleaned).root_node
     if not retry.has_error:
-        return retry, 0, False
+        return retry, cleaned, 0, False
     count, pathological = scan_errors(retry)
     if count > errors:
-        return root, errors, False
-    return retry, count, pathological
-
-
-def _text(node: tree_sitter.Node) -> str:
-    return node.text.decode("utf-8", "replace")
+        return root, data, errors, False
+    return retry, cleaned, count, pathological
 
 
 def _line(node: tree_sitter.Node) -> int:
@@ -325,8 +327,9 @@ def _line(node: tree_sitter.Node) -> int:
 
 
 class _Extractor:
-    def __init__(self, spec: LanguageSpec, path: str, out: FileExtraction, data: bytes):
+    def __init__(self, spec: LanguageSpec, path: str, out: FileExtraction, data: bytes, source: bytes):
         self.data = data
+        self.text = node_text(source)  # the text of a node of the tree parsed from ``source``
         self.spec = spec
         self.path = path
         self.out = out
@@ -334,60 +337,39 @@ class _Extractor:
         self.blocks: list[tuple[int, int]] = []  # (start, end) of each ``@block``, outer ones first
 
     def run(self, root: tree_sitter.Node) -> None:
-        defs: dict[tuple[int, int], _Def] = {}
-        calls: list[tuple[tree_sitter.Node, dict]] = []
-        values: list[tuple[tree_sitter.Node, dict]] = []
-        binds: list[tuple[str, dict]] = []
-        inherits: list[tuple[str, tree_sitter.Node, dict]] = []
-        imports: list[tuple[tree_sitter.Node, dict]] = []
-        params: list[dict] = []
         roles = pattern_roles(self.spec.name)
-        for pattern, caps in tree_sitter.QueryCursor(self.spec.query()).matches(root):
-            role = roles.get(pattern)
-            if role is None:
-                role = roles[pattern] = role_of(caps)
-            if role in BINDING_ROLES:
-                binds.append((role, caps))
-                continue
-            if role == "parameter":
-                params.append(caps)
-                continue
-            if role == "block":
-                node = caps["block"][0]
-                self.blocks.append((node.start_byte, node.end_byte))
-                continue
-            if role == "package":
-                self.out.package = _text(caps["package"][0]).strip()
-                continue
-            if role == "contents":  # recorded as a binding of "name[]" in the file
-                node = caps["contents"][0]
-                name = _text(node).rpartition(".")[2]  # a field's by its last name
-                self.out.bindings.append(Binding(self.path, name + ELEMENT, None, None, _line(node)))
-                continue
-            if role == "declaration":
-                if "name" in caps:
-                    self.out.declared.append(_text(caps["name"][0]))
-                continue
-            node = caps[role][0]
-            if role == "reference.call":
-                calls.append((node, caps))
-            elif role == "reference.value":
-                values.append((node, caps))
-            elif role == "reference.import":
-                imports.append((node, caps))
-            elif role == "reference.inherits" or role == "reference.implements":
-                inherits.append((role[10:], node, caps))
-            else:
-                self._add_def(defs, role, node, caps)
-                if "package" in caps:
-                    self.out.package = _text(caps["package"][0]).strip()
+        get = grouped_matches(self.spec.name, self.spec.query(), root).get
+        for _, caps in get("block", ()):
+            node = caps["block"][0]
+            self.blocks.append((node.start_byte, node.end_byte))
+        for _, caps in get("package", ()):
+            self.out.package = self.text(caps["package"][0]).strip()
+        for _, caps in get("contents", ()):  # recorded as a binding of "name[]" in the file
+            node = caps["contents"][0]
+            name = self.text(node).rpartition(".")[2]  # a field's by its last name
+            self.out.bindings.append(Binding(self.path, name + ELEMENT, None, None, _line(node)))
+        for _, caps in get("declaration", ()):
+            if "name" in caps:
+                self.out.declared.append(self.text(caps["name"][0]))
+        defs: dict[tuple[int, int], _Def] = {}
+        for pattern, caps in get("definition", ()):
+            role = roles[pattern]
+            self._add_def(defs, role, caps[role][0], caps)
+            if "package" in caps:
+                self.out.package = self.text(caps["package"][0]).strip()
+        binds = [(roles[pattern], caps) for pattern, caps in get("binding", ())]
+        params = [caps for _, caps in get("parameter", ())]
+        calls = [(caps["reference.call"][0], caps) for _, caps in get("reference.call", ())]
+        values = [(caps["reference.value"][0], caps) for _, caps in get("reference.value", ())]
+        imports = [(caps["reference.import"][0], caps) for _, caps in get("reference.import", ())]
+        inherits = [(roles[pattern][10:], caps[roles[pattern]][0], caps) for pattern, caps in get("inherits", ())]
         ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
         self.blocks = sorted(set(self.blocks), key=lambda b: (b[0], -b[1]))
         self._nest(ordered)
         local_names = self._bindings(ordered, binds)
         if params:
-            anchors = [(c.get("parameter") or c["parameter.rest"])[0] for c in params]
-            self.out.params = parameters(params, self._enclosing_all(ordered, anchors), self.out.bindings)
+            starts = [(c.get("parameter") or c["parameter.rest"])[0].start_byte for c in params]
+            self.out.params = parameters(params, starts, self._enclosing_all(ordered, starts), self.out.bindings)
         args = call_arguments([caps for _, caps in values if "argument" in caps])
         self._calls(ordered, narrowest_receivers(calls), local_names, self.out.calls, args=args)
         named = [v for v in values if "name" in v[1]]  # a call as an argument is no value of its own
@@ -404,7 +386,7 @@ class _Extractor:
         name_nodes = caps.get("name")
         if not name_nodes:
             return
-        name = _GENERIC_ARGS.sub("", _text(name_nodes[0])).strip()
+        name = _GENERIC_ARGS.sub("", self.text(name_nodes[0])).strip()
         qualifier = None
         for sep in self.seps:
             if sep in name:
@@ -412,14 +394,14 @@ class _Extractor:
                 qualifier = ".".join(p for p in qualifier.split(sep) if p)
                 break
         if "qualifier" in caps:
-            q = _GENERIC_ARGS.sub("", _text(caps["qualifier"][0])).lstrip("*&").strip()
+            q = _GENERIC_ARGS.sub("", self.text(caps["qualifier"][0])).lstrip("*&").strip()
             qualifier = ".".join(p for p in re.split(r"\.|::", q) if p) or None
         if not name:
             return
         if self.out.has_errors and kind in _FUNCTION_KINDS and node.child_by_field_name("body") is None \
                 and inside_error(node):
             return  # error recovery reads calls as signatures: `return f(() =>` as `f(...)` in a type
-        self_name = _text(caps["self"][0]) if "self" in caps else None
+        self_name = self.text(caps["self"][0]) if "self" in caps else None
         doc = caps["doc"][0] if "doc" in caps else None
         key = (node.start_byte, node.end_byte)
         prev = defs.get(key)
@@ -524,7 +506,7 @@ class _Extractor:
 
     def _doc(self, d: _Def) -> str:
         if d.doc_node is not None:
-            return first_paragraph(strip_string(_text(d.doc_node)))
+            return first_paragraph(strip_string(self.text(d.doc_node)))
         if self.spec.doc_style != "comment":
             return ""
         node = d.node
@@ -553,23 +535,23 @@ class _Extractor:
             expected = prev.start_point[0]
             prev = prev.prev_named_sibling
         prefixes = self.spec.comment_prefixes
-        return first_paragraph("\n".join(strip_comment(_text(c), prefixes) for c in reversed(block)))
+        return first_paragraph("\n".join(strip_comment(self.text(c), prefixes) for c in reversed(block)))
 
     # -- references --------------------------------------------------------------------
 
     @staticmethod
-    def _enclosing_all(ordered: list[_Def], nodes: list[tree_sitter.Node]) -> list[_Def | None]:
-        """Innermost emitted definition or scope around each node, by one sweep over both
-        lists in source order. Variables are skipped: a call in ``X = f()`` belongs to the
-        file (or to the function around the assignment)."""
-        result: list[_Def | None] = [None] * len(nodes)
-        order = sorted(range(len(nodes)), key=lambda i: nodes[i].start_byte)
+    def _enclosing_all(ordered: list[_Def], starts: list[int]) -> list[_Def | None]:
+        """Innermost emitted definition or scope around each node (by its first byte), by one
+        sweep over both lists in source order. Variables are skipped: a call in ``X = f()``
+        belongs to the file (or to the function around the assignment)."""
+        result: list[_Def | None] = [None] * len(starts)
         defs = [d for d in ordered if d.qual and d.kind not in ("variable", "constant")]
+        count = len(defs)
         stack: list[_Def] = []
         j = 0
-        for i in order:
-            pos = nodes[i].start_byte
-            while j < len(defs) and defs[j].start <= pos:
+        for i in sorted(range(len(starts)), key=starts.__getitem__):
+            pos = starts[i]
+            while j < count and defs[j].start <= pos:
                 d = defs[j]
                 while stack and stack[-1].end <= d.start:
                     stack.pop()
@@ -580,17 +562,18 @@ class _Extractor:
             result[i] = stack[-1] if stack else None
         return result
 
-    def _block_paths(self, nodes: list[tree_sitter.Node], enclosing: list[_Def | None]) -> list[str]:
-        """Per node, the ``@block`` nodes around it inside its enclosing definition, outermost
-        first, each by its first byte ("12/40"); "" for none. One sweep in source order."""
-        paths = [""] * len(nodes)
+    def _block_paths(self, starts: list[int], enclosing: list[_Def | None]) -> list[str]:
+        """Per node (by its first byte), the ``@block`` nodes around it inside its enclosing
+        definition, outermost first, each by its first byte ("12/40"); "" for none. One sweep
+        in source order."""
+        paths = [""] * len(starts)
         blocks = self.blocks
         if not blocks:
             return paths
         stack: list[tuple[int, int]] = []
         j = 0
-        for i in sorted(range(len(nodes)), key=lambda i: nodes[i].start_byte):
-            pos = nodes[i].start_byte
+        for i in sorted(range(len(starts)), key=starts.__getitem__):
+            pos = starts[i]
             while j < len(blocks) and blocks[j][0] <= pos:
                 while stack and stack[-1][1] <= blocks[j][0]:
                     stack.pop()
@@ -612,16 +595,16 @@ class _Extractor:
             return local_names
         out = self.out.bindings
         items = binding_items(self.spec, binds)
-        anchors = [node for _, node, _, _, _ in items]
-        enclosing = _with_symbols(self._enclosing_all(ordered, anchors))
-        blocks = self._block_paths(anchors, enclosing)
+        starts = [node.start_byte for _, node, _, _, _ in items]
+        enclosing = _with_symbols(self._enclosing_all(ordered, starts))
+        blocks = self._block_paths(starts, enclosing)
         for (role, node, type_text, value_text, name), encl, block in zip(items, enclosing, blocks):
             line = _line(node)
             if role == "result" or role == "return" or role == "signature":
                 if encl is not None and (encl.kind in _FUNCTION_KINDS or role == "result" and encl.kind == "type_alias"):
                     out.append(Binding(encl.sym.id, name or RESULT, type_text, value_text, line, None, block))
                 continue
-            name = name or _text(node)
+            name = name or self.text(node)
             if role == "field":
                 owner = encl
                 while owner is not None and owner.kind not in _TYPE_KINDS:
@@ -652,24 +635,30 @@ class _Extractor:
         spec = self.spec
         self_names = spec.self_names
         super_names = spec.super_names
-        enclosing = _with_symbols(self._enclosing_all(ordered, [node for node, _ in calls]))
-        blocks = self._block_paths([node for node, _ in calls], enclosing)
+        postfix = spec.non_null_postfix
+        sep = self.seps[0]
+        path = self.path
+        starts = [node.start_byte for node, _ in calls]
+        enclosing = _with_symbols(self._enclosing_all(ordered, starts))
+        blocks = self._block_paths(starts, enclosing)
         # Per enclosing definition: its receiver name, and the local names it sees, innermost first.
         receivers: dict[int, str | None] = {}
         visible: dict[int, list[dict[str, bool]]] = {}
-        for (node, caps), encl, block in zip(calls, enclosing, blocks):
+        typed = None
+        for (node, caps), start, encl, block in zip(calls, starts, enclosing, blocks):
             name_nodes = caps.get("name")
-            if not name_nodes and "receiver" not in caps:
+            rnodes = caps.get("receiver")
+            if not name_nodes and rnodes is None:
                 continue
-            name = _text(name_nodes[0]) if name_nodes else ""  # "": a call of the receiver's value
-            caller = encl.sym.id if encl is not None and encl.sym is not None else self.path
+            name = self.text(name_nodes[0]) if name_nodes else ""  # "": a call of the receiver's value
+            caller = encl.sym.id if encl is not None and encl.sym is not None else path
             rkind = RECEIVER_NONE
             receiver = None
-            rnodes = caps.get("receiver")
             if rnodes:
                 # A receiver captured in parts (C++ `a::B::f()`) is the path of its parts.
-                rtext = _text(rnodes[0]) if len(rnodes) == 1 else self.seps[0].join(_text(n) for n in rnodes)
-                rtext = without_postfix(rtext, self.spec.non_null_postfix)
+                rtext = self.text(rnodes[0]) if len(rnodes) == 1 else sep.join(self.text(n) for n in rnodes)
+                if postfix:
+                    rtext = without_postfix(rtext, postfix)
                 if rtext in super_names or (rtext.endswith(")") and rtext.partition("(")[0] + "()" in super_names):
                     rkind = RECEIVER_SUPER  # super() and the older super(Class, self)
                 elif rtext in self_names or (encl is not None and _receiver_of(encl, receivers) == rtext):
@@ -678,12 +667,15 @@ class _Extractor:
                     rkind = RECEIVER_NAME
                     receiver = rtext
                 else:
-                    receiver = value_chain(rtext, self.spec.new_operator, self.spec.new_function) if "(" in rtext or "[" in rtext else None
+                    receiver = value_chain(rtext, spec.new_operator, spec.new_function) if "(" in rtext or "[" in rtext else None
                     rkind = RECEIVER_OTHER if receiver is None else RECEIVER_EXPR
             local = False
             if local_names and rkind in (RECEIVER_NONE, RECEIVER_NAME, RECEIVER_EXPR):
                 head = name if receiver is None else _HEAD.match(receiver).group(0)
-                for names in _visible_locals(encl, local_names, visible):  # closures see the enclosing functions' names
+                seen = visible.get(id(encl))
+                if seen is None:
+                    seen = _visible_locals(encl, local_names, visible)
+                for names in seen:  # closures see the enclosing functions' names
                     typed = names.get(head)
                     if typed is not None:
                         local = True
@@ -695,21 +687,21 @@ class _Extractor:
                     around = around.rpartition("/")[0]
             if local and only_typed_locals and not typed and head not in self_names:
                 continue
-            call_args = args.get((node.start_byte, node.end_byte), ()) if args else ()
-            out.append(CallRef(caller, name, rkind, receiver, _line(node), local, call_args, block))
+            call_args = args.get((start, node.end_byte), ()) if args else ()
+            out.append(CallRef(caller, name, rkind, receiver, node.start_point[0] + 1, local, call_args, block))
 
     def _inherits(self, ordered: list[_Def], refs: list) -> None:
         if not refs:
             return
         by_qual = {s.qualified_name: s for s in self.out.symbols}
-        enclosing = self._enclosing_all(ordered, [node for _, node, _ in refs])
+        enclosing = self._enclosing_all(ordered, [node.start_byte for _, node, _ in refs])
         for (kind, node, caps), encl in zip(refs, enclosing):
             name_nodes = caps.get("name")
             if not name_nodes:
                 continue
-            base = _GENERIC_ARGS.sub("", _text(name_nodes[0])).strip()
+            base = _GENERIC_ARGS.sub("", self.text(name_nodes[0])).strip()
             if "subject" in caps:
-                subject = _GENERIC_ARGS.sub("", _text(caps["subject"][0])).strip()
+                subject = _GENERIC_ARGS.sub("", self.text(caps["subject"][0])).strip()
                 subject = ".".join(p for p in re.split(r"\.|::", subject) if p)
                 sym = by_qual.get(subject)
                 type_id = sym.id if sym is not None else None
@@ -726,15 +718,15 @@ class _Extractor:
         out = self.out.imports
         for node, caps in imports:
             mods = caps.get("import.module")
-            module = unquote(_text(mods[0])) if mods else ""
+            module = unquote(self.text(mods[0])) if mods else ""
             names = caps.get("import.name")
-            name = unquote(_text(names[0])) if names else None
+            name = unquote(self.text(names[0])) if names else None
             aliases = caps.get("import.alias")
-            alias = _text(aliases[0]) if aliases else None
+            alias = self.text(aliases[0]) if aliases else None
             if "import.wildcard" in caps:
                 name = "*"
             if "import.default" in caps:  # `import x from "m"`: x names the default export
-                name, alias = "default", _text(caps["import.default"][0])
+                name, alias = "default", self.text(caps["import.default"][0])
             level = len(module) - len(module.lstrip(".")) if module.startswith(".") and "/" not in module else 0
             if level:
                 module = module[level:]

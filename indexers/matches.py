@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import tree_sitter
 
+from indexers.bindings import BINDING_ROLES
+
 SCOPE = "scope"
 _ROLES: dict[str, dict[int, str]] = {}
 
@@ -26,6 +28,36 @@ def role_of(caps: dict) -> str:
         if cap in caps:
             return cap.partition(".")[0]
     return "declaration"
+
+
+def group_of(role: str) -> str:
+    """Which list the extractor sorts a match of ``role`` into: every definition (and scope)
+    in one, every binding in one, base types in one; each other role in its own."""
+    if role.startswith("definition.") or role == SCOPE:
+        return "definition"
+    if role in BINDING_ROLES:
+        return "binding"
+    if role in ("reference.inherits", "reference.implements"):
+        return "inherits"
+    return role
+
+
+def grouped_matches(lang: str, query: tree_sitter.Query, root: tree_sitter.Node) -> dict[str, list[tuple[int, dict]]]:
+    """The matches of ``query`` under ``root`` in lists by what their pattern finds
+    (`group_of`), each list in match order. One list lookup per match: a file has tens of
+    thousands of them."""
+    roles = pattern_roles(lang)
+    groups: dict[str, list[tuple[int, dict]]] = {}
+    sinks: list[list | None] = [None] * query.pattern_count
+    for match in tree_sitter.QueryCursor(query).matches(root):
+        sink = sinks[match[0]]
+        if sink is None:
+            role = roles.get(match[0])
+            if role is None:
+                role = roles[match[0]] = role_of(match[1])
+            sink = sinks[match[0]] = groups.setdefault(group_of(role), [])
+        sink.append(match)
+    return groups
 
 
 def narrowest_receivers(calls: list[tuple[tree_sitter.Node, dict]]) -> list[tuple[tree_sitter.Node, dict]]:

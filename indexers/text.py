@@ -5,6 +5,9 @@ and expressions as chains of names, member accesses and calls with the arguments
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+
+import tree_sitter
 
 MAX_DOC = 500
 MAX_VALUE = 400  # longer chains (arguments dropped) say nothing we can use
@@ -13,6 +16,7 @@ MAX_VALUE = 400  # longer chains (arguments dropped) say nothing we can use
 _VALUE_CHAIN = re.compile(
     r"^[A-Za-z_$][\w$]*(?:\(\)|\[(?:[is]:[\w.-]*)?\])*(?:(?:\.|::|->)#?[A-Za-z_$][\w$]*(?:\(\)|\[(?:[is]:[\w.-]*)?\])*)*$"
 )
+_PLAIN_CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)#?[A-Za-z_$][\w$]*)*")
 _SUBSCRIPT = re.compile(r"\[\s*(?:(-?\d+)|\"([\w.-]*)\"|'([\w.-]*)'|[^\[\]]*)\s*\]")
 _SPACE = re.compile(r"\s")  # what str.isspace() calls a space
 _ARGUMENT_MARKS = re.compile(r"[()\"'`]")
@@ -29,6 +33,8 @@ def value_chain(text: str, new_operator: str = "", new_function: str = "") -> st
     class (``a.Foo().m()``); so is the language's ``new_function`` given a type (Go
     ``new(Foo).m()``). A subscript is an element: ``a[0]`` -> ``a[i:0]``, ``d["k"]`` ->
     ``d[s:k]``, by any other key ``a[]``."""
+    if len(text) <= MAX_VALUE and _PLAIN_CHAIN.fullmatch(text):
+        return text  # names and member accesses only (most values): nothing to drop
     if len(text) > 64 * MAX_VALUE:
         return None
     if new_operator and text.startswith(new_operator) and text[len(new_operator):][:1].isspace():
@@ -88,6 +94,17 @@ def _element_step(m: re.Match) -> str:
     if key is not None:
         return f"[s:{key}]"
     return "[:]" if ":" in m.group(0) else "[]"  # a slice is no element: no chain
+
+
+def node_text(source: bytes) -> Callable[[tree_sitter.Node], str]:
+    """What ``node.text.decode("utf-8", "replace")`` gives for nodes of a tree parsed from
+    ``source``, read from the source instead: a node's ``text`` copies its bytes through a
+    memoryview, which costs more than a slice. Byte offsets index an ASCII text as they do
+    its bytes."""
+    if source.isascii():
+        text = source.decode("ascii")
+        return lambda node: text[node.start_byte : node.end_byte]
+    return lambda node: source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 def without_postfix(text: str, mark: str) -> str:

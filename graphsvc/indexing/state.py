@@ -68,10 +68,23 @@ def _interned(value):
 _imp_row, _call_row, _inh_row, _bind_row, _par_row = (attrgetter(*n) for n in (_IMP, _CALL, _INH, _BIND, _PAR))
 
 
+_sym_row = attrgetter(*_SYM)
+_SYM_INTERNED = tuple(i for i, n in enumerate(_SYM) if n in _INTERNED)
+
+
+def _symbol_row(sym: SymbolRecord) -> tuple:
+    # Only the interned fields are looked at one by one (`kind` may be a SymbolKind); marshal
+    # refuses a str subclass in any other.
+    row = list(_sym_row(sym))
+    for i in _SYM_INTERNED:
+        row[i] = _interned(_plain(row[i]))
+    return tuple(row)
+
+
 def encode(ext: FileExtraction) -> bytes:
     return marshal.dumps((
         _row(ext, _EXT),
-        [_row(s, _SYM) for s in ext.symbols],
+        list(map(_symbol_row, ext.symbols)),
         list(map(_imp_row, ext.imports)),
         list(map(_call_row, ext.calls)),
         list(map(_inh_row, ext.inherits)),

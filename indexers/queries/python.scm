@@ -45,12 +45,14 @@
 ; assignments, elements of lists, tuples, sets and dicts, return values.
 ; Arguments are also kept with their position or keyword (``@argument``).
 (call arguments: (argument_list
-  [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value @argument))
+  [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value @argument)
+  @argument.list) @argument.call
 ; An argument that is a call passes what the call returns (kept as an argument only).
-(call arguments: (argument_list (call) @reference.value @argument))
+(call arguments: (argument_list (call) @reference.value @argument) @argument.list) @argument.call
 (call arguments: (argument_list (keyword_argument
   name: (identifier) @argument.keyword
-  value: [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value @argument)))
+  value: [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value @argument))
+  @argument.list) @argument.call
 (default_parameter
   value: [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value)
 (typed_default_parameter
