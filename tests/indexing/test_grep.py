@@ -226,3 +226,13 @@ def test_cli_prints_lines_and_json(graph, indexed):
     assert (body["total"], body["truncated"], body["hits"][0]["symbol"]) == (2, True, "pkg/app.py#Client.fetch")
     bad = run_cli("grep", "(", "--regex", "-w", ws)
     assert bad.returncode == 2 and "invalid regular expression '('" in bad.stderr
+
+
+def test_a_nul_past_the_binary_sniff_is_kept_in_the_text(graph, workspace, tmp_path):
+    # Rows go to SQLite as JSON, whose strings end at an escaped NUL: such chunks go alone.
+    root = tmp_path / "src"
+    root.mkdir()
+    (root / "late_nul.py").write_text("x = 1\n" * 2000 + "MARK = '\0'\n")
+    index_symbols(root, workspace=workspace, jobs=1)
+    (hit,) = grep("MARK", workspace=workspace, graph=graph).hits
+    assert (hit.file, hit.line, hit.text) == ("late_nul.py", 2001, "MARK = '\0'")
