@@ -267,3 +267,24 @@ def test_changed_arguments_re_resolve_only_callees_that_call_or_pass_the_paramet
     assert affected == {"c.py", "a.py"}
     calls = {e.dst for e in resolve_file(table.files["a.py"], table) if e.type == "CALLS"}
     assert "c.py#k" in calls and "c.py#h" not in calls
+
+
+def _edit_affects(files: dict[str, bytes], path: str, data: bytes) -> set[str]:
+    table = SymbolTable(extract_file(p, d, "python") for p, d in files.items())
+    old = table.remove_file(path)
+    table.add_file(extract_file(path, data, "python"))
+    return affected_files([path], {path: old}, {path: table.files[path]}, table)
+
+
+def test_a_call_passing_nothing_new_to_a_callee_leaves_the_callee_s_file_alone():
+    files = {
+        "a.py": b"def run(cb):\n    cb()\n    later(cb)\n\ndef later(z):\n    z()\n",
+        "c.py": b"from a import run\n\ndef h():\n    pass\n\ndef f():\n    run(h)\n",
+    }
+    # `s` holds nothing known (nobody calls g), and `obj().run(h)` reaches no parameter
+    # followed: what run's and later's parameters hold is what it was.
+    edited = files["c.py"] + b"\ndef g(s):\n    run(s)\n\ndef m(obj):\n    obj().run(h)\n"
+    assert _edit_affects(files, "c.py", edited) == {"c.py"}
+    # A new function passed on reaches run and, through it, later: both in a.py.
+    edited = files["c.py"] + b"\ndef k():\n    pass\n\ndef g():\n    run(k)\n"
+    assert _edit_affects(files, "c.py", edited) == {"c.py", "a.py"}
