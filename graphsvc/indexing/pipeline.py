@@ -35,7 +35,7 @@ from graphsvc.indexing.fingerprint import indexer_fingerprint
 from graphsvc.indexing.grep_sync import out_of_sync, sync_grep
 from graphsvc.indexing.locks import workspace_lock
 from graphsvc.indexing.state import (
-    IndexState, full_run_reason, load_state, load_tree, save_state, save_tree, state_path,
+    IndexState, Staging, full_run_reason, load_state, load_tree, save_state, save_tree, state_path,
 )
 from graphsvc.indexing.summary import Progress, SymbolSummary, TreeSummary
 from graphsvc.indexing.tree_watch import watched_scan
@@ -44,10 +44,10 @@ from graphsvc.settings import get_settings
 from indexers.extract import FileExtraction
 from indexers.languages import language_for_path
 from indexers.module_config import GoModules, JsPaths, read_go_modules, read_js_paths
-from indexers.records import EdgeRecord
 from indexers.tree import Skip, TreeScan, scan_tree
 
 if TYPE_CHECKING:
+    from graphsvc.indexing.spool import EdgeSpool
     from indexers.resolve import ResolveStats, SymbolTable
 
 # The resolver and the parser processes are imported by the steps that use them: a run that
@@ -279,26 +279,6 @@ def _write_symbols(
     return stale
 
 
-def _merge_edges(edges) -> dict[str, list[dict]]:
-    """One relationship per (type, src, dst): repeated call sites become a count."""
-    merged: dict[tuple[str, str, str], dict] = {}
-    for e in edges:
-        key = (e.type, e.src, e.dst)
-        row = merged.get(key)
-        if row is None:
-            merged[key] = node_row(e)
-        else:
-            row["count"] += e.count
-            if e.confidence > row["confidence"]:
-                row.update(prov=e.prov, confidence=e.confidence, reason=e.reason)
-            if e.line is not None and (row["line"] is None or e.line < row["line"]):
-                row["line"] = e.line
-    by_type: dict[str, list[dict]] = {}
-    for (rel, _, _), row in merged.items():
-        by_type.setdefault(rel, []).append(row)
-    return by_type
-
-
 @dataclass(slots=True)
 class _Warm:
     """A workspace's extractions and symbol table as of the run that wrote `token`, and the
@@ -377,7 +357,8 @@ def _index_symbols(
 
     t0 = time.perf_counter()
     workers = jobs or settings.index.jobs or os.cpu_count() or 1
-    new_exts, new_blobs = _parse_changed(tree.root, plan, workers, progress)
+    with Staging(spath) as staging:
+        new_exts = _parse_changed(tree.root, plan, workers, progress, staging)
     summary.parsed = len(new_exts)
     summary.parse_seconds = time.perf_counter() - t0
 
@@ -414,7 +395,7 @@ def _index_symbols(
     summary.symbols_written = sum(len(ext.symbols) for ext in new_exts.values())
     summary.symbols_removed = len(stale)
 
-    _record(spath, writer, plan, indexer, new_blobs, resolved)
+    _record(spath, writer, plan, indexer, new_exts, resolved)
     all_exts = resolved.all_exts
     summary.symbols = sum(len(ext.symbols) for ext in all_exts.values())
     summary.syntax_error_files = sum(1 for ext in all_exts.values() if ext.has_errors)
@@ -501,17 +482,17 @@ def _plan(scan: TreeScan, state: IndexState, graph_token: str | None, indexer: s
 
 
 def _parse_changed(
-    root: str, plan: _Plan, workers: int, progress: Progress | None
-) -> tuple[dict[str, FileExtraction], dict[str, bytes]]:
-    """The extractions of the changed files, and each one encoded as the index state keeps it."""
+    root: str, plan: _Plan, workers: int, progress: Progress | None, staging: Staging
+) -> dict[str, FileExtraction]:
+    """The extractions of the changed files; each one encoded as the index state keeps it
+    goes to ``staging``."""
     from graphsvc.indexing.pool import parse_files
 
     new_exts: dict[str, FileExtraction] = {}
-    new_blobs: dict[str, bytes] = {}
     for ext, blob in parse_files(root, [(fid, plan.current[fid][1]) for fid in plan.changed], workers, progress):
         new_exts[ext.path] = ext
-        new_blobs[ext.path] = blob
-    return new_exts, new_blobs
+        staging.add(ext.path, plan.current[ext.path][0], blob)
+    return new_exts
 
 
 def _with_extractions(spath: Path, scan: TreeScan, plan: _Plan, graph_token: str | None, indexer: str,
@@ -539,7 +520,7 @@ class _Resolved:
     all_exts: dict[str, FileExtraction]  # every file of the workspace after the run
     table: SymbolTable
     affected: set[str]  # files whose outgoing edges were resolved again
-    edges: list[EdgeRecord]
+    edges: EdgeSpool
     stats: ResolveStats
 
 
@@ -551,6 +532,7 @@ def _resolve(
     progress: Progress | None,
 ) -> _Resolved:
     """Resolve the affected files against a table that knows every file."""
+    from graphsvc.indexing.spool import EdgeSpool
     from indexers.resolve import ResolveStats, affected_files, paused_gc, resolve_file, with_shared_sources
 
     all_exts, table = _symbol_table(plan, warm, new_exts)
@@ -563,15 +545,19 @@ def _resolve(
         affected = affected_files(gone, old_exts, new_exts, table)
         # Their edges are replaced whole: files whose edges leave the same nodes come too.
         affected = with_shared_sources(affected | set(plan.deleted), table, old_exts) & set(all_exts)
-    edges: list[EdgeRecord] = []
+    edges = EdgeSpool()
     stats = ResolveStats()
     total = len(affected)
-    # Resolution leaves no cycles behind; the cyclic collector would only rescan the table.
-    with paused_gc():
-        for i, fid in enumerate(sorted(affected), 1):
-            edges.extend(resolve_file(all_exts[fid], table, stats))
-            if progress and (i % 100 == 0 or i == total):
-                progress(i, total, "resolving: " + fid)
+    try:
+        # Resolution leaves no cycles behind; the cyclic collector would only rescan the table.
+        with paused_gc():
+            for i, fid in enumerate(sorted(affected), 1):
+                edges.add(resolve_file(all_exts[fid], table, stats))
+                if progress and (i % 100 == 0 or i == total):
+                    progress(i, total, "resolving: " + fid)
+    except BaseException:
+        edges.close()
+        raise
     return _Resolved(all_exts, table, affected, edges, stats)
 
 
@@ -602,25 +588,16 @@ def _symbol_table(
 
 def _write_edges(writer: GraphWriter, plan: _Plan, resolved: _Resolved, summary: SymbolSummary) -> None:
     """Replace the outgoing edges of the affected files; their endpoints are written already."""
-    from indexers.resolve import external_nodes
-
-    edges = resolved.edges
     writer.delete_outgoing_code_edges(sorted(resolved.affected | set(plan.deleted)))
-    # Only externals an edge points at: an unreferenced one is never kept (nor in a clean index).
-    targets = {e.dst for e in edges}
-    externals = [x for x in external_nodes(edges) if x.id in targets]
-    by_type = _merge_edges(edges)
-    # The rows say it all now: the records go before the writes build their parameters.
-    del edges, targets
-    resolved.edges = []
-    writer.upsert_externals(externals)
+    writer.upsert_externals(list(resolved.edges.externals.values()))
+    written: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
-    for rel in Rel:
-        rows = by_type.get(rel.value)
-        if rows:
-            writer.create_edges(rel, rows)
-            summary.edges_written[rel.value] = len(rows)
-            reasons.update(row["reason"] for row in rows)
+    # Read back from disk a batch at a time (`EdgeSpool`): rows are built only as they are sent.
+    for rel, edges in resolved.edges.rows():
+        writer.create_edges(Rel(rel), [node_row(e) for e in edges])
+        written[rel] += len(edges)
+        reasons.update(e.reason for e in edges)
+    summary.edges_written = {rel.value: written[rel.value] for rel in Rel if written[rel.value]}
     summary.edges_by_reason = dict(reasons)
     writer.set_unresolved_calls(resolved.stats.unresolved_sites)
 
@@ -638,18 +615,18 @@ def _mark_files(writer: GraphWriter, plan: _Plan, new_exts: dict[str, FileExtrac
     ])
 
 
-def _record(spath: Path, writer: GraphWriter, plan: _Plan, indexer: str, new_blobs: dict[str, bytes],
+def _record(spath: Path, writer: GraphWriter, plan: _Plan, indexer: str, new_exts: dict[str, FileExtraction],
             resolved: _Resolved) -> None:
-    """Record what the graph now holds; only then does the next run trust it."""
+    """Record what the graph now holds (the parsed files' extractions were staged as they
+    came); only then does the next run trust it."""
     token = IndexState.new_token()
-    changed_rows = {fid: (plan.current[fid][0], blob) for fid, blob in new_blobs.items()}
     symbols = sum(len(ext.symbols) for ext in resolved.all_exts.values())
-    save_state(spath, token, changed_rows, plan.deleted, plan.full, symbols, plan.config_digest, indexer)
+    save_state(spath, token, {}, plan.deleted, plan.full, symbols, plan.config_digest, indexer)
     rewritten = resolved.affected | set(plan.deleted)
     writer.set_symbols_token(token, None if plan.full or plan.config_changed else sorted(rewritten))
     hashes = {} if plan.full else plan.state.hashes  # the warm state's own dict, or one read for this run
     for fid in plan.deleted:
         hashes.pop(fid, None)
-    hashes.update((fid, h) for fid, (h, _) in changed_rows.items())
+    hashes.update((fid, plan.current[fid][0]) for fid in new_exts)
     kept = IndexState(token=token, symbols=symbols, module_config=plan.config_digest, indexer=indexer, hashes=hashes)
     _WARM[spath] = _Warm(token, resolved.all_exts, resolved.table, kept)

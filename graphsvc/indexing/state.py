@@ -22,6 +22,7 @@ import re
 import sqlite3
 import sys
 import uuid
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import starmap
 from operator import attrgetter
@@ -30,7 +31,7 @@ from pathlib import Path
 from indexers.extract import Binding, CallRef, FileExtraction, ImportRef, InheritRef, ParamRef
 from indexers.records import SymbolRecord
 
-FORMAT = "5"
+FORMAT = "6"
 TREE_FORMAT = "1"
 
 _SYM = tuple(f.name for f in fields(SymbolRecord) if f.init)
@@ -81,28 +82,66 @@ def _symbol_row(sym: SymbolRecord) -> tuple:
     return tuple(row)
 
 
+class Encoded(Sequence):
+    """Records of one kind of a file (its calls, values or bindings), kept marshalled and
+    rebuilt at each reading.
+
+    They are most of an extraction and are read while their own file resolves; other files
+    look at them seldom (what callers pass for a parameter, what a type's fields hold), and
+    the symbol table keeps an index of a bounded number of files' bindings. So a decoded
+    extraction holds them as bytes: the Linux kernel's 4.5 M call sites and their functions'
+    bindings as objects took gigabytes for the whole run, for a pass or two each."""
+
+    __slots__ = ("_cls", "_blob", "_len")
+
+    def __init__(self, cls: type, blob: bytes, length: int):
+        self._cls, self._blob, self._len = cls, blob, length
+
+    def __iter__(self) -> Iterator:
+        return starmap(self._cls, marshal.loads(self._blob)) if self._len else iter(())
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __getitem__(self, index):
+        return list(self)[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (Encoded, list)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"Encoded({list(self)!r})"
+
+
+def _packed(rows: list) -> tuple[int, bytes]:
+    return len(rows), marshal.dumps(rows)
+
+
 def encode(ext: FileExtraction) -> bytes:
     return marshal.dumps((
         _row(ext, _EXT),
         list(map(_symbol_row, ext.symbols)),
         list(map(_imp_row, ext.imports)),
-        list(map(_call_row, ext.calls)),
+        _packed(list(map(_call_row, ext.calls))),
         list(map(_inh_row, ext.inherits)),
-        list(map(_call_row, ext.values)),
-        list(map(_bind_row, ext.bindings)),
+        _packed(list(map(_call_row, ext.values))),
+        _packed(list(map(_bind_row, ext.bindings))),
         list(map(_par_row, ext.params)),
     ))
 
 
 def decode(blob: bytes) -> FileExtraction:
+    """An extraction as resolution reads it: calls, values and bindings stay encoded (`Encoded`)."""
     head, symbols, imports, calls, inherits, values, bindings, params = marshal.loads(blob)
     ext = FileExtraction(**dict(zip(_EXT, head)))
     ext.symbols = list(starmap(SymbolRecord, symbols))
     ext.imports = list(starmap(ImportRef, imports))
-    ext.calls = list(starmap(CallRef, calls))
+    ext.calls = Encoded(CallRef, calls[1], calls[0])  # type: ignore[assignment]
     ext.inherits = list(starmap(InheritRef, inherits))
-    ext.values = list(starmap(CallRef, values))
-    ext.bindings = list(starmap(Binding, bindings))
+    ext.values = Encoded(CallRef, values[1], values[0])  # type: ignore[assignment]
+    ext.bindings = Encoded(Binding, bindings[1], bindings[0])  # type: ignore[assignment]
     ext.params = list(starmap(ParamRef, params))
     return ext
 
@@ -151,7 +190,48 @@ def _open(path: Path) -> sqlite3.Connection:
     conn.execute("CREATE TABLE IF NOT EXISTS files (id TEXT PRIMARY KEY, hash TEXT NOT NULL, ext BLOB NOT NULL)")
     conn.execute("CREATE TABLE IF NOT EXISTS tree (slot INTEGER PRIMARY KEY CHECK (slot = 0), format TEXT NOT NULL, "
                  "token TEXT NOT NULL, rows BLOB NOT NULL)")
+    # The rows of a run in progress (`Staging`); they become the state's when it is recorded.
+    conn.execute("CREATE TABLE IF NOT EXISTS staged (id TEXT PRIMARY KEY, hash TEXT NOT NULL, ext BLOB NOT NULL)")
     return conn
+
+
+def _open_or_replace(path: Path) -> sqlite3.Connection:
+    try:
+        return _open(path)
+    except sqlite3.DatabaseError:
+        # Derived data: an unreadable state file is replaced (a run that finds it so is a full one).
+        path.unlink(missing_ok=True)
+        return _open(path)
+
+
+class Staging:
+    """The encoded extractions of a run in progress, written to the state file as the parser
+    processes return them instead of held until the run is recorded (the Linux kernel's
+    took 1.7 GB). `save_state` makes them the state's; a run that fails leaves them
+    unused, and the next run starts by removing them."""
+
+    def __init__(self, path: Path):
+        self._conn = _open_or_replace(path)
+        self._conn.execute("DELETE FROM staged")
+        self._conn.execute("BEGIN")
+
+    def add(self, file_id: str, content_hash: str, blob: bytes) -> None:
+        self._conn.execute("INSERT OR REPLACE INTO staged (id, hash, ext) VALUES (?, ?, ?)",
+                           (file_id, content_hash, blob))
+
+    def close(self) -> None:
+        """Commit what was staged (nothing of the state changes until `save_state`)."""
+        try:
+            if self._conn.in_transaction:
+                self._conn.execute("COMMIT")
+        finally:
+            self._conn.close()
+
+    def __enter__(self) -> Staging:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def load_state(path: Path, blobs: bool = True) -> IndexState:
@@ -180,19 +260,16 @@ def load_state(path: Path, blobs: bool = True) -> IndexState:
 
 def save_state(path: Path, token: str, changed: dict[str, tuple[str, bytes]], deleted: list[str],
                full: bool, symbols: int, module_config: str | None = None, indexer: str | None = None) -> None:
-    """Record a completed run: the changed files' (hash, encoded extraction), the deleted
-    files, the new token."""
-    try:
-        conn = _open(path)
-    except sqlite3.DatabaseError:
-        # Derived data: an unreadable state file is replaced (this run was a full one anyway).
-        path.unlink(missing_ok=True)
-        conn = _open(path)
+    """Record a completed run: the changed files' (hash, encoded extraction), given here or
+    staged (`Staging`), the deleted files, the new token."""
+    conn = _open_or_replace(path)
     try:
         conn.execute("BEGIN IMMEDIATE")
         if full:
             conn.execute("DELETE FROM files")
         conn.executemany("DELETE FROM files WHERE id = ?", [(fid,) for fid in deleted])
+        conn.execute("INSERT OR REPLACE INTO files (id, hash, ext) SELECT id, hash, ext FROM staged")
+        conn.execute("DELETE FROM staged")
         conn.executemany(
             "INSERT OR REPLACE INTO files (id, hash, ext) VALUES (?, ?, ?)",
             [(fid, h, blob) for fid, (h, blob) in changed.items()],

@@ -17,6 +17,9 @@ from indexers.resolve.common import TYPE_KIND_NAMES, SPLIT, ImportContext, base_
 from indexers.resolve.modules import MODULE_SYSTEMS, ModuleSystem
 
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
+# Files whose bindings are indexed by (scope, name) at a time; the others are indexed again
+# when they are looked at.
+BINDINGS_INDEXED = 4096
 _CALLABLE_KINDS = frozenset({"function", "class", "struct"})
 # An include names a header with its extension; the file's stem is what other files name.
 _HEADER_EXTENSIONS = tuple(sorted({e for spec in LANGUAGES.values() for e in spec.header_extensions}))
@@ -171,6 +174,10 @@ class SymbolTable:
         path = scope.partition("#")[0]
         index = self._bindings.get(path)
         if index is None:
+            if len(self._bindings) >= BINDINGS_INDEXED:
+                # The oldest index goes: kept for every file, they held all the bindings of
+                # the workspace twice over (gigabytes for the Linux kernel).
+                del self._bindings[next(iter(self._bindings))]
             index = self._bindings[path] = {}
             ext = self.files.get(path)
             for b in ext.bindings if ext is not None else ():

@@ -2,17 +2,38 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
+
 import pytest
 
-from graphsvc.indexing.pipeline import _merge_edges, index_symbols
-from graphsvc.model import CodeEdge, Rel
+from graphsvc.indexing.pipeline import index_symbols
+from graphsvc.indexing.pool import parse_files
+from graphsvc.indexing.spool import EdgeSpool
+from indexers.languages import language_for_path
+from indexers.resolve import SymbolTable, resolve_file
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "symbols"
 
 
-def test_merged_rows_keep_the_resolvers_counts():
-    calls = [CodeEdge("a.py#f", "a.py#g", Rel.CALLS.value, "INFERRED", 1.0, "scope", 3, 2),
-             CodeEdge("a.py#f", "a.py#g", Rel.CALLS.value, "INFERRED", 1.0, "scope", 2, 1)]
-    [row] = _merge_edges(calls)[Rel.CALLS.value]
-    assert (row["count"], row["line"]) == (3, 2)
+@pytest.mark.parametrize("corpus", sorted(p.name for p in FIXTURES.iterdir() if p.is_dir()))
+def test_each_relationship_is_one_row_and_leaves_the_file_that_resolved_it(corpus):
+    # What lets the run write each file's edges as they come (`EdgeSpool`): no two files
+    # resolve an edge of the same type between the same ends.
+    root = FIXTURES / corpus
+    files = [(p.relative_to(root).as_posix(), language_for_path(p.name).name)
+             for p in sorted(root.rglob("*")) if p.is_file() and language_for_path(p.name)]
+    exts = {ext.path: ext for ext, _ in parse_files(str(root), files, 1, None)}
+    table = SymbolTable(exts.values())
+    spool, keys = EdgeSpool(), Counter()
+    for path in sorted(exts):
+        edges = resolve_file(exts[path], table)
+        assert all(e.src == path or e.src.startswith(path + "#") for e in edges), path
+        keys.update((e.type, e.src, e.dst) for e in edges)
+        spool.add(edges)
+    assert keys and max(keys.values()) == 1
+    read = Counter((rel, e.src, e.dst) for rel, edges in spool.rows(per_call=7) for e in edges)
+    assert read == keys
 
 
 @pytest.mark.neo4j

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from indexers.extract import extract_file
-from graphsvc.indexing.pipeline import _merge_edges, index_symbols
+from graphsvc.indexing.pipeline import index_symbols
 from indexers.languages import language_for_path
 from indexers.module_config import read_go_modules, read_js_paths
 from indexers.resolve import SymbolTable, resolve_all
@@ -42,7 +42,7 @@ def expected_graph(root: Path) -> tuple[set[str], set[tuple[str, str, str]]]:
     table.set_go_modules(read_go_modules(root, ids)[0])
     found, _ = resolve_all(table)
     symbols = {s.id for e in exts for s in e.symbols}
-    code = {(row["src"], rel, row["dst"]) for rel, rows in _merge_edges(found).items() for row in rows}
+    code = {(e.src, e.type, e.dst) for e in found}
     return symbols, code
 
 
