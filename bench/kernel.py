@@ -11,7 +11,9 @@ outside ``debian/``), into a workspace ``kernel-<dir>`` dropped first, so every 
 full one. Prints the wall time and its stages, peak resident memory of our processes (this
 one, the forkserver and the parser processes, sampled every 0.1 s) and of Neo4j (when it
 runs on this machine), nodes and relationships written, the share of files with syntax
-errors and the CPU time per stage.
+errors and the CPU time per stage. Then ``--edit`` C files (100 by default, spread over the
+tree) get a new function appended and are indexed again in the same process, as a server
+would (the edits are undone afterwards), and the workspace is dropped (``--keep`` keeps it).
 
 ``--no-db`` extracts and resolves without a database (as ``bench/resolution_digest.py``
 does): the cost of parsing and resolution alone, per 100 k call sites and per symbol.
@@ -35,8 +37,9 @@ from bench.common import TreeRss, cpu_seconds, drop_workspace, local_neo4j  # no
 from graphsvc.graph.driver import get_graph  # noqa: E402
 from graphsvc.indexing.pipeline import index_symbols  # noqa: E402
 from graphsvc.indexing.pool import parse_files  # noqa: E402
+from graphsvc.indexing.spool import EdgeSpool  # noqa: E402
 from indexers.languages import language_for_path  # noqa: E402
-from indexers.resolve import SymbolTable, paused_gc, resolve_all  # noqa: E402
+from indexers.resolve import ResolveStats, SymbolTable, paused_gc, resolve_file  # noqa: E402
 
 
 class PeakRss:
@@ -90,12 +93,17 @@ def without_database(root: Path, jobs: int) -> None:
         t1, c1, a1 = time.perf_counter(), _own_cpu(), cpu_seconds(me)
         table = SymbolTable(exts.values())
         c2 = _own_cpu()
-        edges, stats = resolve_all(table)
+        # As an index run does: each file's edges to disk as it is resolved.
+        edges, stats = EdgeSpool(), ResolveStats()
+        with paused_gc():
+            for path in sorted(exts):
+                edges.add(resolve_file(exts[path], table, stats))
         t3, c3 = time.perf_counter(), _own_cpu()
+        edges.close()
     symbols = sum(len(e.symbols) for e in exts.values())
     errors = sum(1 for e in exts.values() if e.has_errors)
-    print(f"{root}: {len(files):,} files, {symbols:,} symbols, {stats.calls:,} call sites, {len(edges):,} edges "
-          f"(before merging across files); syntax errors in {errors / max(len(exts), 1):.1%} of files")
+    print(f"{root}: {len(files):,} files, {symbols:,} symbols, {stats.calls:,} call sites, {edges.count:,} edges; "
+          f"syntax errors in {errors / max(len(exts), 1):.1%} of files")
     print(f"  parse   {t1 - t0:7.1f} s wall, {a1 - a0:7.1f} s CPU (parser processes included)")
     print(f"  table   {c2 - c1:7.1f} s CPU")
     print(f"  resolve {c3 - c2:7.1f} s CPU = {(c3 - c2) / max(stats.calls, 1) * 1e5:.2f} s per 100 k call sites")
@@ -104,9 +112,19 @@ def without_database(root: Path, jobs: int) -> None:
           f"per symbol), with its parser processes {rss.peak_mb:,.0f} MB")
 
 
-def with_database(root: Path, subdir: str, jobs: int | None) -> None:
+def with_database(root: Path, subdir: str, jobs: int | None, edit: int, keep: bool) -> None:
     workspace = "kernel-" + (subdir.strip("/").replace("/", "-") or "all")
     drop_workspace(workspace)
+    try:
+        _full_run(root, workspace, jobs)
+        if edit:
+            _edited_run(root, workspace, jobs, edit)
+    finally:
+        if not keep:
+            drop_workspace(workspace)
+
+
+def _full_run(root: Path, workspace: str, jobs: int | None) -> None:
     graph = get_graph()
     neo4j = local_neo4j(graph.uri)
     me = psutil.Process()
@@ -131,12 +149,42 @@ def with_database(root: Path, subdir: str, jobs: int | None) -> None:
     print(f"  CPU: ours {cpu_seconds(me) - our_cpu0:,.1f} s, Neo4j {cpu_seconds(neo4j) - neo4j_cpu0:,.1f} s")
 
 
+def _edited_run(root: Path, workspace: str, jobs: int | None, count: int) -> None:
+    """``count`` C files, evenly spread over the sorted tree, each with a function appended
+    that calls one the kernel defines everywhere; indexed again, then restored."""
+    sources = sorted(p for p in root.rglob("*.c") if p.is_file() and not p.is_symlink())
+    picked = sources[:: max(1, len(sources) // count)][:count]
+    originals = {p: p.read_bytes() for p in picked}
+    graph = get_graph()
+    neo4j = local_neo4j(graph.uri)
+    me = psutil.Process()
+    try:
+        for i, p in enumerate(picked):
+            added = f"\nstatic void graphsvc_bench_edit_{i}(void)\n{{\n\tkfree(NULL);\n}}\n"
+            p.write_bytes(originals[p] + added.encode())
+        neo4j_cpu0, our_cpu0 = cpu_seconds(neo4j), cpu_seconds(me)
+        with TreeRss() as rss:
+            t0 = time.perf_counter()
+            s = index_symbols(root, workspace=workspace, graph=graph, jobs=jobs, ignore_files=False)
+            wall = time.perf_counter() - t0
+    finally:
+        for p, data in originals.items():
+            p.write_bytes(data)
+    print(f"  {len(picked)} files edited: wall {wall:.1f} s ({s.mode}; parsed {s.parsed:,}, re-resolved "
+          f"{s.resolved_files:,} files, {sum(s.edges_written.values()):,} relationships written); "
+          f"CPU ours {cpu_seconds(me) - our_cpu0:,.1f} s, Neo4j {cpu_seconds(neo4j) - neo4j_cpu0:,.1f} s; "
+          f"peak memory of our processes {rss.peak_mb:,.0f} MB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("tree", type=Path, help="the extracted kernel source")
     parser.add_argument("subdir", nargs="?", default="", help="a directory of it (default: all of it)")
     parser.add_argument("--no-db", action="store_true", help="extract and resolve only, no Neo4j")
     parser.add_argument("--jobs", type=int, default=None, help="parser processes (default: one per core)")
+    parser.add_argument("--edit", type=int, default=100, metavar="N",
+                        help="C files to edit and index again after the full run (0: none; default 100)")
+    parser.add_argument("--keep", action="store_true", help="keep the workspace in Neo4j afterwards")
     args = parser.parse_args()
     root = (args.tree / args.subdir).resolve()
     if not root.is_dir():
@@ -144,7 +192,7 @@ def main() -> None:
     if args.no_db:
         without_database(root, args.jobs or os.cpu_count() or 1)
     else:
-        with_database(root, args.subdir, args.jobs)
+        with_database(root, args.subdir, args.jobs, args.edit, args.keep)
 
 
 if __name__ == "__main__":
