@@ -1,3 +1,2 @@
-// Keyword search over names, qualified names, paths, signatures and docs.
-CREATE FULLTEXT INDEX entity_text IF NOT EXISTS
-FOR (n:Entity) ON EACH [n.name, n.qualified_name, n.path, n.signature, n.doc];
+// The first keyword search index, entity_text, was created here; entity_search (004) replaced
+// it and 005 drops it, so it is no longer created.

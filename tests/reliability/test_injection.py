@@ -38,7 +38,7 @@ HOSTILE = [
     "// comment",
     "/* open comment",
     "MATCH (n) DETACH DELETE n",
-    "CALL db.index.fulltext.drop('entity_text')",
+    "CALL db.index.fulltext.drop('entity_search')",
     "$ws",
     "\\",
     '\\" OR 1=1 --',
