@@ -9,15 +9,19 @@ A state that cannot be read is treated the same way: it is derived data. So is a
 written by another version of the indexer (`graphsvc.indexing.fingerprint`): its extractions and the
 edges in the graph are what that version computed, and the next run redoes them all.
 
-The same file keeps what the graph holds of the tree (each directory's and file's size, mtime,
-hash, skip reason), with the token the last tree sync wrote on the workspace node: while the
-two agree, a run compares the disk with these rows instead of reading them back from Neo4j.
+A file beside it (`tree_path`) keeps what the graph holds of the tree (each directory's and
+file's size, mtime, hash, skip reason), with the token the last tree sync wrote on the
+workspace node: while the two agree, a run compares the disk with these rows instead of
+reading them back from Neo4j. One marshalled blob, replaced whole by a rename and never
+synced to disk: SQLite's commit and checkpoint took several times longer, and a file lost
+or torn by a crash only makes the next run read the rows from Neo4j.
 """
 
 from __future__ import annotations
 
 import hashlib
 import marshal
+import os
 import re
 import sqlite3
 import sys
@@ -32,7 +36,7 @@ from indexers.extract import Binding, CallRef, FileExtraction, ImportRef, Inheri
 from indexers.records import SymbolRecord
 
 FORMAT = "6"
-TREE_FORMAT = "1"
+TREE_FORMAT = "2"
 
 _SYM = tuple(f.name for f in fields(SymbolRecord) if f.init)
 _IMP = tuple(f.name for f in fields(ImportRef))
@@ -188,8 +192,6 @@ def _open(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
     conn.execute("CREATE TABLE IF NOT EXISTS files (id TEXT PRIMARY KEY, hash TEXT NOT NULL, ext BLOB NOT NULL)")
-    conn.execute("CREATE TABLE IF NOT EXISTS tree (slot INTEGER PRIMARY KEY CHECK (slot = 0), format TEXT NOT NULL, "
-                 "token TEXT NOT NULL, rows BLOB NOT NULL)")
     # The rows of a run in progress (`Staging`); they become the state's when it is recorded.
     conn.execute("CREATE TABLE IF NOT EXISTS staged (id TEXT PRIMARY KEY, hash TEXT NOT NULL, ext BLOB NOT NULL)")
     return conn
@@ -285,33 +287,30 @@ def save_state(path: Path, token: str, changed: dict[str, tuple[str, bytes]], de
         conn.close()
 
 
+def tree_path(path: Path) -> Path:
+    """Where the tree rows of the workspace whose index state is `path` are kept."""
+    return path.with_name(path.name + "-tree")
+
+
 def load_tree(path: Path) -> tuple[str | None, dict[str, dict]]:
     """The tree rows the last tree sync recorded (id -> the properties a sync compares), and
     the token it wrote on the workspace node; (None, {}) when there are none to trust."""
     try:
-        conn = _open(path)
-        try:
-            found = conn.execute("SELECT format, token, rows FROM tree WHERE slot = 0").fetchone()
-        finally:
-            conn.close()
-        if found is None or found[0] != TREE_FORMAT:
+        found = marshal.loads(tree_path(path).read_bytes())
+        if not (isinstance(found, tuple) and len(found) == 3 and found[0] == TREE_FORMAT):
             return None, {}
-        return found[1], marshal.loads(found[2])
-    except (sqlite3.Error, ValueError, TypeError, EOFError, OSError):
+        return found[1], found[2]
+    except (ValueError, TypeError, EOFError, OSError):
         return None, {}
 
 
 def save_tree(path: Path, token: str, rows: dict[str, dict]) -> None:
-    """Record the rows of the tree a sync left in the graph, with the token it wrote there.
-    One blob: loading it whole is several times faster than a row per entry."""
-    blob = marshal.dumps(rows)
+    """Record the rows of the tree a sync left in the graph, with the token it wrote there."""
+    target = tree_path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f"{target.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:
-        conn = _open(path)
-    except sqlite3.DatabaseError:
-        path.unlink(missing_ok=True)
-        conn = _open(path)
-    try:
-        conn.execute("INSERT OR REPLACE INTO tree (slot, format, token, rows) VALUES (0, ?, ?, ?)",
-                     (TREE_FORMAT, token, blob))
+        partial.write_bytes(marshal.dumps((TREE_FORMAT, token, rows)))
+        os.replace(partial, target)
     finally:
-        conn.close()
+        partial.unlink(missing_ok=True)

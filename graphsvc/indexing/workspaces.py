@@ -21,9 +21,10 @@ from graphsvc.indexing.locks import workspace_lock
 from graphsvc.indexing.state import state_path
 from graphsvc.settings import Settings, get_settings
 
-# SQLite's write-ahead log and shared-memory index sit beside a database in WAL mode. The
-# lock file stays: a run waiting on it holds it open, and a new file would be a second lock.
-_STATE_SIDECARS = ("-wal", "-shm")
+# SQLite's write-ahead log and shared-memory index sit beside a database in WAL mode, the tree
+# rows beside it too (`state.tree_path`). The lock file stays: a run waiting on it holds it
+# open, and a new file would be a second lock.
+_STATE_SIDECARS = ("-wal", "-shm", "-tree")
 
 
 @dataclass(frozen=True, slots=True)

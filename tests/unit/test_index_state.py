@@ -58,3 +58,16 @@ def test_the_state_remembers_its_indexer_and_says_why_a_run_is_full(tmp_path):
     # A state written before fingerprints existed is another indexer's.
     save_state(path, "t2", {}, [], full=True, symbols=0)
     assert full_run_reason(load_state(path), "t2", "v1") == "indexer changed"
+
+
+def test_tree_rows_load_back_and_a_torn_file_means_none(tmp_path):
+    from graphsvc.indexing.state import load_tree, save_tree, tree_path
+
+    path = tmp_path / "state.sqlite3"
+    assert load_tree(path) == (None, {})
+    rows = {"/": {"labels": ["Workspace"], "root": "/r"}, "a.py": {"labels": ["File"], "hash": "h", "size": 3}}
+    save_tree(path, "t1", rows)
+    assert load_tree(path) == ("t1", rows)
+    assert [p.name for p in tmp_path.iterdir()] == [tree_path(path).name]  # no partial file left
+    tree_path(path).write_bytes(tree_path(path).read_bytes()[:20])
+    assert load_tree(path) == (None, {})
