@@ -42,8 +42,10 @@ from graphsvc.indexing.tree_watch import watched_scan
 from graphsvc.model import Rel
 from graphsvc.settings import get_settings
 from indexers.extract import FileExtraction
-from indexers.languages import language_for_path
-from indexers.module_config import GoModules, JsPaths, read_go_modules, read_js_paths
+from indexers.languages import LANGUAGES
+from indexers.module_config import (
+    CONFIG_NAMES, GO_MOD, PACKAGE_JSON, GoModules, JsPaths, read_go_modules, read_js_paths,
+)
 from indexers.tree import Skip, TreeScan, scan_tree
 
 if TYPE_CHECKING:
@@ -448,6 +450,10 @@ class _Plan:
         return not (self.changed or self.deleted or self.full or self.config_changed)
 
 
+# The files `read_js_paths` and `read_go_modules` read among all they are given.
+_MODULE_CONFIG_NAMES = frozenset((*CONFIG_NAMES, PACKAGE_JSON, GO_MOD))
+
+
 def _plan(scan: TreeScan, state: IndexState, graph_token: str | None, indexer: str,
           summary: SymbolSummary) -> _Plan:
     """Compare the tree with the index state: which files to parse and which are gone."""
@@ -461,9 +467,10 @@ def _plan(scan: TreeScan, state: IndexState, graph_token: str | None, indexer: s
         # An empty file is still a module (an empty `__init__.py` makes its directory a
         # package): it is parsed to nothing, but resolution has to know it exists.
         readable = f.skip_reason is None or f.skip_reason == Skip.EMPTY
-        spec = language_for_path(f.id) if readable and f.hash else None
-        if spec is not None:
-            current[f.id] = (f.hash, spec.name)
+        # The scan's language of a readable file is `language_for_path`'s, or another name
+        # (markdown, json, …) for text that is not parsed for symbols.
+        if readable and f.hash and f.lang in LANGUAGES:
+            current[f.id] = (f.hash, f.lang)
     changed = sorted(fid for fid, (h, _) in current.items() if state.hashes.get(fid) != h)
     deleted = sorted(fid for fid in state.hashes if fid not in current)
     summary.files = len(current)
@@ -471,9 +478,9 @@ def _plan(scan: TreeScan, state: IndexState, graph_token: str | None, indexer: s
     summary.deleted = len(deleted)
     # Import aliases of tsconfig/jsconfig files and Go module paths: when they change, every
     # file is re-resolved.
-    readable = [f.id for f in scan.files if f.skip_reason is None]
-    js_paths, config_problems = read_js_paths(scan.root, readable)
-    go_modules, go_problems = read_go_modules(scan.root, readable)
+    configs = [f.id for f in scan.files if f.name in _MODULE_CONFIG_NAMES and f.skip_reason is None]
+    js_paths, config_problems = read_js_paths(scan.root, configs)
+    go_modules, go_problems = read_go_modules(scan.root, configs)
     if config_problems or go_problems:
         summary.skipped["unusable-config"] = len(config_problems) + len(go_problems)  # beside the files' reasons
     plan = _Plan(state, full, current, changed, deleted, js_paths, go_modules, False)
