@@ -20,8 +20,9 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -91,13 +92,22 @@ def index_tree(
     ``ignore_files=False``: index what ``.gitignore`` and ``.graphsvcignore`` files exclude.
     ``watch_tree``: a process that indexes the tree again and again (a server) has the kernel
     report what changes in it, and the next run lists only those directories."""
+    with _locked_workspace(path, workspace, graph) as (ws, graph, spath):
+        return _sync_tree(path, ws, graph, progress, exclude, spath, replace, ignore_files, watch_tree)[0]
+
+
+@contextmanager
+def _locked_workspace(path: str | Path, workspace: str | None,
+                      graph: Graph | None) -> Iterator[tuple[str, Graph, Path]]:
+    """The workspace's name, graph and index-state path, held under the workspace's lock; the
+    root is checked before the graph is touched."""
     settings = get_settings()
     ws = workspace_name(path, workspace)
-    _check_root(Path(path), settings.index.max_file_bytes)  # before touching the graph
+    _check_root(Path(path), settings.index.max_file_bytes)
     graph = graph or get_graph()
     spath = state_path(settings.home, ws, graph.uri)
     with workspace_lock(spath):
-        return _sync_tree(path, ws, graph, progress, exclude, spath, replace, ignore_files, watch_tree)[0]
+        yield ws, graph, spath
 
 
 def _check_root(root: Path, max_file_bytes: int) -> None:
@@ -309,12 +319,7 @@ def index_symbols(
     """Bring the tree up to date, then extract, resolve and write symbols and edges of
     changed files; edges of unchanged files that could now resolve differently are redone.
     ``replace``, ``ignore_files`` and ``watch_tree`` as for `index_tree`."""
-    settings = get_settings()
-    ws = workspace_name(path, workspace)
-    _check_root(Path(path), settings.index.max_file_bytes)  # before touching the graph
-    graph = graph or get_graph()
-    spath = state_path(settings.home, ws, graph.uri)
-    with workspace_lock(spath):
+    with _locked_workspace(path, workspace, graph) as (ws, graph, spath):
         return _index_symbols(path, ws, graph, jobs, progress, exclude, spath, replace, ignore_files, watch_tree)
 
 

@@ -169,17 +169,24 @@ def _graph_hash(graph, workspace: str, fid: str) -> str:
     return entities(graph, workspace)[fid]["props"]["hash"]
 
 
-def test_tree_rows_kept_beside_the_graph_are_not_trusted_after_another_writer(graph, workspace, tmp_path):
-    """A run compares the disk with the tree rows it recorded only while the graph holds the
-    token it wrote: here another machine (another index state) indexed an edit since, and the
-    edit was undone with its mtime, so the recorded rows match the disk but not the graph."""
-    repo = tmp_path / "repo"
+def _indexed_then_edited(repo, graph, workspace):
+    """A repository indexed, then `src/app.py` edited: the file, its text and stat before the
+    edit (to undo it with its mtime), and the graph's hash of it as indexed."""
     make_repo(repo)
     app = repo / "src" / "app.py"
     text, stat = app.read_text(), app.stat()
     index_tree(repo, workspace=workspace)
     original = _graph_hash(graph, workspace, "src/app.py")
     app.write_text("def main():\n    return 22\n")
+    return app, text, stat, original
+
+
+def test_tree_rows_kept_beside_the_graph_are_not_trusted_after_another_writer(graph, workspace, tmp_path):
+    """A run compares the disk with the tree rows it recorded only while the graph holds the
+    token it wrote: here another machine (another index state) indexed an edit since, and the
+    edit was undone with its mtime, so the recorded rows match the disk but not the graph."""
+    repo = tmp_path / "repo"
+    app, text, stat, original = _indexed_then_edited(repo, graph, workspace)
     other = run_cli("index-tree", str(repo), "--workspace", workspace, env={"GRAPHSVC_HOME": str(tmp_path / "other")})
     assert other.returncode == 0, other.stderr
     assert _graph_hash(graph, workspace, "src/app.py") != original
@@ -194,12 +201,7 @@ def test_a_tree_sync_that_died_half_way_leaves_no_token_to_trust(graph, workspac
     from graphsvc.indexing import pipeline
 
     repo = tmp_path / "repo"
-    make_repo(repo)
-    app = repo / "src" / "app.py"
-    text, stat = app.read_text(), app.stat()
-    index_tree(repo, workspace=workspace)
-    original = _graph_hash(graph, workspace, "src/app.py")
-    app.write_text("def main():\n    return 22\n")
+    app, text, stat, original = _indexed_then_edited(repo, graph, workspace)
     real = GraphWriter.set_tree_token
 
     def dies_before_the_new_token(self, token):
