@@ -395,7 +395,9 @@ def rescan_tree(
     for d in sorted(dirty):  # parents first: a directory gone is gone before its own turn
         if d not in dirs:
             continue  # removed with its parent, or inside a directory the scan does not enter
-        subdirs = {p: identities.get(p) for p in children.get(d, ()) if p in dirs}
+        # A directory whose own entry changed (made again, moved, replaced) is listed whole:
+        # a subdirectory's (device, inode) may be a freed one reused, not the same directory.
+        subdirs = {} if d in changed else {p: identities.get(p) for p in children.get(d, ()) if p in dirs}
         part = TreeScan(root=previous.root, dirs=[DirRecord(id=dirs[d].id, name=dirs[d].name, path=d)])
         walker = _Walker(part, root_str, max_file_bytes, known, ignore_files, on_listing=on_listing)
         path = os.path.join(root_str, d) if d else root_str
