@@ -26,11 +26,12 @@ class ParamRef:
     rebound: bool  # also bound in the function's body (assigned, a loop variable, ...)
 
 
-def call_arguments(matches: list[dict]) -> dict[tuple[int, int], Arguments]:
+def call_arguments(matches: list[dict], text=None) -> dict[tuple[int, int], Arguments]:
     """Arguments by the byte range of their call: position (among all arguments; unknown
     after a splat such as ``*xs``) or keyword, and the value as written. The call and its
     argument list are the ``@argument.call`` and ``@argument.list`` captures, else the
     argument's parents (tree-sitter finds a parent by descending from the root)."""
+    text = text or _text  # the extractor's reads the source, cheaper than a node's own text
     out: dict[tuple[int, int], list[tuple[int | str, str]]] = {}
     lists: dict[int, dict[int, int]] = {}  # per argument list, the position of each argument
     for caps in matches:
@@ -47,7 +48,7 @@ def call_arguments(matches: list[dict]) -> dict[tuple[int, int], Arguments]:
                 continue
         key: int | str | None
         if keyword:
-            key = _text(keyword[0])
+            key = text(keyword[0])
         else:
             positions = lists.get(arg_list.id)
             if positions is None:
@@ -55,7 +56,7 @@ def call_arguments(matches: list[dict]) -> dict[tuple[int, int], Arguments]:
             key = positions.get(value.id)
             if key is None:
                 continue
-        out.setdefault((call.start_byte, call.end_byte), []).append((key, _text(value)))
+        out.setdefault((call.start_byte, call.end_byte), []).append((key, text(value)))
     return {k: tuple(v) for k, v in out.items()}
 
 

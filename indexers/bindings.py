@@ -60,6 +60,18 @@ def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tup
     literal are left out."""
     best: dict[tuple[str, int], tuple] = {}
     for role, caps in binds:
+        if len(caps) == 1 and (role == "local" or role == "field"):
+            nodes = caps[role]
+            if len(nodes) == 1:
+                # The name alone (parameters, loop variables): says nothing, unless a
+                # nested pattern whose names have their own matches.
+                node = nodes[0]
+                if node.named_child_count:
+                    continue
+                start = node.start_byte
+                if (role, start) not in best:
+                    best[(role, start)] = (0, start, role, node, None, None, None)
+                continue
         for node, type_text, value_text in _bound(spec, role, caps):
             name = _signature_name(spec, caps) if role == "signature" else (
                 _text(caps["local.narrowed"][0]) if "local.narrowed" in caps else None)

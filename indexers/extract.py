@@ -128,6 +128,7 @@ _GENERIC_ARGS = re.compile(r"<.*>$", re.S)
 _WS = re.compile(r"\s+")
 _HEAD = re.compile(r"[^.:>(\[-]*")
 _FUNCTION_KINDS = frozenset({"function", "method"})
+_LOCAL_KINDS = frozenset({RECEIVER_NONE, RECEIVER_NAME, RECEIVER_EXPR})
 
 
 @_slot_init  # built by the hundred thousand, in extraction and decoding
@@ -370,7 +371,7 @@ class _Extractor:
         if params:
             starts = [(c.get("parameter") or c["parameter.rest"])[0].start_byte for c in params]
             self.out.params = parameters(params, starts, self._enclosing_all(ordered, starts), self.out.bindings)
-        args = call_arguments([caps for _, caps in values if "argument" in caps])
+        args = call_arguments([caps for _, caps in values if "argument" in caps], self.text)
         self._calls(ordered, narrowest_receivers(calls), local_names, self.out.calls, args=args)
         named = [v for v in values if "name" in v[1]]  # a call as an argument is no value of its own
         self._calls(ordered, named, local_names, self.out.values, only_typed_locals=True)
@@ -598,27 +599,35 @@ class _Extractor:
         starts = [node.start_byte for _, node, _, _, _ in items]
         enclosing = _with_symbols(self._enclosing_all(ordered, starts))
         blocks = self._block_paths(starts, enclosing)
+        text = self.text
+        append = out.append
+        path = self.path
+        functions: dict[int, _Def | None] = {}  # per enclosing definition, the function around it
         for (role, node, type_text, value_text, name), encl, block in zip(items, enclosing, blocks):
-            line = _line(node)
+            line = node.start_point[0] + 1
             if role == "result" or role == "return" or role == "signature":
                 if encl is not None and (encl.kind in _FUNCTION_KINDS or role == "result" and encl.kind == "type_alias"):
-                    out.append(Binding(encl.sym.id, name or RESULT, type_text, value_text, line, None, block))
+                    append(Binding(encl.sym.id, name or RESULT, type_text, value_text, line, None, block))
                 continue
-            name = name or self.text(node)
+            name = name or text(node)
             if role == "field":
                 owner = encl
                 while owner is not None and owner.kind not in _TYPE_KINDS:
                     owner = owner.parent
                 if owner is not None and owner.sym is not None and encl is not owner:
-                    out.append(Binding(owner.sym.id, name, type_text, value_text, line, encl.sym.id))
+                    append(Binding(owner.sym.id, name, type_text, value_text, line, encl.sym.id))
                 continue
-            out.append(Binding(encl.sym.id if encl is not None else self.path, name, type_text, value_text, line,
-                               None, block))
+            append(Binding(encl.sym.id if encl is not None else path, name, type_text, value_text, line, None, block))
             # Closures see the names of the functions around them; a class body nested in a
             # function binds names of that function.
-            fn = encl
-            while fn is not None and fn.kind not in _FUNCTION_KINDS:
-                fn = fn.parent
+            key = id(encl)
+            if key in functions:
+                fn = functions[key]
+            else:
+                fn = encl
+                while fn is not None and fn.kind not in _FUNCTION_KINDS:
+                    fn = fn.parent
+                functions[key] = fn
             # Outside any function, a closure's names are kept by its block (``Binding.block``).
             if fn is not None or block:
                 bound = local_names.setdefault(id(fn) if fn is not None else block, {})
@@ -636,43 +645,51 @@ class _Extractor:
         self_names = spec.self_names
         super_names = spec.super_names
         postfix = spec.non_null_postfix
+        new_operator, new_function = spec.new_operator, spec.new_function
         sep = self.seps[0]
         path = self.path
+        text = self.text
+        name_chain = _NAME_CHAIN.match
+        head_of = _HEAD.match
         starts = [node.start_byte for node, _ in calls]
         enclosing = _with_symbols(self._enclosing_all(ordered, starts))
         blocks = self._block_paths(starts, enclosing)
         # Per enclosing definition: its receiver name, and the local names it sees, innermost first.
         receivers: dict[int, str | None] = {}
         visible: dict[int, list[dict[str, bool]]] = {}
+        # A receiver name declared by a method (Go's ``func (s *T)``) anywhere in the file.
+        any_self = any(d.self_name for d in ordered)
+        append = out.append
         typed = None
         for (node, caps), start, encl, block in zip(calls, starts, enclosing, blocks):
             name_nodes = caps.get("name")
             rnodes = caps.get("receiver")
             if not name_nodes and rnodes is None:
                 continue
-            name = self.text(name_nodes[0]) if name_nodes else ""  # "": a call of the receiver's value
-            caller = encl.sym.id if encl is not None and encl.sym is not None else path
+            name = text(name_nodes[0]) if name_nodes else ""  # "": a call of the receiver's value
+            caller = encl.sym.id if encl is not None else path
             rkind = RECEIVER_NONE
             receiver = None
             if rnodes:
                 # A receiver captured in parts (C++ `a::B::f()`) is the path of its parts.
-                rtext = self.text(rnodes[0]) if len(rnodes) == 1 else sep.join(self.text(n) for n in rnodes)
+                rtext = text(rnodes[0]) if len(rnodes) == 1 else sep.join(text(n) for n in rnodes)
                 if postfix:
                     rtext = without_postfix(rtext, postfix)
-                if rtext in super_names or (rtext.endswith(")") and rtext.partition("(")[0] + "()" in super_names):
+                if rtext in super_names or (rtext[-1:] == ")" and rtext.partition("(")[0] + "()" in super_names):
                     rkind = RECEIVER_SUPER  # super() and the older super(Class, self)
-                elif rtext in self_names or (encl is not None and _receiver_of(encl, receivers) == rtext):
+                elif rtext in self_names or (any_self and encl is not None and _receiver_of(encl, receivers) == rtext):
                     rkind = RECEIVER_SELF
-                elif _NAME_CHAIN.match(rtext):
+                elif name_chain(rtext):
                     rkind = RECEIVER_NAME
                     receiver = rtext
                 else:
-                    receiver = value_chain(rtext, spec.new_operator, spec.new_function) if "(" in rtext or "[" in rtext else None
+                    receiver = value_chain(rtext, new_operator, new_function) if "(" in rtext or "[" in rtext else None
                     rkind = RECEIVER_OTHER if receiver is None else RECEIVER_EXPR
             local = False
-            if local_names and rkind in (RECEIVER_NONE, RECEIVER_NAME, RECEIVER_EXPR):
-                head = name if receiver is None else _HEAD.match(receiver).group(0)
-                seen = visible.get(id(encl))
+            if local_names and rkind in _LOCAL_KINDS:
+                head = name if receiver is None else head_of(receiver).group(0)
+                key = id(encl)
+                seen = visible.get(key)
                 if seen is None:
                     seen = _visible_locals(encl, local_names, visible)
                 for names in seen:  # closures see the enclosing functions' names
@@ -685,10 +702,10 @@ class _Extractor:
                     typed = local_names.get(around, {}).get(head)
                     local = typed is not None
                     around = around.rpartition("/")[0]
-            if local and only_typed_locals and not typed and head not in self_names:
-                continue
+                if local and only_typed_locals and not typed and head not in self_names:
+                    continue
             call_args = args.get((start, node.end_byte), ()) if args else ()
-            out.append(CallRef(caller, name, rkind, receiver, node.start_point[0] + 1, local, call_args, block))
+            append(CallRef(caller, name, rkind, receiver, node.start_point[0] + 1, local, call_args, block))
 
     def _inherits(self, ordered: list[_Def], refs: list) -> None:
         if not refs:

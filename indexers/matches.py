@@ -63,6 +63,9 @@ def grouped_matches(lang: str, query: tree_sitter.Query, root: tree_sitter.Node)
 def narrowest_receivers(calls: list[tuple[tree_sitter.Node, dict]]) -> list[tuple[tree_sitter.Node, dict]]:
     """One match per called name: a call matched by a general and a specific pattern keeps
     the narrowest receiver (Go's ``(T{}).m()``: the literal's type ``T``, not the literal)."""
+    starts = {node.start_byte for node, _ in calls}
+    if len(starts) == len(calls):
+        return calls  # one match per call node (every Python call): nothing to choose between
     best: dict[tuple[int, int], tuple[tree_sitter.Node, dict]] = {}
     for node, caps in calls:
         name, receiver = caps.get("name"), caps.get("receiver")
