@@ -25,6 +25,11 @@ _CALLABLE_KINDS = frozenset({"function", "class", "struct"})
 _HEADER_EXTENSIONS = tuple(sorted({e for spec in LANGUAGES.values() for e in spec.header_extensions}))
 
 
+def _module_shape(ext: FileExtraction) -> tuple:
+    """What module systems build their index from besides a file's path."""
+    return ext.lang, ext.package
+
+
 class SymbolTable:
     """Every file's symbols, indexed for resolution; add and remove files one at a time."""
 
@@ -44,7 +49,10 @@ class SymbolTable:
         self.go_modules = GoModules()  # module paths of go.mod files (set by the job)
         self._types: dict[tuple[str, str], list[str]] = defaultdict(list)  # (system, qual) -> type ids
         self._module_index: dict[str, ModuleSystem] = {}
-        self._dirty = True
+        # Module systems read the set of paths and each file's _module_shape(): they are built
+        # again only when that changed. path -> its shape when the index was built (None: no
+        # such file then), for the paths added or removed since.
+        self._reshaped: dict[str, tuple | None] = {}
         self._ctx_cache: dict[str, ImportContext] = {}
         self._bindings: dict[str, dict[tuple[str, str], list[Binding]]] = {}  # file -> (scope, name) -> bindings
         self.resolvers: dict[str, object] = {}  # file -> its resolver, for lookups from other files
@@ -58,6 +66,7 @@ class SymbolTable:
     def add_file(self, ext: FileExtraction) -> None:
         if ext.path in self.files:
             self.remove_file(ext.path)
+        self._reshaped.setdefault(ext.path, None)
         self.files[ext.path] = ext
         self._bindings.pop(ext.path, None)
         self._dirs[posixpath.dirname(ext.path)].add(ext.path)
@@ -95,6 +104,7 @@ class SymbolTable:
         ext = self.files.pop(path, None)
         if ext is None:
             return None
+        self._reshaped.setdefault(path, _module_shape(ext))
         self._bindings.pop(path, None)
         self._dirs[posixpath.dirname(path)].discard(path)
         spec = LANGUAGES.get(ext.lang) if ext.lang else None
@@ -130,15 +140,16 @@ class SymbolTable:
     def set_js_paths(self, js_paths: JsPaths) -> None:
         if js_paths != self.js_paths:
             self.js_paths = js_paths
+            self._module_index.clear()
             self._touch()
 
     def set_go_modules(self, go_modules: GoModules) -> None:
         if go_modules != self.go_modules:
             self.go_modules = go_modules
+            self._module_index.clear()
             self._touch()
 
     def _touch(self) -> None:
-        self._dirty = True
         self._ctx_cache.clear()
         self.resolvers.clear()
         self.recursive = RecursiveCache()
@@ -149,9 +160,18 @@ class SymbolTable:
         return posixpath.dirname(path) + "/" if spec is not None and spec.directory_scope else path
 
     def modules(self, system: str) -> ModuleSystem:
-        if self._dirty:
+        if self._reshaped:
+            files = self.files
+            if any(_module_shape(files[p]) != shape if p in files else shape is not None
+                   for p, shape in self._reshaped.items()):
+                self._module_index.clear()
+            else:
+                # Same paths, same shapes: only what the systems read of contents is stale.
+                for index in self._module_index.values():
+                    index.forget_contents()
+            self._reshaped.clear()
+        if not self._module_index:
             self._module_index = {name: cls(self) for name, cls in MODULE_SYSTEMS.items()}
-            self._dirty = False
         return self._module_index[system]
 
     # -- lookups -----------------------------------------------------------------------

@@ -57,6 +57,10 @@ class ModuleSystem:
     def bind(self, ext: FileExtraction, imp: ImportRef, ctx: ImportContext) -> None:
         raise NotImplementedError
 
+    def forget_contents(self) -> None:
+        """Drop what was learnt from the files' contents: some changed, while the paths and
+        what the index was built from stayed the same."""
+
     def submodule(self, files: tuple[str, ...], name: str) -> tuple[str, ...] | None:
         return None
 

@@ -37,6 +37,10 @@ class IncludeModules(ModuleSystem):
             if ext in spec.source_extensions:
                 self.sources_by_name[stem].append(p)
 
+    def forget_contents(self) -> None:
+        self._headers.clear()
+        self._declared.clear()
+
     def _find(self, importer: str, module: str) -> tuple[str, ...]:
         cand = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
         if cand in self.path_set:
