@@ -86,9 +86,16 @@ def _symbol_row(sym: SymbolRecord) -> tuple:
     return tuple(row)
 
 
+# Record lists decoded last, kept for their next readings: a file's resolution reads its
+# calls, values and bindings several times over (about ten decodings a file when each reading
+# decoded), and other files' now and then. Bounded by count, so by a few files' records.
+DECODED_LISTS = 32
+_decoded: dict[bytes, tuple[type, list]] = {}
+
+
 class Encoded(Sequence):
-    """Records of one kind of a file (its calls, values or bindings), kept marshalled and
-    rebuilt at each reading.
+    """Records of one kind of a file (its calls, values or bindings), kept marshalled; the
+    lists decoded last are kept (`DECODED_LISTS`), every other reading decodes them again.
 
     They are most of an extraction and are read while their own file resolves; other files
     look at them seldom (what callers pass for a parameter, what a type's fields hold), and
@@ -102,7 +109,17 @@ class Encoded(Sequence):
         self._cls, self._blob, self._len = cls, blob, length
 
     def __iter__(self) -> Iterator:
-        return starmap(self._cls, marshal.loads(self._blob)) if self._len else iter(())
+        if not self._len:
+            return iter(())
+        blob = self._blob
+        # Keyed by the blob: the records are frozen, so equal blobs may share one list.
+        found = _decoded.pop(blob, None)
+        if found is None or found[0] is not self._cls:
+            found = self._cls, list(starmap(self._cls, marshal.loads(blob)))
+            if len(_decoded) >= DECODED_LISTS:
+                del _decoded[next(iter(_decoded))]
+        _decoded[blob] = found  # the most recent last
+        return iter(found[1])
 
     def __len__(self) -> int:
         return self._len
