@@ -13,10 +13,10 @@ from graphsvc.model import Prov, Reason, Rel, UnresolvedCalls
 from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_OTHER, RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import MAX_CANDIDATES, MAX_HIERARCHY, TYPE_KIND_NAMES
 from indexers.resolve.resolver import Resolver
+from indexers.resolve.table import REFERABLE_KINDS
 
 MAX_UNRESOLVED_SITES = 20  # call sites kept per caller; the count says how many there were
 
-_REFERENCED_KINDS = TYPE_KIND_NAMES | {"function", "method"}
 _GUESSES = frozenset({Reason.UNIQUE_NAME, Reason.CANDIDATE})
 
 
@@ -24,10 +24,11 @@ def references(r: Resolver) -> None:
     """REFERENCES edges from each value's enclosing symbol (or file) to what it names."""
     memo: dict[tuple, tuple | None] = {}
     symbols = r.table.symbols
-    referable = _referable_names(r.table)
+    # Most values are variables: no definition of the name is ever referenced.
+    referable = r.table.referable_names()
     for ref in r.ext.values:
         if ref.name not in referable:
-            continue  # most values are variables: no definition of the name is ever referenced
+            continue
         key = r.memo_key(ref)
         found = memo.get(key, memo)
         if found is memo:
@@ -42,17 +43,6 @@ def references(r: Resolver) -> None:
             r.edge(ref.caller, ids[0], Rel.REFERENCES, r.prov_for(ids[0], reason), conf, reason, ref.line)
 
 
-def _referable_names(table) -> frozenset[str]:
-    """The names of every function, method and type of the workspace: a value of another name
-    refers to none of them (cached with the table's other answers)."""
-    key = ("referable-names",)
-    found = table.recursive.values.get(key)
-    if found is None:
-        found = table.recursive.values[key] = frozenset(
-            s.name for s in table.symbols.values() if s.kind in _REFERENCED_KINDS)
-    return found
-
-
 def _referenced(r: Resolver, ref: CallRef, key: tuple, symbols: dict) -> tuple[list[str], str, float] | None:
     if ref.receiver_kind == RECEIVER_OTHER:
         return None
@@ -63,7 +53,7 @@ def _referenced(r: Resolver, ref: CallRef, key: tuple, symbols: dict) -> tuple[l
     if ent[0] != "sym" or reason in _GUESSES:
         return None
     # Only what the name itself defines: a field found to hold a class is not that class.
-    ids = [i for i in ent[1] if i in symbols and symbols[i].kind in _REFERENCED_KINDS and symbols[i].name == ref.name]
+    ids = [i for i in ent[1] if i in symbols and symbols[i].kind in REFERABLE_KINDS and symbols[i].name == ref.name]
     if not ids or len(ids) > MAX_CANDIDATES:
         return None
     if ref.receiver_kind != RECEIVER_NONE and any("@" in symbols[i].qualified_name for i in ids):

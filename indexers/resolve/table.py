@@ -6,7 +6,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
-from typing import Iterable
+from typing import Collection, Iterable
 
 from graphsvc.model import SymbolKind
 from indexers.extract import Binding, FileExtraction
@@ -16,6 +16,8 @@ from indexers.records import SymbolRecord
 from indexers.resolve.common import TYPE_KIND_NAMES, SPLIT, ImportContext, base_qual, last_segment, paused_gc
 from indexers.resolve.modules import MODULE_SYSTEMS, ModuleSystem
 
+# What a value can refer to (REFERENCES edges).
+REFERABLE_KINDS = TYPE_KIND_NAMES | {"function", "method"}
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 # Files whose bindings are indexed by (scope, name) at a time; the others are indexed again
 # when they are looked at.
@@ -48,6 +50,7 @@ class SymbolTable:
         self.js_paths = JsPaths()  # import aliases of tsconfig/jsconfig files (set by the job)
         self.go_modules = GoModules()  # module paths of go.mod files (set by the job)
         self._types: dict[tuple[str, str], list[str]] = defaultdict(list)  # (system, qual) -> type ids
+        self._referable: dict[str, int] = {}  # name -> how many functions, methods and types have it
         self._module_index: dict[str, ModuleSystem] = {}
         # Module systems read the set of paths and each file's _module_shape(): they are built
         # again only when that changed. path -> its shape when the index was built (None: no
@@ -76,9 +79,12 @@ class SymbolTable:
         scope_key = self._scope_key(ext.path, spec)
         symbols, by_name, members = self.symbols, self._by_name, self._members
         shadowed = set(ext.shadowed)
+        referable = self._referable
         for sym in ext.symbols:
             sid, kind, qual = sym.id, sym.kind, sym.qualified_name
             symbols[sid] = sym
+            if kind in REFERABLE_KINDS:
+                referable[sym.name] = referable.get(sym.name, 0) + 1
             if sid in shadowed:
                 continue  # a node, but never what the name resolves to
             base = base_qual(qual)
@@ -111,6 +117,12 @@ class SymbolTable:
         system = spec.module_system if spec else ""
         for sym in ext.symbols:
             self.symbols.pop(sym.id, None)
+            if sym.kind in REFERABLE_KINDS:
+                left = self._referable[sym.name] - 1
+                if left:
+                    self._referable[sym.name] = left
+                else:
+                    del self._referable[sym.name]
             if sym.kind in TYPE_KIND_NAMES or sym.kind == "module":
                 _discard(self._types.get((system, base_qual(sym.qualified_name)), []), sym.id)
             for group in _name_groups(sym.kind):
@@ -207,6 +219,11 @@ class SymbolTable:
                 else:
                     index[key] = [b]
         return index.get((scope, name), [])
+
+    def referable_names(self) -> Collection[str]:
+        """The names of every function, method and type of the workspace: a value of another
+        name refers to none of them."""
+        return self._referable.keys()
 
     def quals_in(self, path: str) -> dict[str, list[str]]:
         """A file's definitions by qualified name (redefinition suffixes removed)."""
