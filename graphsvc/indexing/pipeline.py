@@ -281,10 +281,12 @@ def _write_symbols(
         stale = stored - new_ids
     else:
         stale = {s.id for ext in old_exts.values() for s in ext.symbols} - new_ids
+    distinct = len(new_ids)
+    del new_ids  # a set of every symbol id: hundreds of MB for the Linux kernel, not kept while writing
     writer.delete_symbols(sorted(stale))
     writer.delete_file_symbols(deleted)
     symbols = [s for ext in new_exts.values() for s in ext.symbols]
-    if first and len(new_ids) == len(symbols):
+    if first and distinct == len(symbols):
         writer.create_symbols(symbols)
     else:
         writer.upsert_symbols(symbols)
