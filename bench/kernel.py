@@ -98,6 +98,8 @@ def without_database(root: Path, jobs: int) -> None:
         with paused_gc():
             for path in sorted(exts):
                 edges.add(resolve_file(exts[path], table, stats))
+                edges.add_unresolved(stats.unresolved_sites)
+                stats.unresolved_sites.clear()
         t3, c3 = time.perf_counter(), _own_cpu()
         edges.close()
     symbols = sum(len(e.symbols) for e in exts.values())

@@ -363,7 +363,7 @@ class GraphWriter:
         # External nodes that lost a reference to a delete: orphans unless still referred to.
         self._released: set[str] = set()
 
-    def _run_batched(self, cypher: str, key: str, rows: Sequence[Any]) -> None:
+    def _run_batched(self, cypher: str, key: str, rows: Iterable[Any]) -> None:
         for chunk in batches(rows, self.batch_size):
             self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, **{key: chunk})
 
@@ -501,7 +501,7 @@ class GraphWriter:
         self._run_concurrently(_CREATE_EDGES[rel], keyed, what=f"{rel.value} edges", total=total)
 
     def set_unresolved_calls(self, records: Iterable[model.UnresolvedCalls]) -> None:
-        self._run_batched(_SET_UNRESOLVED, "rows", [row(r) for r in records])
+        self._run_batched(_SET_UNRESOLVED, "rows", map(row, records))
 
     def mark_files(self, parses: Iterable[model.FileParse]) -> None:
         self._run_batched(_MARK_FILES, "rows", [row(p) for p in parses])

@@ -567,6 +567,8 @@ def _resolve(
         with paused_gc():
             for i, fid in enumerate(sorted(affected), 1):
                 edges.add(resolve_file(all_exts[fid], table, stats))
+                edges.add_unresolved(stats.unresolved_sites)
+                stats.unresolved_sites.clear()
                 if progress and (i % 100 == 0 or i == total):
                     progress(i, total, "resolving: " + fid)
     except BaseException:
@@ -613,7 +615,7 @@ def _write_edges(writer: GraphWriter, plan: _Plan, resolved: _Resolved, summary:
         reasons.update(e.reason for e in edges)
     summary.edges_written = {rel.value: written[rel.value] for rel in Rel if written[rel.value]}
     summary.edges_by_reason = dict(reasons)
-    writer.set_unresolved_calls(resolved.stats.unresolved_sites)
+    writer.set_unresolved_calls(resolved.edges.unresolved())
 
 
 def _mark_files(writer: GraphWriter, plan: _Plan, new_exts: dict[str, FileExtraction]) -> None:

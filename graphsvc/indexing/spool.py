@@ -5,6 +5,9 @@ holds every resolved edge until then: the Linux kernel's 8 M as records, then as
 rows, took several gigabytes. Each file's edges go to a temporary file as soon as the file
 is resolved (marshalled tuples, a few tens of bytes each) and come back in batches of one
 relationship type. Only the external nodes they point at stay in memory (a few thousand).
+The calls each caller left unresolved (`UnresolvedCalls`, a count and the first sites as
+written: about 100 B per unresolved call, over half of the kernel's 4.5 M call sites) are
+spooled beside them the same way.
 
 Edges of different files never share a source (every edge leaves the file or one of its
 symbols), and a file's resolver counts the repeats of its own (`Resolver.edge`): each
@@ -17,6 +20,7 @@ import marshal
 import tempfile
 from collections.abc import Iterator
 
+from graphsvc.model import UnresolvedCalls
 from indexers.records import EdgeRecord, SymbolRecord
 from indexers.resolve import external_nodes
 
@@ -30,6 +34,7 @@ class EdgeSpool:
 
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile(prefix="graphsvc-edges-")
+        self._unresolved = tempfile.TemporaryFile(prefix="graphsvc-unresolved-")
         self._writing = True
         self.count = 0
         self.externals: dict[str, SymbolRecord] = {}  # the `ext:` nodes an edge points at
@@ -46,6 +51,24 @@ class EdgeSpool:
         marshal.dump([(e.src, e.dst, e.type, e.prov, e.confidence, e.reason, e.line, e.count) for e in edges],
                      self._file)
         self.count += len(edges)
+
+    def add_unresolved(self, records: list[UnresolvedCalls]) -> None:
+        """One file's calls left unresolved, per caller."""
+        if records:
+            marshal.dump([(r.id, r.unresolved_calls, r.unresolved_sites) for r in records], self._unresolved)
+
+    def unresolved(self) -> Iterator[UnresolvedCalls]:
+        """The unresolved calls added, in order; read once, before or after `rows`."""
+        self._unresolved.flush()
+        self._unresolved.seek(0)
+        while True:
+            try:
+                chunk = marshal.load(self._unresolved)
+            except EOFError:
+                break
+            for values in chunk:
+                yield UnresolvedCalls(id=values[0], unresolved_calls=values[1], unresolved_sites=values[2])
+        self._unresolved.close()
 
     def rows(self, per_call: int = ROWS_PER_CALL) -> Iterator[tuple[str, list[EdgeRecord]]]:
         """(relationship type, edges of it), in the order they were added within a type;
@@ -70,7 +93,8 @@ class EdgeSpool:
         for rel, rows in pending.items():
             if rows:
                 yield rel, rows
-        self.close()
+        self._file.close()
 
     def close(self) -> None:
         self._file.close()
+        self._unresolved.close()
