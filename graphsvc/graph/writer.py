@@ -280,6 +280,7 @@ _ROWS = {
 }
 _ROWS[model.CodeEdge] = _row_getter(model.CodeEdge, ("src", "dst"))
 _SYMBOL_ROW = _ROWS[model.SymbolNode]
+_EDGE_ROW = _ROWS[model.CodeEdge]
 _EXTERNAL_ROW = _ROWS[model.ExternalNode]  # also takes the SymbolNode the resolver makes of one
 
 
@@ -485,20 +486,22 @@ class GraphWriter:
         self._delete_batched(_DELETE_CODE_EDGES, "files", files)
         self._run_batched(_CLEAR_UNRESOLVED, "files", files)
 
-    def create_edges(self, rel: Rel, rows: Sequence[dict]) -> None:
-        """Create edges given by entity ids; an edge whose endpoint does not exist is skipped."""
+    def create_edges(self, rel: Rel, edges: Sequence[model.CodeEdge]) -> None:
+        """Create edges of type `rel`; an edge whose endpoint does not exist is skipped."""
         eids = self._eids
-        missing = sorted({row[end] for row in rows for end in ("src", "dst") if row[end] not in eids})
+        missing = sorted({e.src for e in edges if e.src not in eids} | {e.dst for e in edges if e.dst not in eids})
         for chunk in batches(missing, self.batch_size):
             found = self.graph.read(_ELEMENT_IDS, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, ids=chunk)
             eids.update((f["id"], f["eid"]) for f in found)
-        total = sum(1 for row in rows if row["src"] in eids and row["dst"] in eids)
-        keyed = (  # built batch by batch as they are sent
-            {**row, "src": eids[row["src"]], "dst": eids[row["dst"]]}
-            for row in rows
-            if row["src"] in eids and row["dst"] in eids
-        )
-        self._run_concurrently(_CREATE_EDGES[rel], keyed, what=f"{rel.value} edges", total=total)
+        kept = [e for e in edges if e.src in eids and e.dst in eids]
+
+        def keyed(e: model.CodeEdge) -> dict:
+            # Each row is built once, as its batch is sent, its ends named by element id.
+            r = _EDGE_ROW(e)
+            r["src"], r["dst"] = eids[e.src], eids[e.dst]
+            return r
+
+        self._run_concurrently(_CREATE_EDGES[rel], map(keyed, kept), what=f"{rel.value} edges", total=len(kept))
 
     def set_unresolved_calls(self, records: Iterable[model.UnresolvedCalls]) -> None:
         self._run_batched(_SET_UNRESOLVED, "rows", map(row, records))

@@ -608,9 +608,9 @@ def _write_edges(writer: GraphWriter, plan: _Plan, resolved: _Resolved, summary:
     writer.upsert_externals(list(resolved.edges.externals.values()))
     written: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
-    # Read back from disk a batch at a time (`EdgeSpool`): rows are built only as they are sent.
+    # Read back from disk a batch at a time (`EdgeSpool`): a batch's rows are built as it is written.
     for rel, edges in resolved.edges.rows():
-        writer.create_edges(Rel(rel), [node_row(e) for e in edges])
+        writer.create_edges(Rel(rel), edges)
         written[rel] += len(edges)
         reasons.update(e.reason for e in edges)
     summary.edges_written = {rel.value: written[rel.value] for rel in Rel if written[rel.value]}

@@ -92,10 +92,10 @@ def build_workspace(graph, ws: str) -> None:
         for i, kind in EXTERNALS
     ])
     contains = [(Rel.CONTAINS, _parent(sid), sid, E, 1.0, Reason.SYNTAX) for sid, *_ in SYMBOLS]
-    by_type: dict[Rel, list[dict]] = {}
+    by_type: dict[Rel, list[CodeEdge]] = {}
     for rel, src, dst, prov, conf, reason in contains + EDGES:
-        edge = CodeEdge(src=src, dst=dst, type=rel.value, prov=prov, confidence=conf, reason=reason.value)
-        by_type.setdefault(rel, []).append(row(edge))
+        by_type.setdefault(rel, []).append(CodeEdge(src=src, dst=dst, type=rel.value, prov=prov, confidence=conf,
+                                                    reason=reason.value))
     for rel, rows in by_type.items():
         writer.create_edges(rel, rows)
 
