@@ -98,8 +98,8 @@ from indexers.languages import LanguageSpec, MacroHints, get_language, language_
 from indexers.matches import SCOPE, grouped_matches, narrowest_receivers, pattern_roles
 from indexers.records import SymbolRecord
 from indexers.syntax_errors import inside_error, scan_errors
-from indexers.text import (first_paragraph, node_text, strip_comment, strip_string, unquote, value_chain,
-                           without_postfix)
+from indexers.text import (first_paragraph, node_end_line, node_line, node_text, strip_comment, strip_string,
+                           unquote, value_chain, without_postfix)
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 # Longer average lines than this over a large file mean generated or minified code.
@@ -323,10 +323,6 @@ def _without_macros(parser: tree_sitter.Parser, data: bytes, hints: MacroHints, 
     return retry, cleaned, count, pathological
 
 
-def _line(node: tree_sitter.Node) -> int:
-    return node.start_point[0] + 1
-
-
 class _Extractor:
     def __init__(self, spec: LanguageSpec, path: str, out: FileExtraction, data: bytes, source: bytes):
         self.data = data
@@ -348,7 +344,7 @@ class _Extractor:
         for _, caps in get("contents", ()):  # recorded as a binding of "name[]" in the file
             node = caps["contents"][0]
             name = self.text(node).rpartition(".")[2]  # a field's by its last name
-            self.out.bindings.append(Binding(self.path, name + ELEMENT, None, None, _line(node)))
+            self.out.bindings.append(Binding(self.path, name + ELEMENT, None, None, node_line(node)))
         for _, caps in get("declaration", ()):
             if "name" in caps:
                 self.out.declared.append(self.text(caps["name"][0]))
@@ -471,7 +467,7 @@ class _Extractor:
                 file=self.path,
                 parent=parent_id,
                 start_line=d.node.start_point[0] + 1,
-                end_line=_end_line(d.node),
+                end_line=node_end_line(d.node),
                 lang=self.spec.name,
                 signature=self._signature(d.node, kind),
                 doc=self._doc(d),
@@ -729,7 +725,7 @@ class _Extractor:
                     continue
                 subject = encl.sym.qualified_name
                 type_id = encl.sym.id
-            self.out.inherits.append(InheritRef(type_id, subject, base, kind, _line(name_nodes[0])))
+            self.out.inherits.append(InheritRef(type_id, subject, base, kind, node_line(name_nodes[0])))
 
     def _imports(self, imports: list) -> None:
         out = self.out.imports
@@ -749,15 +745,7 @@ class _Extractor:
                 module = module[level:]
             if not module and not name and not level:
                 continue
-            out.append(ImportRef(module, name, alias, level, _line(node), "import.export" in caps))
-
-
-def _end_line(node: tree_sitter.Node) -> int:
-    end_row, end_col = node.end_point
-    # A node that swallows its trailing newline (a #define) ends on the line before.
-    if end_col == 0 and end_row > node.start_point[0]:
-        return end_row
-    return end_row + 1
+            out.append(ImportRef(module, name, alias, level, node_line(node), "import.export" in caps))
 
 
 def _at_top_level(parent: _Def | None) -> bool:

@@ -96,6 +96,18 @@ def _element_step(m: re.Match) -> str:
     return "[:]" if ":" in m.group(0) else "[]"  # a slice is no element: no chain
 
 
+def node_line(node: tree_sitter.Node) -> int:
+    return node.start_point[0] + 1
+
+
+def node_end_line(node: tree_sitter.Node) -> int:
+    end_row, end_col = node.end_point
+    # A node that swallows its trailing newline (a #define) ends on the line before.
+    if end_col == 0 and end_row > node.start_point[0]:
+        return end_row
+    return end_row + 1
+
+
 def node_text(source: bytes) -> Callable[[tree_sitter.Node], str]:
     """What ``node.text.decode("utf-8", "replace")`` gives for nodes of a tree parsed from
     ``source``, read from the source instead: a node's ``text`` copies its bytes through a
