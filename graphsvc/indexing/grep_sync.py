@@ -20,6 +20,12 @@ from graphsvc.settings import get_settings
 from indexers.extract import FileExtraction
 
 
+# An index run is background work: it waits this long for another writer of the shared
+# store (another workspace's grep build on a loaded machine can hold it for seconds) instead
+# of failing the whole run after the store's usual 5 s.
+INDEX_BUSY_TIMEOUT_MS = 300_000
+
+
 @dataclass(slots=True)
 class GrepSync:
     written: int = 0
@@ -50,6 +56,7 @@ def sync_grep(
     started = time.perf_counter()
     index = GrepIndex(settings=get_settings())
     try:
+        index.conn.execute(f"PRAGMA busy_timeout = {INDEX_BUSY_TIMEOUT_MS}")
         held = index.open_workspace(graph, workspace, indexer)
         gone = sorted(p for p in held.hashes if p not in current)
         changed = sorted(p for p, h in current.items() if held.hashes.get(p) != h)

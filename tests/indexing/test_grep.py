@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
 
-from graphsvc.context import grep_index
+from graphsvc.context import db, grep_index
 from graphsvc.context.grep_index import GrepIndex
 from graphsvc.errors import InputError, NotFoundError
 from graphsvc.indexing import pipeline
@@ -196,6 +198,25 @@ def test_a_run_that_failed_half_way_is_made_whole_by_the_next(graph, indexed, mo
     assert _held(graph, ws).keys() == _files_now(root)
     assert [(h.file, h.line) for h in grep("edited again", workspace=ws, graph=graph).hits] == \
         [("pkg/app.py", 19), ("pkg/util.py", 4)]
+
+
+def test_a_run_waits_for_another_writer_of_the_store(graph, indexed):
+    """Grep rows of every workspace share one SQLite file: a run whose grep rows find it
+    locked longer than the store's usual busy timeout (another workspace's large build on a
+    loaded machine) waits for the lock instead of failing."""
+    root, ws = indexed
+    (root / "pkg" / "util.py").write_text(UTIL + "\nWAITED = 'for the lock'\n")
+    other = sqlite3.connect(db.store_path(get_settings()), isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    release = threading.Timer(db.BUSY_TIMEOUT_MS / 1000 + 2, other.execute, ("COMMIT",))
+    release.start()
+    try:
+        summary = index_symbols(root, workspace=ws, jobs=1)
+    finally:
+        release.join()
+        other.close()
+    assert summary.grep_written == 1
+    assert grep("for the lock", workspace=ws, graph=graph).total == 1
 
 
 def _fail(*args, **kwargs):
