@@ -79,7 +79,9 @@ def _checked(name: str) -> str:
 
 def _sizes(graph: Graph, name: str | None) -> list[Workspace]:
     cypher = _SIZES_ALL if name is None else _SIZES_ONE
-    return [Workspace(**row) for row in graph.read(cypher, ws=name, root=WORKSPACE_ID)]
+    # A node that a running drop deletes while this reads it reads as one without properties:
+    # its row has no name, and belongs to no workspace.
+    return [Workspace(**row) for row in graph.read(cypher, ws=name, root=WORKSPACE_ID) if row["name"] is not None]
 
 
 def list_workspaces(graph: Graph) -> list[Workspace]:

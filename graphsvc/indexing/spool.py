@@ -59,16 +59,8 @@ class EdgeSpool:
 
     def unresolved(self) -> Iterator[UnresolvedCalls]:
         """The unresolved calls added, in order; read once, before or after `rows`."""
-        self._unresolved.flush()
-        self._unresolved.seek(0)
-        while True:
-            try:
-                chunk = marshal.load(self._unresolved)
-            except EOFError:
-                break
-            for values in chunk:
-                yield UnresolvedCalls(id=values[0], unresolved_calls=values[1], unresolved_sites=values[2])
-        self._unresolved.close()
+        for values in _chunks(self._unresolved):
+            yield UnresolvedCalls(id=values[0], unresolved_calls=values[1], unresolved_sites=values[2])
 
     def rows(self, per_call: int = ROWS_PER_CALL) -> Iterator[tuple[str, list[EdgeRecord]]]:
         """(relationship type, edges of it), in the order they were added within a type;
@@ -76,25 +68,32 @@ class EdgeSpool:
         if not self._writing:
             raise RuntimeError("the spooled edges were read already")
         self._writing = False
-        self._file.flush()
-        self._file.seek(0)
         pending: dict[str, list[EdgeRecord]] = {}
-        while True:
-            try:
-                chunk = marshal.load(self._file)
-            except EOFError:
-                break
-            for values in chunk:
-                rows = pending.setdefault(values[2], [])
-                rows.append(EdgeRecord(*values))
-                if len(rows) >= per_call:
-                    yield values[2], rows
-                    pending[values[2]] = []
+        for values in _chunks(self._file):
+            rows = pending.setdefault(values[2], [])
+            rows.append(EdgeRecord(*values))
+            if len(rows) >= per_call:
+                yield values[2], rows
+                pending[values[2]] = []
         for rel, rows in pending.items():
             if rows:
                 yield rel, rows
-        self._file.close()
 
     def close(self) -> None:
         self._file.close()
         self._unresolved.close()
+
+
+def _chunks(file) -> Iterator[tuple]:
+    """Every value of the lists marshalled to ``file``, from its start; closes it at the end."""
+    file.flush()
+    file.seek(0)
+    try:
+        while True:
+            try:
+                chunk = marshal.load(file)
+            except EOFError:
+                return
+            yield from chunk
+    finally:
+        file.close()
