@@ -29,7 +29,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import starmap
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 
 from indexers.extract import Binding, CallRef, FileExtraction, ImportRef, InheritRef, ParamRef
@@ -91,6 +91,7 @@ def _symbol_row(sym: SymbolRecord) -> tuple:
 # decoded), and other files' now and then. Bounded by count, so by a few files' records.
 DECODED_LISTS = 32
 _decoded: dict[bytes, tuple[type, list]] = {}
+_FIELD_ORDER: dict[type, dict[str, int]] = {}  # record class -> field name -> position in a row
 
 
 class Encoded(Sequence):
@@ -123,6 +124,20 @@ class Encoded(Sequence):
 
     def __len__(self) -> int:
         return self._len
+
+    def columns(self, *names: str) -> list:
+        """Some fields of every record, as ``attrgetter(*names)`` reads them: from the
+        decoded list when it is kept, else from the marshalled rows without building the
+        records (a pass that needs a few fields of every file's records builds none)."""
+        if not self._len:
+            return []
+        found = _decoded.get(self._blob)
+        if found is not None and found[0] is self._cls:
+            return list(map(attrgetter(*names), found[1]))
+        order = _FIELD_ORDER.get(self._cls)
+        if order is None:
+            order = _FIELD_ORDER[self._cls] = {f.name: i for i, f in enumerate(fields(self._cls))}
+        return list(map(itemgetter(*(order[n] for n in names)), marshal.loads(self._blob)))
 
     def __getitem__(self, index):
         return list(self)[index]

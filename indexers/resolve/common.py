@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from graphsvc.model import TYPE_KINDS, UnresolvedCalls
 
@@ -75,6 +76,15 @@ class ImportContext:
     export_stars: list[Entity] = field(default_factory=list)
     edges: dict[str, tuple[str, int]] = field(default_factory=dict)  # target id -> (reason, line)
     unresolved: int = 0
+
+
+def record_fields(records, *names: str) -> list:
+    """``attrgetter(*names)`` of every record of a list: a list kept encoded (the index
+    state's) reads them without building the records."""
+    columns = getattr(records, "columns", None)
+    if columns is not None:
+        return columns(*names)
+    return list(map(attrgetter(*names), records))
 
 
 def last_segment(qual: str) -> str:

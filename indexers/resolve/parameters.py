@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from indexers.arguments import ParamRef
 from indexers.extract import RECEIVER_NAME, RECEIVER_NONE, CallRef, FileExtraction
+from indexers.resolve.common import record_fields
 from indexers.text import value_chain
 
 if TYPE_CHECKING:  # the resolver imports this module
@@ -153,9 +154,9 @@ def _names_bound_to(table, ext: FileExtraction) -> dict[str, set[str]]:
     found = table.recursive.values.get(key)
     if found is None:
         found = {}
-        for b in ext.bindings:
-            if b.value:
-                found.setdefault(_last_name(b.value), set()).add(b.name)
+        for name, value in record_fields(ext.bindings, "name", "value"):
+            if value:
+                found.setdefault(_last_name(value), set()).add(name)
         table.recursive.values[key] = found
     return found
 

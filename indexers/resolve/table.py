@@ -13,7 +13,9 @@ from indexers.extract import Binding, FileExtraction
 from indexers.languages import LANGUAGES, LanguageSpec
 from indexers.module_config import GoModules, JsPaths
 from indexers.records import SymbolRecord
-from indexers.resolve.common import TYPE_KIND_NAMES, SPLIT, ImportContext, base_qual, last_segment, paused_gc
+from indexers.resolve.common import (
+    SPLIT, TYPE_KIND_NAMES, ImportContext, base_qual, last_segment, paused_gc, record_fields,
+)
 from indexers.resolve.modules import MODULE_SYSTEMS, ModuleSystem
 
 # What a value can refer to (REFERENCES edges).
@@ -371,14 +373,22 @@ def _discard(items: list, item) -> None:
 
 
 def _referenced_names(ext: FileExtraction) -> set[str]:
-    refs = (*ext.calls, *ext.values)
-    names = {c.name for c in refs}
+    names: set[str] = set()
     # Every name of a receiver chain or a bound expression: what they evaluate to depends on
     # the definitions, fields and results of those names (`make().run()`, `x: mod.T`).
-    texts = {c.receiver for c in refs if c.receiver}
-    texts.update(t for b in ext.bindings for t in (b.type, b.value) if t)
-    for text in texts:
-        names.update(_WORD.findall(text))
+    texts: set[str] = set()
+    for refs in (ext.calls, ext.values):
+        for name, receiver in record_fields(refs, "name", "receiver"):
+            names.add(name)
+            if receiver:
+                texts.add(receiver)
+    for type_text, value in record_fields(ext.bindings, "type", "value"):
+        if type_text:
+            texts.add(type_text)
+        if value:
+            texts.add(value)
+    # One scan of all the texts: a word never spans the space between two of them.
+    names.update(_WORD.findall(" ".join(texts)))
     for r in ext.inherits:
         names.add(SPLIT.split(r.base)[-1])
         names.add(SPLIT.split(r.subject)[-1])
