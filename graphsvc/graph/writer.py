@@ -212,7 +212,8 @@ _MARK_TREE = _set_on(model.WorkspaceTreeSynced, "w", Label.WORKSPACE)
 
 _GET_TOKENS = """
 MATCH (w:Entity {workspace: $ws, id: $id}) USING INDEX SEEK w:Entity(workspace, id)
-RETURN w.tree_token AS tree, w.symbols_token AS symbols
+RETURN w.tree_token AS tree, w.symbols_token AS symbols, w.symbols_token AS token, w.run_from AS run_from,
+       w.run_file_counts AS run_file_counts, w.run_files AS run_files
 """
 
 _GET_WORKSPACE_TOKEN = """
@@ -259,6 +260,18 @@ CREATE (a)-[r:{rel.value} {{{_EDGE_PROPS}}}]->(b)
 
 _DELETE_CODE_EDGES = _delete_outgoing(model.CODE_RELS)
 _CREATE_EDGES = {rel: _create_edges(rel) for rel in model.CODE_RELS}
+
+# The edges of a small run, of every type in one statement: ends found by key (a run that
+# sends all its writes in one transaction knows no element id of a node it creates there).
+_CREATE_EDGES_BY_KEY = """
+UNWIND $rows AS row
+MATCH (a:Entity {workspace: $ws, id: row.src}) USING INDEX SEEK a:Entity(workspace, id)
+MATCH (b:Entity {workspace: $ws, id: row.dst}) USING INDEX SEEK b:Entity(workspace, id)
+""" + "".join(
+    f"FOREACH (_ IN CASE WHEN row.type = '{rel.value}' THEN [1] ELSE [] END |\n"
+    f"  CREATE (a)-[:{rel.value} {{{_EDGE_PROPS}}}]->(b))\n"
+    for rel in model.CODE_RELS
+)
 
 
 def _row_getter(record: type, keys: tuple[str, ...] = ()) -> Callable[[Any], dict]:
@@ -335,6 +348,11 @@ class ElementIds:
         return len(self._numbers) + len(self._others)
 
 
+# A write kept for `GraphWriter.commit`: it gets run(cypher, **params) -> records.
+Run = Callable[..., list[dict]]
+Write = Callable[[Run], None]
+
+
 class GraphWriter:
     """Writes index records for one workspace.
 
@@ -343,6 +361,10 @@ class GraphWriter:
     made symbol writes about 1.35x and edge writes 1.5-2x as fast). Their rows never depend
     on each other's: nodes have distinct ids, and a deadlock between two edge batches is
     retried by the driver (a failed batch is rolled back whole).
+
+    A small run (a server's one-file edit) has its writes kept from `defer` to `commit` and
+    sent in one transaction: a transaction per statement cost a round trip or two each, most
+    of such a run's time on a loaded machine. Writes past `batch_size` rows stop the deferral.
     """
 
     def __init__(
@@ -363,16 +385,72 @@ class GraphWriter:
         self._eids = ElementIds()
         # External nodes that lost a reference to a delete: orphans unless still referred to.
         self._released: set[str] = set()
+        self._deferred: list[Write] | None = None  # writes kept for `commit`, while deferring
+        self._deferred_rows = 0
+        self._deferred_edges: list[dict] | None = None  # edge rows of the deferred edge write
+        self._after_commit: list[Callable[[], None]] = []
+        self._run_log: dict | None = None  # the workspace's run log as `tokens` read it
+
+    # -- one transaction for a small run ------------------------------------------------------
+    def defer(self) -> None:
+        """Keep the writes from now on for `commit` (reads still go at once)."""
+        if self._deferred is None:
+            self._deferred, self._deferred_rows = [], 0
+
+    @property
+    def deferring(self) -> bool:
+        return self._deferred is not None
+
+    def commit(self) -> None:
+        """Send the writes kept since `defer` in one transaction (retried whole on a transient
+        error), stop deferring, then call what waited for them (`after_commit`)."""
+        kept, self._deferred, self._deferred_edges = self._deferred, None, None
+        if kept:
+            def work(tx) -> None:
+                def run(cypher: str, **params: Any) -> list[dict]:
+                    return tx.run(cypher, ws=self.ws, **params).data()
+
+                for write in kept:
+                    write(run)
+
+            self.graph.write_transaction(work, timeout_s=WRITE_TIMEOUT_S)
+        waiting, self._after_commit = self._after_commit, []
+        for call in waiting:
+            call()
+
+    def after_commit(self, call: Callable[[], None]) -> None:
+        """Call `call` once the writes made so far are committed: now, unless deferring."""
+        if self._deferred is None:
+            call()
+        else:
+            self._after_commit.append(call)
+
+    def _write(self, write: Write, rows: int = 1) -> None:
+        """Run a write in a transaction of its own, or keep it while deferring; past
+        `batch_size` rows kept, they are sent and the deferral ends."""
+        if self._deferred is None:
+            write(self._run_now)
+            return
+        self._deferred.append(write)
+        self._deferred_rows += rows
+        if self._deferred_rows > self.batch_size:
+            self.commit()
+
+    def _run_now(self, cypher: str, **params: Any) -> list[dict]:
+        return self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, **params)
 
     def _run_batched(self, cypher: str, key: str, rows: Iterable[Any]) -> None:
         for chunk in batches(rows, self.batch_size):
-            self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, **{key: chunk})
+            self._write(lambda run, chunk=chunk: run(cypher, **{key: chunk}), len(chunk))
 
     def _delete_batched(self, cypher: str, key: str, rows: Sequence[Any]) -> None:
         """Run a delete that returns the external nodes it `released`, and remember them."""
-        for chunk in batches(rows, self.batch_size):
-            for record in self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, **{key: chunk}):
+        def delete(run: Run, chunk: list) -> None:
+            for record in run(cypher, **{key: chunk}):
                 self._released.update(record["released"])
+
+        for chunk in batches(rows, self.batch_size):
+            self._write(lambda run, chunk=chunk: delete(run, chunk), len(chunk))
 
     def _run_concurrently(
         self,
@@ -389,7 +467,11 @@ class GraphWriter:
 
         Rows are taken from ``rows`` only as batches are sent, two per transaction ahead: a
         caller that builds them lazily never holds more than those (the Linux kernel's 8 M
-        relationships as parameter dicts took gigabytes)."""
+        relationships as parameter dicts took gigabytes). While deferring, batches are kept."""
+        if self._deferred is not None:
+            for chunk in batches(rows, self.batch_size):
+                self._write(lambda run, chunk=chunk: (handle or _ignore)(chunk, run(cypher, rows=chunk)), len(chunk))
+            return
 
         def write(chunk: list[dict]) -> list[dict]:
             return self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, rows=chunk)
@@ -440,7 +522,7 @@ class GraphWriter:
     def upsert_workspace(self, root: str, skip_reason: str | None, indexer: str) -> None:
         """`indexer`: the fingerprint of the indexer that classified the tree's files."""
         node = model.WorkspaceNode(name=self.ws, root=root, skip_reason=skip_reason, indexer=indexer)
-        self.graph.write(_UPSERT_WORKSPACE, ws=self.ws, rows=[row(node)])
+        self._write(lambda run: run(_UPSERT_WORKSPACE, rows=[row(node)]))
 
     def upsert_dirs(self, rows: Sequence[dict]) -> None:
         """`rows`: a DirectoryNode's `row` with its `parent` id when it is new, else None."""
@@ -488,6 +570,9 @@ class GraphWriter:
 
     def create_edges(self, rel: Rel, edges: Sequence[model.CodeEdge]) -> None:
         """Create edges of type `rel`; an edge whose endpoint does not exist is skipped."""
+        if self._deferred is not None:
+            self._defer_edges(rel, edges)
+            return
         eids = self._eids
         missing = sorted({e.src for e in edges if e.src not in eids} | {e.dst for e in edges if e.dst not in eids})
         for chunk in batches(missing, self.batch_size):
@@ -503,6 +588,22 @@ class GraphWriter:
 
         self._run_concurrently(_CREATE_EDGES[rel], map(keyed, kept), what=f"{rel.value} edges", total=len(kept))
 
+    def _defer_edges(self, rel: Rel, edges: Sequence[model.CodeEdge]) -> None:
+        """Keep the edges for one statement that creates those of every type, kept at the
+        place of the first."""
+        if self._deferred_edges is None:
+            kept = self._deferred_edges = []
+
+            def create(run: Run) -> None:
+                for chunk in batches(kept, self.batch_size):
+                    run(_CREATE_EDGES_BY_KEY, rows=chunk)
+
+            self._write(create, 0)
+        self._deferred_edges.extend(_EDGE_ROW(e) | {"type": rel.value} for e in edges)
+        self._deferred_rows += len(edges)
+        if self._deferred_rows > self.batch_size:
+            self.commit()
+
     def set_unresolved_calls(self, records: Iterable[model.UnresolvedCalls]) -> None:
         self._run_batched(_SET_UNRESOLVED, "rows", map(row, records))
 
@@ -512,18 +613,28 @@ class GraphWriter:
     def delete_orphan_externals(self, everywhere: bool = False) -> None:
         """Delete the external nodes the deletes so far released that nothing refers to now
         (`everywhere`: every such node of the workspace)."""
-        released, self._released = sorted(self._released), set()
-        self._run_batched(_DELETE_ORPHAN_EXTERNALS, "ids", released)
-        if everywhere:
-            self.graph.write(_DELETE_ALL_ORPHAN_EXTERNALS, timeout_s=WRITE_TIMEOUT_S, ws=self.ws)
+        def delete(run: Run) -> None:
+            released, self._released = sorted(self._released), set()
+            for chunk in batches(released, self.batch_size):
+                run(_DELETE_ORPHAN_EXTERNALS, ids=chunk)
+            if everywhere:
+                run(_DELETE_ALL_ORPHAN_EXTERNALS)
+
+        # Kept, it reads what the deletes before it released when it runs.
+        if self._deferred is None:
+            delete(self._run_now)
+        else:
+            self._write(delete)
 
     def tokens(self) -> tuple[str | None, str | None]:
         """The workspace's tree token and symbols token, in one read (None, None: no workspace)."""
         rows = self.graph.read(_GET_TOKENS, ws=self.ws, id=model.WORKSPACE_ID)
+        self._run_log = rows[0] if rows else {}
         return (rows[0]["tree"], rows[0]["symbols"]) if rows else (None, None)
 
     def set_tree_token(self, token: str | None) -> None:
-        self.graph.write(_MARK_TREE, ws=self.ws, rows=[row(model.WorkspaceTreeSynced(tree_token=token))])
+        synced = row(model.WorkspaceTreeSynced(tree_token=token))
+        self._write(lambda run: run(_MARK_TREE, rows=[synced]))
 
     def symbols_token(self) -> str | None:
         rows = self.graph.read(_GET_WORKSPACE_TOKEN, ws=self.ws, id=model.WORKSPACE_ID)
@@ -535,16 +646,28 @@ class GraphWriter:
         the log of recent runs that readers apply to what they read before."""
         log = {"run_from": None, "run_file_counts": None, "run_files": None}
         if rewritten is not None:
-            rows = self.graph.read(_GET_RUN_LOG, ws=self.ws, id=model.WORKSPACE_ID)
-            before = rows[0] if rows else {}
+            before = self._logged_runs()
             if before.get("token") is not None:
                 starts = [*(before.get("run_from") or []), before["token"]][-MAX_LOGGED_RUNS:]
                 counts = [*(before.get("run_file_counts") or []), len(rewritten)][-MAX_LOGGED_RUNS:]
                 files = [*(before.get("run_files") or []), *rewritten][-sum(counts):] if sum(counts) else []
                 if len(files) <= MAX_LOGGED_FILES:
                     log = {"run_from": starts, "run_file_counts": counts, "run_files": files}
-        indexed = model.WorkspaceIndexed(symbols_token=token, indexed_at=datetime.now(UTC), **log)
-        self.graph.write(_MARK_WORKSPACE, ws=self.ws, rows=[row(indexed)])
+        indexed = row(model.WorkspaceIndexed(symbols_token=token, indexed_at=datetime.now(UTC), **log))
+        self._write(lambda run: run(_MARK_WORKSPACE, rows=[indexed]))
+
+    def _logged_runs(self) -> dict:
+        """The run log as `tokens` read it (only a symbol run, which holds the workspace's
+        lock, changes it), or else read now."""
+        if self._run_log is not None:
+            return self._run_log
+        rows = self.graph.read(_GET_RUN_LOG, ws=self.ws, id=model.WORKSPACE_ID)
+        return rows[0] if rows else {}
+
+
+def _ignore(chunk: list[dict], records: list[dict]) -> None:
+    return None
+
 
 
 # --- communities -------------------------------------------------------------------------

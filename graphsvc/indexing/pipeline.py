@@ -93,7 +93,11 @@ def index_tree(
     ``watch_tree``: a process that indexes the tree again and again (a server) has the kernel
     report what changes in it, and the next run lists only those directories."""
     with _locked_workspace(path, workspace, graph) as (ws, graph, spath):
-        return _sync_tree(path, ws, graph, progress, exclude, spath, replace, ignore_files, watch_tree)[0]
+        writer = GraphWriter(graph, ws, get_settings().index.batch_size)
+        writer.defer()
+        summary = _sync_tree(path, writer, progress, exclude, spath, replace, ignore_files, watch_tree)[0]
+        writer.commit()
+        return summary
 
 
 @contextmanager
@@ -140,8 +144,7 @@ def _known_tree(spath: Path, token: str | None) -> dict[str, dict] | None:
 
 def _sync_tree(
     path: str | Path,
-    ws: str,
-    graph: Graph,
+    writer: GraphWriter,
     progress: Progress | None,
     exclude: Sequence[str],
     spath: Path,
@@ -149,13 +152,15 @@ def _sync_tree(
     ignore_files: bool = True,
     watch_tree: bool = False,
 ) -> tuple[TreeSummary, TreeScan, str | None]:
-    """The tree brought up to date, under the workspace's lock; returns the symbols token
-    read with the tree's (nothing but a symbol run changes it, and it holds the lock).
-    `watch_tree`: walk only what changed since this process last walked it (`tree_watch`)."""
+    """The tree brought up to date by `writer`, under the workspace's lock; returns the
+    symbols token read with the tree's (nothing but a symbol run changes it, and it holds the
+    lock). `watch_tree`: walk only what changed since this process last walked it
+    (`tree_watch`). A writer that defers its writes keeps them for its `commit`, and what
+    records them beside the graph waits for it."""
     started = time.perf_counter()
     settings = get_settings()
     root = Path(path)
-    writer = GraphWriter(graph, ws, settings.index.batch_size)
+    ws = writer.ws
     tree_token, symbols_token = writer.tokens()
     recorded = _known_tree(spath, tree_token)
     # id -> what the graph holds of the tree
@@ -196,7 +201,9 @@ def _sync_tree(
     # Directory ids end with '/', so a file that became a directory (or back) is a new id.
     vanished = [i for i in in_graph if i != model.WORKSPACE_ID and i not in present]
     changes = bool(new_root or vanished or new_dirs or new_files)
-    if changes and tree_token is not None:
+    if writer.deferring and len(new_dirs) + len(new_files) + 2 * len(vanished) + 3 > writer.batch_size:
+        writer.commit()  # too many writes to keep for one transaction: they go as they come
+    if changes and tree_token is not None and not writer.deferring:
         writer.set_tree_token(None)  # the recorded rows stop matching with the first write
     if new_root:
         writer.upsert_workspace(str(scan.root), root_record.skip_reason, indexer)
@@ -221,12 +228,17 @@ def _sync_tree(
             rows = recorded
         tree_token = IndexState.new_token()
         writer.set_tree_token(tree_token)
-        save_tree(spath, tree_token, rows)
-        _TREES[spath] = (tree_token, rows)
+        writer.after_commit(lambda: _keep_tree(spath, tree_token, rows))
     else:
         _TREES[spath] = (tree_token, recorded)
     summary.seconds = time.perf_counter() - started
     return summary, scan, symbols_token
+
+
+def _keep_tree(spath: Path, token: str, rows: dict[str, dict]) -> None:
+    """Record the tree rows the graph now holds, with its tree token (once it is committed)."""
+    save_tree(spath, token, rows)
+    _TREES[spath] = (token, rows)
 
 
 def _tree_rows(scan: TreeScan, in_graph: dict[str, dict], summary: TreeSummary) -> tuple[list[dict], list[dict]]:
@@ -305,6 +317,8 @@ class _Warm:
 
 
 _WARM: dict[Path, _Warm] = {}
+# A run that parses at most this many files sends all its writes in one transaction.
+SMALL_RUN_FILES = 24
 
 
 def index_symbols(
@@ -339,9 +353,11 @@ def _index_symbols(
 ) -> SymbolSummary:
     started = time.perf_counter()
     settings = get_settings()
-    tree, scan, graph_token = _sync_tree(path, workspace, graph, progress, exclude, spath, replace, ignore_files,
-                                         watch_tree)
-    writer = GraphWriter(graph, tree.workspace, settings.index.batch_size, settings.index.write_workers, progress)
+    writer = GraphWriter(graph, workspace, settings.index.batch_size, settings.index.write_workers, progress)
+    # The tree's writes are kept until the plan tells whether the run is small enough for
+    # all of its writes to go in one transaction.
+    writer.defer()
+    tree, scan, graph_token = _sync_tree(path, writer, progress, exclude, spath, replace, ignore_files, watch_tree)
     summary = SymbolSummary(workspace=tree.workspace, tree=tree)
     indexer = indexer_fingerprint()
     # A process that indexed this workspace before (the server, a watcher) keeps its state,
@@ -352,10 +368,13 @@ def _index_symbols(
     plan = _plan(scan, warm.state if warm else load_state(spath, blobs=False), graph_token, indexer, summary)
     if plan.full:
         warm = None
+    if plan.full or plan.config_changed or len(plan.changed) + len(plan.deleted) > SMALL_RUN_FILES:
+        writer.commit()
     grep_behind = plan.nothing_to_do and out_of_sync(graph.uri, workspace, indexer, _hashes(plan))
     if (grep_behind or not plan.nothing_to_do) and warm is None and not plan.full:
         plan = _with_extractions(spath, scan, plan, graph_token, indexer, summary)
     if plan.nothing_to_do:
+        writer.commit()
         if grep_behind:
             _sync_grep(tree.root, graph.uri, workspace, indexer, plan, warm, {}, summary)
         if warm is not None:
@@ -405,6 +424,7 @@ def _index_symbols(
     summary.symbols_removed = len(stale)
 
     _record(spath, writer, plan, indexer, new_exts, resolved)
+    writer.commit()
     all_exts = resolved.all_exts
     summary.symbols = sum(len(ext.symbols) for ext in all_exts.values())
     summary.syntax_error_files = sum(1 for ext in all_exts.values() if ext.has_errors)
@@ -634,7 +654,7 @@ def _mark_files(writer: GraphWriter, plan: _Plan, new_exts: dict[str, FileExtrac
 def _record(spath: Path, writer: GraphWriter, plan: _Plan, indexer: str, new_exts: dict[str, FileExtraction],
             resolved: _Resolved) -> None:
     """Record what the graph now holds (the parsed files' extractions were staged as they
-    came); only then does the next run trust it."""
+    came); only then does the next run trust it. The warm state is kept once the writes commit."""
     token = IndexState.new_token()
     symbols = sum(len(ext.symbols) for ext in resolved.all_exts.values())
     save_state(spath, token, {}, plan.deleted, plan.full, symbols, plan.config_digest, indexer)
@@ -645,4 +665,9 @@ def _record(spath: Path, writer: GraphWriter, plan: _Plan, indexer: str, new_ext
         hashes.pop(fid, None)
     hashes.update((fid, plan.current[fid][0]) for fid in new_exts)
     kept = IndexState(token=token, symbols=symbols, module_config=plan.config_digest, indexer=indexer, hashes=hashes)
-    _WARM[spath] = _Warm(token, resolved.all_exts, resolved.table, kept)
+    warm = _Warm(token, resolved.all_exts, resolved.table, kept)
+
+    def keep_warm() -> None:
+        _WARM[spath] = warm
+
+    writer.after_commit(keep_warm)

@@ -210,9 +210,11 @@ def test_a_tree_sync_that_died_half_way_leaves_no_token_to_trust(graph, workspac
         real(self, token)
 
     monkeypatch.setattr(GraphWriter, "set_tree_token", dies_before_the_new_token)
+    # As a sync too large for one transaction: each write commits as it is made.
+    monkeypatch.setattr(GraphWriter, "defer", lambda self: None)
     with pytest.raises(RuntimeError):
         index_tree(repo, workspace=workspace)
-    monkeypatch.setattr(GraphWriter, "set_tree_token", real)
+    monkeypatch.undo()
     assert _graph_hash(graph, workspace, "src/app.py") != original  # the file was written
     _restore(app, text, stat)
     pipeline._TREES.clear()  # as a new process: the rows recorded before the edit, from the state file
@@ -220,6 +222,26 @@ def test_a_tree_sync_that_died_half_way_leaves_no_token_to_trust(graph, workspac
     assert summary.changed == 1
     assert _graph_hash(graph, workspace, "src/app.py") == original
     assert index_tree(repo, workspace=workspace).changed == 0
+
+
+def test_a_small_sync_that_dies_writes_nothing(graph, workspace, tmp_path, monkeypatch):
+    """A small sync sends its writes in one transaction: dying before it leaves the graph,
+    its token and the recorded rows as they were, and the next run finds the change."""
+    from graphsvc.graph.writer import GraphWriter
+
+    repo = tmp_path / "repo"
+    app, text, stat, original = _indexed_then_edited(repo, graph, workspace)
+
+    def dies(self):
+        raise RuntimeError("killed")
+
+    monkeypatch.setattr(GraphWriter, "commit", dies)
+    with pytest.raises(RuntimeError):
+        index_tree(repo, workspace=workspace)
+    monkeypatch.undo()
+    assert _graph_hash(graph, workspace, "src/app.py") == original
+    assert index_tree(repo, workspace=workspace).changed == 1
+    assert _graph_hash(graph, workspace, "src/app.py") != original
 
 
 def test_a_watched_tree_is_walked_once_then_only_where_it_changed(graph, workspace, tmp_path, monkeypatch):

@@ -30,6 +30,7 @@ KEYED = {
     "upsert communities": writer._UPSERT_COMMUNITIES,
     "mirror turns": runtime._MIRROR_TURNS,
     "delete outgoing edges": writer._DELETE_CODE_EDGES,
+    "create edges by key": writer._CREATE_EDGES_BY_KEY,
     "delete orphan externals": writer._DELETE_ORPHAN_EXTERNALS,
     "entity lookup": reads._ENTITY_EXACT,
     "community members": writer._MOVE_MEMBERS,
