@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
+from itertools import count
 from pathlib import Path
 
 from graphsvc import model
@@ -70,6 +71,20 @@ def _language_of_extension(ext: str) -> str | None:
 
 
 @dataclass(slots=True)
+class ScanChanges:
+    """What `rescan_tree` changed of the scan it started from (the one of generation
+    `since`): the records it listed again (changed or not), sorted by path, and the ids of
+    the records no longer in the tree."""
+
+    since: int
+    listed: list[DirRecord | FileRecord]
+    gone: set[str]
+
+
+_GENERATIONS = count()
+
+
+@dataclass(slots=True)
 class TreeScan:
     root: Path
     dirs: list[DirRecord] = field(default_factory=list)
@@ -83,6 +98,9 @@ class TreeScan:
     identities: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
     # rescan_tree's index of the records by path, handed from one rescan to the next
     index: tuple | None = field(default=None, repr=False, compare=False)
+    # Which scan this is in this process, and what a rescan changed (None: a full scan)
+    generation: int = field(default_factory=_GENERATIONS.__next__, repr=False, compare=False)
+    changes: ScanChanges | None = field(default=None, repr=False, compare=False)
 
     def skipped(self) -> Counter[str]:
         return Counter(f.skip_reason for f in self.files if f.skip_reason)
@@ -356,7 +374,8 @@ def rescan_tree(
     '/'-separated; a change to a directory's entries names the entry). Lists again only the
     directories holding a changed path (and a changed directory itself), entering only new
     subdirectories; every file link's directory too, as its target may have changed. None
-    when only a full scan can tell: the root or an ignore file changed."""
+    when only a full scan can tell: the root or an ignore file changed. The scan's `changes`
+    name what differs from `previous`, for a caller that compares only those records."""
     if "" in changed or any(posixpath.basename(c) in IGNORE_FILES for c in changed):
         return None
     root_str = str(previous.root)
@@ -375,13 +394,18 @@ def rescan_tree(
                 children.setdefault(posixpath.dirname(p), set()).add(p)
     else:
         dirs, files, children = index
+    touched: set[str] = set()  # the paths of every record listed again or dropped
+    dropped: set[str] = set()  # the ids of the records dropped
 
     def drop(p: str) -> None:
         """Forget an entry, and everything below it when it is a directory."""
-        if files.pop(p, None) is not None:
+        touched.add(p)
+        if (f := files.pop(p, None)) is not None:
+            dropped.add(f.id)
             stamps.pop(p, None)
             links.discard(p)
-        if dirs.pop(p, None) is not None:
+        if (d := dirs.pop(p, None)) is not None:
+            dropped.add(d.id)
             identities.pop(p, None)
             for c in children.pop(p, set()):
                 drop(c)
@@ -413,15 +437,18 @@ def rescan_tree(
                 drop(p)
         for r in (*part.dirs, *part.files):
             (dirs if isinstance(r, DirRecord) else files)[r.path] = r
+            touched.add(r.path)
             if r.path:
                 children.setdefault(posixpath.dirname(r.path), set()).add(r.path)
         stamps.update(part.stamps)
         links |= part.links
         identities.update(part.identities)
         bytes_read += part.bytes_read
+    listed = [r for p in sorted(touched) for r in (dirs.get(p), files.get(p)) if r is not None]
+    gone = dropped - {r.id for r in listed}
     return TreeScan(root=previous.root, dirs=[dirs[p] for p in sorted(dirs)], files=[files[p] for p in sorted(files)],
                     stamps=stamps, bytes_read=bytes_read, links=links, identities=identities,
-                    index=(dirs, files, children))
+                    index=(dirs, files, children), changes=ScanChanges(previous.generation, listed, gone))
 
 
 class _KnownFrom(Mapping):

@@ -35,19 +35,17 @@ from graphsvc.graph.writer import row as node_row
 from graphsvc.indexing.fingerprint import indexer_fingerprint
 from graphsvc.indexing.grep_sync import out_of_sync, sync_grep
 from graphsvc.indexing.locks import workspace_lock
+from graphsvc.indexing.plan import Plan, plan_changes, plan_run
 from graphsvc.indexing.state import (
-    IndexState, Staging, full_run_reason, load_state, load_tree, save_state, save_tree, state_path,
+    IndexState, Staging, load_state, load_tree, save_state, save_tree, state_path,
 )
 from graphsvc.indexing.summary import Progress, SymbolSummary, TreeSummary
 from graphsvc.indexing.tree_watch import watched_scan
 from graphsvc.model import Rel
 from graphsvc.settings import get_settings
 from indexers.extract import FileExtraction
-from indexers.languages import LANGUAGES
-from indexers.module_config import (
-    CONFIG_NAMES, GO_MOD, PACKAGE_JSON, GoModules, JsPaths, read_go_modules, read_js_paths,
-)
-from indexers.tree import Skip, TreeScan, scan_tree
+from indexers.records import DirRecord, FileRecord
+from indexers.tree import TreeScan, scan_tree
 
 if TYPE_CHECKING:
     from graphsvc.indexing.spool import EdgeSpool
@@ -120,8 +118,9 @@ def _check_root(root: Path, max_file_bytes: int) -> None:
 
 
 # The tree rows of the last sync of each workspace in this process (a server, a watcher),
-# with their token: the next sync reads neither Neo4j nor the state file while it holds.
-_TREES: dict[Path, tuple[str, dict[str, dict]]] = {}
+# with their token and the generation of the scan they are: the next sync reads neither Neo4j
+# nor the state file while it holds, and compares only what a rescan of that scan listed.
+_TREES: dict[Path, tuple[str, dict[str, dict], int]] = {}
 _TREE_KEYS = ("size", "mtime_ns", "hash", "skip_reason", "lang", "root", "indexer")
 
 
@@ -130,16 +129,16 @@ def _tree_row(label: str, values: dict) -> dict:
     return {"labels": [label], **{k: values.get(k) for k in _TREE_KEYS}}
 
 
-def _known_tree(spath: Path, token: str | None) -> dict[str, dict] | None:
+def _known_tree(spath: Path, token: str | None) -> tuple[dict[str, dict] | None, int | None]:
     """The rows of the graph's tree as the last sync recorded them, when `token` (the graph's)
-    says they are still what it holds."""
+    says they are still what it holds, and the generation of the scan they are (if known)."""
     cached = _TREES.pop(spath, None)
     if token is None:
-        return None
+        return None, None
     if cached is not None and cached[0] == token:
-        return cached[1]
+        return cached[1], cached[2]
     stored, rows = load_tree(spath)
-    return rows if stored == token else None
+    return (rows if stored == token else None), None
 
 
 def _sync_tree(
@@ -162,7 +161,7 @@ def _sync_tree(
     root = Path(path)
     ws = writer.ws
     tree_token, symbols_token = writer.tokens()
-    recorded = _known_tree(spath, tree_token)
+    recorded, recorded_scan = _known_tree(spath, tree_token)
     # id -> what the graph holds of the tree
     in_graph = recorded if recorded is not None else writer.tree_state()
     stored = in_graph.get(model.WORKSPACE_ID)
@@ -196,10 +195,7 @@ def _sync_tree(
     root_record = scan.dirs[0]
     new_root = (not same_indexer or stored["root"] != str(scan.root)
                 or stored["skip_reason"] != root_record.skip_reason)
-    new_dirs, new_files = _tree_rows(scan, in_graph, summary)
-    present = {d.id for d in scan.dirs} | {f.id for f in scan.files}
-    # Directory ids end with '/', so a file that became a directory (or back) is a new id.
-    vanished = [i for i in in_graph if i != model.WORKSPACE_ID and i not in present]
+    new_dirs, new_files, vanished = _tree_changes(scan, recorded_scan, in_graph, summary)
     changes = bool(new_root or vanished or new_dirs or new_files)
     if writer.deferring and len(new_dirs) + len(new_files) + 2 * len(vanished) + 3 > writer.batch_size:
         writer.commit()  # too many writes to keep for one transaction: they go as they come
@@ -228,23 +224,43 @@ def _sync_tree(
             rows = recorded
         tree_token = IndexState.new_token()
         writer.set_tree_token(tree_token)
-        writer.after_commit(lambda: _keep_tree(spath, tree_token, rows))
+        writer.after_commit(lambda: _keep_tree(spath, tree_token, rows, scan.generation))
     else:
-        _TREES[spath] = (tree_token, recorded)
+        _TREES[spath] = (tree_token, recorded, scan.generation)
     summary.seconds = time.perf_counter() - started
     return summary, scan, symbols_token
 
 
-def _keep_tree(spath: Path, token: str, rows: dict[str, dict]) -> None:
-    """Record the tree rows the graph now holds, with its tree token (once it is committed)."""
+def _keep_tree(spath: Path, token: str, rows: dict[str, dict], generation: int) -> None:
+    """Record the tree rows the graph now holds, with its tree token (once it is committed)
+    and the generation of the scan they are."""
     save_tree(spath, token, rows)
-    _TREES[spath] = (token, rows)
+    _TREES[spath] = (token, rows, generation)
 
 
-def _tree_rows(scan: TreeScan, in_graph: dict[str, dict], summary: TreeSummary) -> tuple[list[dict], list[dict]]:
+def _tree_changes(scan: TreeScan, recorded_scan: int | None, in_graph: dict[str, dict],
+                  summary: TreeSummary) -> tuple[list[dict], list[dict], list[str]]:
+    """The directories and files to write, and the ids gone: from the records a rescan of
+    the scan the recorded rows are listed again, or else from every record."""
+    delta = scan.changes if scan.changes is not None and scan.changes.since == recorded_scan else None
+    if delta is None:
+        new_dirs, new_files = _tree_rows(scan.dirs[1:], scan.files, scan.stamps, in_graph, summary)
+        present = {d.id for d in scan.dirs} | {f.id for f in scan.files}
+        # Directory ids end with '/', so a file that became a directory (or back) is a new id.
+        return new_dirs, new_files, [i for i in in_graph if i != model.WORKSPACE_ID and i not in present]
+    listed = [r for r in delta.listed if r.path]  # the root's record is the workspace's
+    new_dirs, new_files = _tree_rows([r for r in listed if isinstance(r, DirRecord)],
+                                     [r for r in listed if not isinstance(r, DirRecord)], scan.stamps, in_graph,
+                                     summary)
+    summary.unchanged += len(scan.dirs) - 1 + len(scan.files) - len(listed)
+    return new_dirs, new_files, sorted(i for i in delta.gone if i in in_graph and i != model.WORKSPACE_ID)
+
+
+def _tree_rows(dirs: Sequence[DirRecord], files: Sequence[FileRecord], stamps: dict[str, tuple[int, int]],
+               in_graph: dict[str, dict], summary: TreeSummary) -> tuple[list[dict], list[dict]]:
     """The directories and files to write: new ones with their parent, changed ones without."""
     new_dirs, new_files = [], []
-    for d in scan.dirs[1:]:
+    for d in dirs:
         old = in_graph.get(d.id)
         if old is None or "Directory" not in old["labels"]:
             new_dirs.append(node_row(d) | {"parent": model.parent_dir_id(d.id)})
@@ -254,8 +270,7 @@ def _tree_rows(scan: TreeScan, in_graph: dict[str, dict], summary: TreeSummary) 
             summary.changed += 1
         else:
             summary.unchanged += 1
-    stamps = scan.stamps
-    for f in scan.files:
+    for f in files:
         old = in_graph.get(f.id)
         if old is None or "File" not in old["labels"]:
             new_files.append(_file_row(f, stamps) | {"parent": model.parent_dir_id(f.id)})
@@ -314,6 +329,7 @@ class _Warm:
     exts: dict[str, FileExtraction]
     table: SymbolTable
     state: IndexState
+    plan: Plan  # the run's, to plan the next from what its scan's rescan lists (`plan_changes`)
 
 
 _WARM: dict[Path, _Warm] = {}
@@ -365,7 +381,9 @@ def _index_symbols(
     warm = _WARM.pop(spath, None)
     if warm is not None and warm.token != graph_token:
         warm = None
-    plan = _plan(scan, warm.state if warm else load_state(spath, blobs=False), graph_token, indexer, summary)
+    plan = plan_changes(scan, warm.plan, warm.state, graph_token, indexer, summary) if warm is not None else None
+    if plan is None:
+        plan = plan_run(scan, warm.state if warm else load_state(spath, blobs=False), graph_token, indexer, summary)
     if plan.full:
         warm = None
     if plan.full or plan.config_changed or len(plan.changed) + len(plan.deleted) > SMALL_RUN_FILES:
@@ -378,6 +396,7 @@ def _index_symbols(
         if grep_behind:
             _sync_grep(tree.root, graph.uri, workspace, indexer, plan, warm, {}, summary)
         if warm is not None:
+            warm.plan = plan
             _WARM[spath] = warm
         summary.symbols = plan.state.symbols
         summary.seconds = time.perf_counter() - started
@@ -433,11 +452,11 @@ def _index_symbols(
     return summary
 
 
-def _hashes(plan: _Plan) -> dict[str, str]:
+def _hashes(plan: Plan) -> dict[str, str]:
     return {fid: h for fid, (h, _) in plan.current.items()}
 
 
-def _sync_grep(root: str, graph: str, workspace: str, indexer: str, plan: _Plan, warm: _Warm | None,
+def _sync_grep(root: str, graph: str, workspace: str, indexer: str, plan: Plan, warm: _Warm | None,
                new_exts: dict[str, FileExtraction], summary: SymbolSummary) -> None:
     """The grep index brought to the run's files: symbols from this run's extractions, or
     else from the warm ones or the index state's."""
@@ -455,68 +474,8 @@ def _sync_grep(root: str, graph: str, workspace: str, indexer: str, plan: _Plan,
     summary.grep_written, summary.grep_removed, summary.grep_seconds = synced.written, synced.removed, synced.seconds
 
 
-@dataclass(slots=True)
-class _Plan:
-    """What a symbol run has to do, from the scanned tree and the state of the last run."""
-
-    state: IndexState  # empty when the run is a full one
-    full: bool
-    current: dict[str, tuple[str, str]]  # file id -> (hash, lang) of every file to extract
-    changed: list[str]
-    deleted: list[str]
-    js_paths: JsPaths
-    go_modules: GoModules
-    config_changed: bool
-
-    @property
-    def config_digest(self) -> str:
-        return self.js_paths.digest + self.go_modules.digest
-
-    @property
-    def nothing_to_do(self) -> bool:
-        return not (self.changed or self.deleted or self.full or self.config_changed)
-
-
-# The files `read_js_paths` and `read_go_modules` read among all they are given.
-_MODULE_CONFIG_NAMES = frozenset((*CONFIG_NAMES, PACKAGE_JSON, GO_MOD))
-
-
-def _plan(scan: TreeScan, state: IndexState, graph_token: str | None, indexer: str,
-          summary: SymbolSummary) -> _Plan:
-    """Compare the tree with the index state: which files to parse and which are gone."""
-    summary.full_reason = full_run_reason(state, graph_token, indexer)
-    full = summary.full_reason is not None
-    if full:
-        state = IndexState()
-        summary.mode = "full"
-    current: dict[str, tuple[str, str]] = {}
-    for f in scan.files:
-        # An empty file is still a module (an empty `__init__.py` makes its directory a
-        # package): it is parsed to nothing, but resolution has to know it exists.
-        readable = f.skip_reason is None or f.skip_reason == Skip.EMPTY
-        # The scan's language of a readable file is `language_for_path`'s, or another name
-        # (markdown, json, …) for text that is not parsed for symbols.
-        if readable and f.hash and f.lang in LANGUAGES:
-            current[f.id] = (f.hash, f.lang)
-    changed = sorted(fid for fid, (h, _) in current.items() if state.hashes.get(fid) != h)
-    deleted = sorted(fid for fid in state.hashes if fid not in current)
-    summary.files = len(current)
-    summary.unchanged = len(current) - len(changed)
-    summary.deleted = len(deleted)
-    # Import aliases of tsconfig/jsconfig files and Go module paths: when they change, every
-    # file is re-resolved.
-    configs = [f.id for f in scan.files if f.name in _MODULE_CONFIG_NAMES and f.skip_reason is None]
-    js_paths, config_problems = read_js_paths(scan.root, configs)
-    go_modules, go_problems = read_go_modules(scan.root, configs)
-    if config_problems or go_problems:
-        summary.skipped["unusable-config"] = len(config_problems) + len(go_problems)  # beside the files' reasons
-    plan = _Plan(state, full, current, changed, deleted, js_paths, go_modules, False)
-    plan.config_changed = not full and state.module_config != plan.config_digest
-    return plan
-
-
 def _parse_changed(
-    root: str, plan: _Plan, workers: int, progress: Progress | None, staging: Staging
+    root: str, plan: Plan, workers: int, progress: Progress | None, staging: Staging
 ) -> dict[str, FileExtraction]:
     """The extractions of the changed files; each one encoded as the index state keeps it
     goes to ``staging``."""
@@ -529,18 +488,18 @@ def _parse_changed(
     return new_exts
 
 
-def _with_extractions(spath: Path, scan: TreeScan, plan: _Plan, graph_token: str | None, indexer: str,
-                      summary: SymbolSummary) -> _Plan:
+def _with_extractions(spath: Path, scan: TreeScan, plan: Plan, graph_token: str | None, indexer: str,
+                      summary: SymbolSummary) -> Plan:
     """The plan with the index state's extractions read too; a state that cannot give the
     ones its hashes were read with makes it a full run."""
     state = load_state(spath)
     if state.token == plan.state.token and state.hashes == plan.state.hashes:
         plan.state = state
         return plan
-    return _plan(scan, state, graph_token, indexer, summary)
+    return plan_run(scan, state, graph_token, indexer, summary)
 
 
-def _previous(plan: _Plan, warm: _Warm | None) -> dict[str, FileExtraction]:
+def _previous(plan: Plan, warm: _Warm | None) -> dict[str, FileExtraction]:
     """What the changed and deleted files held before: from the warm extractions, or else
     the index state's."""
     gone = plan.changed + plan.deleted
@@ -559,7 +518,7 @@ class _Resolved:
 
 
 def _resolve(
-    plan: _Plan,
+    plan: Plan,
     warm: _Warm | None,
     new_exts: dict[str, FileExtraction],
     old_exts: dict[str, FileExtraction],
@@ -598,7 +557,7 @@ def _resolve(
 
 
 def _symbol_table(
-    plan: _Plan, warm: _Warm | None, new_exts: dict[str, FileExtraction]
+    plan: Plan, warm: _Warm | None, new_exts: dict[str, FileExtraction]
 ) -> tuple[dict[str, FileExtraction], SymbolTable]:
     """Every extraction of the workspace after the run, and their symbol table: the warm ones
     with the change applied, or else decoded from the index state."""
@@ -622,7 +581,7 @@ def _symbol_table(
     return all_exts, SymbolTable(all_exts.values())
 
 
-def _write_edges(writer: GraphWriter, plan: _Plan, resolved: _Resolved, summary: SymbolSummary) -> None:
+def _write_edges(writer: GraphWriter, plan: Plan, resolved: _Resolved, summary: SymbolSummary) -> None:
     """Replace the outgoing edges of the affected files; their endpoints are written already."""
     writer.delete_outgoing_code_edges(sorted(resolved.affected | set(plan.deleted)))
     writer.upsert_externals(list(resolved.edges.externals.values()))
@@ -638,7 +597,7 @@ def _write_edges(writer: GraphWriter, plan: _Plan, resolved: _Resolved, summary:
     writer.set_unresolved_calls(resolved.edges.unresolved())
 
 
-def _mark_files(writer: GraphWriter, plan: _Plan, new_exts: dict[str, FileExtraction]) -> None:
+def _mark_files(writer: GraphWriter, plan: Plan, new_exts: dict[str, FileExtraction]) -> None:
     """Record on each parsed file the hash its symbols come from and its syntax errors."""
     writer.mark_files([
         model.FileParse(id=fid, symbols_hash=plan.current[fid][0], has_errors=ext.has_errors,
@@ -651,7 +610,7 @@ def _mark_files(writer: GraphWriter, plan: _Plan, new_exts: dict[str, FileExtrac
     ])
 
 
-def _record(spath: Path, writer: GraphWriter, plan: _Plan, indexer: str, new_exts: dict[str, FileExtraction],
+def _record(spath: Path, writer: GraphWriter, plan: Plan, indexer: str, new_exts: dict[str, FileExtraction],
             resolved: _Resolved) -> None:
     """Record what the graph now holds (the parsed files' extractions were staged as they
     came); only then does the next run trust it. The warm state is kept once the writes commit."""
@@ -665,7 +624,7 @@ def _record(spath: Path, writer: GraphWriter, plan: _Plan, indexer: str, new_ext
         hashes.pop(fid, None)
     hashes.update((fid, plan.current[fid][0]) for fid in new_exts)
     kept = IndexState(token=token, symbols=symbols, module_config=plan.config_digest, indexer=indexer, hashes=hashes)
-    warm = _Warm(token, resolved.all_exts, resolved.table, kept)
+    warm = _Warm(token, resolved.all_exts, resolved.table, kept, plan)
 
     def keep_warm() -> None:
         _WARM[spath] = warm
