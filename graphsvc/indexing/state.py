@@ -25,8 +25,10 @@ import os
 import re
 import sqlite3
 import sys
+import threading
 import uuid
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from itertools import starmap
 from operator import attrgetter, itemgetter
@@ -219,7 +221,8 @@ def state_path(home: Path, workspace: str, uri: str) -> Path:
 
 def _open(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, isolation_level=None)
+    # Used by one run at a time (the workspace's lock), from whichever thread runs it.
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
@@ -238,6 +241,61 @@ def _open_or_replace(path: Path) -> sqlite3.Connection:
         return _open(path)
 
 
+# Connections kept open between the runs of a process (a server, a watcher), by state file:
+# closing the last one checkpoints the write-ahead log, and a one-file edit closed two.
+MAX_KEPT = 16
+_KEPT: dict[Path, tuple[sqlite3.Connection, tuple[int, ...]]] = {}
+_KEPT_GUARD = threading.Lock()
+
+
+def _identity(path: Path) -> tuple[int, ...] | None:
+    """The file and its last change: in WAL mode SQLite writes the database file itself only
+    when it checkpoints, so a change a kept connection did not see is the file's removal,
+    replacement or overwriting by something else."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def close_kept(path: Path) -> None:
+    """Close the connection kept to the state file at `path` (before it is removed)."""
+    with _KEPT_GUARD:
+        kept = _KEPT.pop(path, None)
+    if kept is not None:
+        kept[0].close()
+
+
+@contextmanager
+def _state_db(path: Path) -> Iterator[sqlite3.Connection]:
+    """A connection to the state file at `path`: the one kept from the last use while the
+    file is as it left it (not removed by a drop, replaced or overwritten), kept again after
+    this one unless it failed."""
+    with _KEPT_GUARD:
+        kept = _KEPT.pop(path, None)
+    conn = None
+    if kept is not None:
+        if _identity(path) == kept[1]:
+            conn = kept[0]
+        else:
+            kept[0].close()
+    conn = conn or _open_or_replace(path)
+    try:
+        yield conn
+    except BaseException:
+        conn.close()
+        raise
+    identity = _identity(path)
+    if identity is None:
+        conn.close()
+        return
+    with _KEPT_GUARD:
+        _KEPT[path] = (conn, identity)
+        while len(_KEPT) > MAX_KEPT:
+            _KEPT.pop(next(iter(_KEPT)))[0].close()
+
+
 class Staging:
     """The encoded extractions of a run in progress, written to the state file as the parser
     processes return them instead of held until the run is recorded (the Linux kernel's
@@ -245,9 +303,14 @@ class Staging:
     unused, and the next run starts by removing them."""
 
     def __init__(self, path: Path):
-        self._conn = _open_or_replace(path)
-        self._conn.execute("DELETE FROM staged")
-        self._conn.execute("BEGIN")
+        self._db = _state_db(path)
+        self._conn = self._db.__enter__()
+        try:
+            self._conn.execute("DELETE FROM staged")
+            self._conn.execute("BEGIN")
+        except BaseException as exc:
+            self._db.__exit__(type(exc), exc, exc.__traceback__)
+            raise
 
     def add(self, file_id: str, content_hash: str, blob: bytes) -> None:
         self._conn.execute("INSERT OR REPLACE INTO staged (id, hash, ext) VALUES (?, ?, ?)",
@@ -258,8 +321,10 @@ class Staging:
         try:
             if self._conn.in_transaction:
                 self._conn.execute("COMMIT")
-        finally:
-            self._conn.close()
+        except BaseException as exc:
+            self._db.__exit__(type(exc), exc, exc.__traceback__)
+            raise
+        self._db.__exit__(None, None, None)
 
     def __enter__(self) -> Staging:
         return self
@@ -272,8 +337,9 @@ def load_state(path: Path, blobs: bool = True) -> IndexState:
     """The state of the last run; without the extractions when not `blobs` (a run that finds
     nothing changed reads no more than the hashes)."""
     try:
-        conn = _open(path)
-        try:
+        if not path.exists():
+            return IndexState()
+        with _state_db(path) as conn:
             meta = dict(conn.execute("SELECT key, value FROM meta"))
             if meta.get("format") != FORMAT:
                 return IndexState()
@@ -286,8 +352,6 @@ def load_state(path: Path, blobs: bool = True) -> IndexState:
             else:
                 state.hashes = dict(conn.execute("SELECT id, hash FROM files"))
             return state
-        finally:
-            conn.close()
     except (sqlite3.Error, ValueError, TypeError, EOFError, OSError):
         return IndexState()
 
@@ -296,7 +360,12 @@ def save_state(path: Path, token: str, changed: dict[str, tuple[str, bytes]], de
                full: bool, symbols: int, module_config: str | None = None, indexer: str | None = None) -> None:
     """Record a completed run: the changed files' (hash, encoded extraction), given here or
     staged (`Staging`), the deleted files, the new token."""
-    conn = _open_or_replace(path)
+    with _state_db(path) as conn:
+        _save(conn, token, changed, deleted, full, symbols, module_config, indexer)
+
+
+def _save(conn: sqlite3.Connection, token: str, changed: dict[str, tuple[str, bytes]], deleted: list[str],
+          full: bool, symbols: int, module_config: str | None, indexer: str | None) -> None:
     try:
         conn.execute("BEGIN IMMEDIATE")
         if full:
@@ -313,10 +382,9 @@ def save_state(path: Path, token: str, changed: dict[str, tuple[str, bytes]], de
                           ("module_config", module_config), ("indexer", indexer)])
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
-    finally:
-        conn.close()
 
 
 def tree_path(path: Path) -> Path:

@@ -18,7 +18,7 @@ from graphsvc.errors import NotFoundError
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.graph.workspaces import Workspace, delete_workspace, list_workspaces, show_workspace
 from graphsvc.indexing.locks import workspace_lock
-from graphsvc.indexing.state import state_path
+from graphsvc.indexing.state import close_kept, state_path
 from graphsvc.settings import Settings, get_settings
 
 # SQLite's write-ahead log and shared-memory index sit beside a database in WAL mode, the tree
@@ -54,6 +54,7 @@ def workspace(name: str, graph: Graph | None = None) -> Workspace:
 
 
 def _remove_state(path: Path) -> bool:
+    close_kept(path)
     removed = False
     for file in (path, *(path.with_name(path.name + s) for s in _STATE_SIDECARS)):
         if file.exists():

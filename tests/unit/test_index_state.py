@@ -7,7 +7,9 @@ from pathlib import Path
 
 from indexers.extract import extract_file
 from indexers.languages import language_for_path
-from graphsvc.indexing.state import IndexState, decode, encode, full_run_reason, load_state, save_state
+from graphsvc.indexing.state import (
+    IndexState, close_kept, decode, encode, full_run_reason, load_state, save_state,
+)
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "symbols"
 
@@ -39,6 +41,7 @@ def test_saved_rows_load_back_and_a_broken_file_means_a_full_run(tmp_path):
     assert state.hashes[some] == "h-" + some and state.extraction(some) == exts[some]
     save_state(path, "t2", {}, [some], full=False, symbols=6)
     assert some not in load_state(path).hashes
+    close_kept(path)  # as a process started after the file broke
     path.write_bytes(b"not a database" * 100)
     assert load_state(path) == IndexState()
     save_state(path, "t3", {some: ("h", encode(exts[some]))}, [], full=True, symbols=1)
