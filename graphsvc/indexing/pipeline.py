@@ -20,10 +20,10 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -217,24 +217,27 @@ def _sync_tree(
         if recorded is None:  # every row, as the scan found it (the graph holds the same now)
             rows.update((d.id, _tree_row("Directory", node_row(d))) for d in scan.dirs[1:])
             rows.update((f.id, _tree_row("File", _file_row(f, scan.stamps))) for f in scan.files)
+        written = None
         if recorded is not None:
             for gone in vanished:
                 del recorded[gone]
             recorded.update(rows)
-            rows = recorded
+            rows, written = recorded, rows
         tree_token = IndexState.new_token()
         writer.set_tree_token(tree_token)
-        writer.after_commit(lambda: _keep_tree(spath, tree_token, rows, scan.generation))
+        writer.after_commit(lambda: _keep_tree(spath, tree_token, rows, scan.generation, written, vanished))
     else:
         _TREES[spath] = (tree_token, recorded, scan.generation)
     summary.seconds = time.perf_counter() - started
     return summary, scan, symbols_token
 
 
-def _keep_tree(spath: Path, token: str, rows: dict[str, dict], generation: int) -> None:
+def _keep_tree(spath: Path, token: str, rows: dict[str, dict], generation: int, written: dict[str, dict] | None,
+               vanished: list[str]) -> None:
     """Record the tree rows the graph now holds, with its tree token (once it is committed)
-    and the generation of the scan they are."""
-    save_tree(spath, token, rows)
+    and the generation of the scan they are; `written` and `vanished`: what changed of the
+    rows recorded before, when they were."""
+    save_tree(spath, token, rows, written, vanished)
     _TREES[spath] = (token, rows, generation)
 
 
@@ -321,6 +324,23 @@ def _write_symbols(
 
 
 @dataclass(slots=True)
+class _Totals:
+    """Counts over every extraction of a workspace: a warm run updates them with the files it
+    parsed instead of counting them all again."""
+
+    symbols: int = 0
+    syntax_error_files: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)  # by the reason's kind
+
+    def add(self, exts: Iterable[FileExtraction], sign: int = 1) -> None:
+        for ext in exts:
+            self.symbols += sign * len(ext.symbols)
+            self.syntax_error_files += sign * bool(ext.has_errors)
+            if ext.skip_reason:
+                self.skipped[ext.skip_reason.split(":")[0]] += sign
+
+
+@dataclass(slots=True)
 class _Warm:
     """A workspace's extractions and symbol table as of the run that wrote `token`, and the
     index state it saved (without the encoded extractions: `exts` holds them decoded)."""
@@ -330,6 +350,7 @@ class _Warm:
     table: SymbolTable
     state: IndexState
     plan: Plan  # the run's, to plan the next from what its scan's rescan lists (`plan_changes`)
+    totals: _Totals
 
 
 _WARM: dict[Path, _Warm] = {}
@@ -442,12 +463,12 @@ def _index_symbols(
     summary.symbols_written = sum(len(ext.symbols) for ext in new_exts.values())
     summary.symbols_removed = len(stale)
 
-    _record(spath, writer, plan, indexer, new_exts, resolved)
+    totals = _totals(warm, resolved.all_exts, old_exts, new_exts)
+    _record(spath, writer, plan, indexer, new_exts, resolved, totals)
     writer.commit()
-    all_exts = resolved.all_exts
-    summary.symbols = sum(len(ext.symbols) for ext in all_exts.values())
-    summary.syntax_error_files = sum(1 for ext in all_exts.values() if ext.has_errors)
-    summary.skipped.update(Counter(ext.skip_reason.split(":")[0] for ext in all_exts.values() if ext.skip_reason))
+    summary.symbols = totals.symbols
+    summary.syntax_error_files = totals.syntax_error_files
+    summary.skipped.update(+totals.skipped)
     summary.seconds = time.perf_counter() - started
     return summary
 
@@ -610,12 +631,26 @@ def _mark_files(writer: GraphWriter, plan: Plan, new_exts: dict[str, FileExtract
     ])
 
 
+def _totals(warm: _Warm | None, all_exts: dict[str, FileExtraction], old_exts: dict[str, FileExtraction],
+            new_exts: dict[str, FileExtraction]) -> _Totals:
+    """The counts over every extraction after the run: the warm ones with the parsed files'
+    old extractions taken out and their new ones added, or else counted."""
+    if warm is None:
+        totals = _Totals()
+        totals.add(all_exts.values())
+        return totals
+    totals = warm.totals
+    totals.add(old_exts.values(), -1)
+    totals.add(new_exts.values())
+    return totals
+
+
 def _record(spath: Path, writer: GraphWriter, plan: Plan, indexer: str, new_exts: dict[str, FileExtraction],
-            resolved: _Resolved) -> None:
+            resolved: _Resolved, totals: _Totals) -> None:
     """Record what the graph now holds (the parsed files' extractions were staged as they
     came); only then does the next run trust it. The warm state is kept once the writes commit."""
     token = IndexState.new_token()
-    symbols = sum(len(ext.symbols) for ext in resolved.all_exts.values())
+    symbols = totals.symbols
     save_state(spath, token, {}, plan.deleted, plan.full, symbols, plan.config_digest, indexer)
     rewritten = resolved.affected | set(plan.deleted)
     writer.set_symbols_token(token, None if plan.full or plan.config_changed else sorted(rewritten))
@@ -624,7 +659,7 @@ def _record(spath: Path, writer: GraphWriter, plan: Plan, indexer: str, new_exts
         hashes.pop(fid, None)
     hashes.update((fid, plan.current[fid][0]) for fid in new_exts)
     kept = IndexState(token=token, symbols=symbols, module_config=plan.config_digest, indexer=indexer, hashes=hashes)
-    warm = _Warm(token, resolved.all_exts, resolved.table, kept, plan)
+    warm = _Warm(token, resolved.all_exts, resolved.table, kept, plan, totals)
 
     def keep_warm() -> None:
         _WARM[spath] = warm

@@ -14,12 +14,15 @@ file's size, mtime, hash, skip reason), with the token the last tree sync wrote 
 workspace node: while the two agree, a run compares the disk with these rows instead of
 reading them back from Neo4j. One marshalled blob, replaced whole by a rename and never
 synced to disk: SQLite's commit and checkpoint took several times longer, and a file lost
-or torn by a crash only makes the next run read the rows from Neo4j.
+or torn by a crash only makes the next run read the rows from Neo4j. A process that wrote
+the file last appends the rows a sync changed (with its token) instead of writing them all
+again, until the appended records outgrow the whole.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import marshal
 import os
 import re
@@ -394,19 +397,45 @@ def tree_path(path: Path) -> Path:
 
 def load_tree(path: Path) -> tuple[str | None, dict[str, dict]]:
     """The tree rows the last tree sync recorded (id -> the properties a sync compares), and
-    the token it wrote on the workspace node; (None, {}) when there are none to trust."""
+    the token it wrote on the workspace node; (None, {}) when there are none to trust. A
+    record torn by a crash ends the file: the token before it is not the graph's."""
     try:
-        found = marshal.loads(tree_path(path).read_bytes())
+        data = io.BytesIO(tree_path(path).read_bytes())
+        found = marshal.load(data)
         if not (isinstance(found, tuple) and len(found) == 3 and found[0] == TREE_FORMAT):
             return None, {}
-        return found[1], found[2]
+        token, rows = found[1], found[2]
     except (ValueError, TypeError, EOFError, OSError):
         return None, {}
+    while data.tell() < len(data.getbuffer()):
+        try:
+            token, changed, removed = marshal.load(data)
+        except (ValueError, TypeError, EOFError):
+            break
+        for gone in removed:
+            rows.pop(gone, None)
+        rows.update(changed)
+    return token, rows
 
 
-def save_tree(path: Path, token: str, rows: dict[str, dict]) -> None:
-    """Record the rows of the tree a sync left in the graph, with the token it wrote there."""
+# What this process last wrote of each tree file: (its inode, its size after, the size of
+# the last whole record), to append to it only while nobody else has written it since.
+_TREE_WRITES: dict[Path, tuple[int, int, int]] = {}
+
+
+def save_tree(path: Path, token: str, rows: dict[str, dict], changed: dict[str, dict] | None = None,
+              removed: Sequence[str] = ()) -> None:
+    """Record the rows of the tree a sync left in the graph, with the token it wrote there;
+    `changed` and `removed` (the rows a sync wrote and the ids it deleted) are appended
+    instead while the file is as this process last wrote it."""
     target = tree_path(path)
+    last = _TREE_WRITES.pop(target, None)
+    if changed is not None and last is not None and last[1] < 2 * last[2] and _inode_size(target) == last[:2]:
+        record = marshal.dumps((token, changed, list(removed)))
+        with open(target, "ab") as fh:
+            fh.write(record)
+        _TREE_WRITES[target] = (last[0], last[1] + len(record), last[2])
+        return
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:
@@ -414,3 +443,14 @@ def save_tree(path: Path, token: str, rows: dict[str, dict]) -> None:
         os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)
+    found = _inode_size(target)
+    if found is not None:
+        _TREE_WRITES[target] = (*found, found[1])
+
+
+def _inode_size(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size

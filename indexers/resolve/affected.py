@@ -36,13 +36,13 @@ def with_shared_sources(
     seeds = set(files)
     # type name -> files relating a type of that name from outside, before or after the change
     relating: dict[str, set[str]] = defaultdict(set)
-    exts = [*table.files.values(), *old_exts.values()]
-    for ext in exts:
+    for ext in [*(table.files[p] for p in table.relating_files), *old_exts.values()]:
         for ref in ext.inherits:
             if ref.type_id is None:
                 relating[last_segment(ref.subject)].add(ext.path)
     if not relating:
         return {p for p in seeds if p in table.files}
+    exts = [*table.files.values(), *old_exts.values()]
     defining: dict[str, set[str]] = defaultdict(set)  # such a name -> files defining it
     subjects: dict[str, set[str]] = defaultdict(set)  # file -> names it relates from outside
     defined: dict[str, set[str]] = defaultdict(set)  # file -> such names it defines

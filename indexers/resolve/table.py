@@ -39,6 +39,9 @@ class SymbolTable:
 
     def __init__(self, exts: Iterable[FileExtraction] = ()):
         self.files: dict[str, FileExtraction] = {}
+        # Files relating a type from outside it (Rust's `impl Trait for Type`): an incremental
+        # run looks at these (`with_shared_sources`) instead of at every file's relations.
+        self.relating_files: set[str] = set()
         self.symbols: dict[str, SymbolRecord] = {}
         self._quals: dict[str, dict[str, list[str]]] = {}  # file -> base qual -> ids
         # (module system, name group, name) -> ids; groups: _name_groups()
@@ -75,6 +78,8 @@ class SymbolTable:
             self.remove_file(ext.path)
         self._reshaped.setdefault(ext.path, None)
         self.files[ext.path] = ext
+        if any(ref.type_id is None for ref in ext.inherits):
+            self.relating_files.add(ext.path)
         self._bindings.pop(ext.path, None)
         self._dirs[posixpath.dirname(ext.path)].add(ext.path)
         spec = LANGUAGES.get(ext.lang) if ext.lang else None
@@ -122,6 +127,7 @@ class SymbolTable:
         ext = self.files.pop(path, None)
         if ext is None:
             return None
+        self.relating_files.discard(path)
         self._reshaped.setdefault(path, _module_shape(ext))
         self._bindings.pop(path, None)
         self._dirs[posixpath.dirname(path)].discard(path)

@@ -74,3 +74,21 @@ def test_tree_rows_load_back_and_a_torn_file_means_none(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == [tree_path(path).name]  # no partial file left
     tree_path(path).write_bytes(tree_path(path).read_bytes()[:20])
     assert load_tree(path) == (None, {})
+
+
+def test_tree_rows_a_sync_changed_are_appended_while_the_file_is_this_process_s(tmp_path):
+    from graphsvc.indexing.state import load_tree, save_tree, tree_path
+
+    path = tmp_path / "state.sqlite3"
+    rows = {"/": {"labels": ["Workspace"]}, "a.py": {"labels": ["File"], "hash": "h"}, "b.py": {"labels": ["File"]}}
+    save_tree(path, "t1", rows)
+    whole = tree_path(path).stat().st_size
+    save_tree(path, "t2", {}, {"a.py": {"labels": ["File"], "hash": "h2"}}, ["b.py"])
+    assert tree_path(path).stat().st_size > whole  # appended, not written again
+    assert load_tree(path) == ("t2", {"/": {"labels": ["Workspace"]}, "a.py": {"labels": ["File"], "hash": "h2"}})
+    appended = tree_path(path).read_bytes()
+    tree_path(path).write_bytes(appended[:-3])  # a crash tore the last record: the token before it
+    assert load_tree(path)[0] == "t1"
+    # Written by someone else since (here: torn), the file is written whole again.
+    save_tree(path, "t3", {"/": {"labels": ["Workspace"]}}, {}, ["a.py"])
+    assert load_tree(path) == ("t3", {"/": {"labels": ["Workspace"]}})
