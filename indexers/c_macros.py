@@ -1,9 +1,14 @@
 """Macros in C and C++ declarations, blanked before a second parse.
 
 Tree-sitter parses ``int ZEXPORT deflate(...)`` without the macro definitions and recovers
-with error nodes that hide the name. ``blank_macros`` finds, with a token scan and the
-language's ``MacroHints``, the words of a declaration that can only be macros and replaces
-them with spaces, byte for byte, so offsets, lines and names stay those of the file.
+with error nodes that hide the name. ``blank_macros`` finds, with the language's
+``MacroHints``, the words of a declaration that can only be macros and replaces them with
+spaces, byte for byte, so offsets, lines and names stay those of the file.
+
+The scans read a skeleton of the file (comments, literals and preprocessor lines masked, every
+offset kept) with regular expressions that find the few places worth a look (declaration heads,
+calls, braces), and build token lists only there: a token-by-token scan in Python cost more
+than parsing the file.
 """
 
 from __future__ import annotations
@@ -11,21 +16,40 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import chain
 
 from indexers.languages import MacroHints
 
-_C_TOKEN = re.compile(
-    rb"""(?P<comment>/\*.*?(?:\*/|\Z)|//(?:\\\n|[^\n])*)
-    |(?P<directive>^[ \t]*\#(?:/\*.*?\*/|\\.|[^\n])*)
-    |(?P<literal>"(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?|[0-9][\w.]*(?:\s*,\s*[0-9][\w.]*)*)
-    |(?P<word>[A-Za-z_][A-Za-z0-9_]*)
-    |(?P<punct>\S)""",
-    re.S | re.M | re.X,
+# The lexemes whose insides are not C tokens: comments, preprocessor lines and literals. A
+# number takes the numbers after it that follow commas (``{1, 2, 3}`` is one lexeme); a digit
+# inside a word starts none. The first byte is read by a class and each branch checks it again
+# behind, which lets the engine skip in C the bytes that start no lexeme; a preprocessor line
+# is found from the line break before it (the text is given one in front).
+_LEXEME = re.compile(
+    rb"""[/"'0-9\n]
+    (?:(?P<comment>(?<=/)\*.*?(?:\*/|\Z)|(?<=/)/(?:\\\n|[^\n])*)
+    |(?P<directive>(?<=\n)[ \t]*\#(?:/\*.*?\*/|\\.|[^\n])*)
+    |(?P<literal>(?<=")(?:\\.|[^"\\\n])*"?|(?<=')(?:\\.|[^'\\\n])*'?
+        |(?<=[0-9])(?<![A-Za-z0-9_][0-9])[\w.]*(?:\s*,\s*[0-9][\w.]*)*))""",
+    re.S | re.X,
 )
-# Tokens after which a declaration may begin, and tokens that may end a declarator's name.
-_DECL_START = frozenset({b";", b"{", b"}", b"(", b","})
-_NAME_END = frozenset({b"(", b"[", b"=", b";", b",", b")"})
-_TYPE_END = frozenset({b",", b")"})
+# In a skeleton (see ``_skeleton``) a literal is a run of ``"`` and, for ``blank_macros``, a
+# preprocessor line a run of ``'``: no other byte of the skeleton is either.
+_LITERAL = b'"'
+_DIRECTIVE = b"'"
+_SKELETON_TOKEN = re.compile(rb'(?P<word>\w+)|(?P<literal>"+)|(?P<punct>\S)')
+_NEXT_TOKEN = re.compile(rb"\s*+(?:(?P<word>\w+)|(?P<punct>\S))")
+_PAREN = re.compile(rb"[()]")
+# A declaration head of three tokens or more: words and ``*`` after a token where a declaration
+# may begin (``; { } ( ,``, a preprocessor line, the start of the file), up to one that may end
+# a declarator's name (``( [ = ; , )``). A head of one or two tokens holds no macro.
+_HEAD_TOKENS = rb"\s*+((?:\w++|\*)(?:\s*+(?:\w++|\*)){2,}+)\s*+(?=[(\[=;,)])"
+_FIRST_HEAD = re.compile(_HEAD_TOKENS)
+_HEAD = re.compile(rb"[;{}(,']" + _HEAD_TOKENS)
+_HEAD_TOKEN = re.compile(rb"\w+|\*")
+_TYPE_END = b",)"
+# Where an ALL_CAPS word may be a prototype wrapper: before ``((``.
+_DOUBLE_PAREN = re.compile(rb"\((?=\s*+\()")
 
 
 def blank_macros(data: bytes, hints: MacroHints) -> bytes:
@@ -40,35 +64,26 @@ def blank_macros(data: bytes, hints: MacroHints) -> bytes:
     literals and preprocessor lines are left alone. An ALL_CAPS word between a name and ``((`` is a
     prototype wrapper: it and its outer parentheses are blanked. Types without a name (casts,
     unnamed parameters) are read the same way.
+
+    The places are found by regular expressions over the file's skeleton, so only the tokens of
+    declaration heads are looked at one by one.
     """
-    tokens = [(m.lastgroup, m.group(), m.start()) for m in _C_TOKEN.finditer(data)
-              if m.lastgroup != "comment"]
+    skeleton = _skeleton(data, _DIRECTIVE)
     words = _macro_words(hints)
-    reserved = words.reserved
     blank: list[tuple[int, int]] = []
-    head: list[tuple[bytes, int]] | None = []
-    for i, (kind, text, start) in enumerate(tokens):
-        if kind == "word":
-            if (hints.prototype_wrappers and text.isupper() and i + 2 < len(tokens)
-                    and tokens[i + 1][1] == b"(" and tokens[i + 2][1] == b"("
-                    and i > 0 and tokens[i - 1][0] == "word" and tokens[i - 1][1] not in reserved):
-                close = _matching_paren(tokens, i + 1)
-                if close is not None:
-                    blank += [(start, tokens[i + 1][2] + 1), (tokens[close][2], tokens[close][2] + 1)]
-            elif head is not None:
-                head.append((text, start))
-            continue
-        if kind == "punct" and text == b"*":
-            if head is not None:
-                head.append((text, start))
-            continue
-        if head and kind == "punct" and text in _NAME_END:
-            if head[-1][0] == b"*":
-                if text in _TYPE_END:  # a type without a name: `(uch FAR *)p`, `f(void FAR *, int)`
-                    blank += _head_macros(head, words)
-            elif head[-1][0] not in reserved:
-                blank += _head_macros(head[:-1], words)
-        head = [] if kind == "directive" or (kind == "punct" and text in _DECL_START) else None
+    wrappers: set[int] = set()  # starts of the prototype wrappers: not part of a head
+    if hints.prototype_wrappers:
+        blank += _prototype_wrappers(skeleton, words, wrappers)
+    first = _FIRST_HEAD.match(skeleton)
+    for m in chain([first] if first else [], _HEAD.finditer(skeleton)):
+        head = [(t.group(), t.start()) for t in _HEAD_TOKEN.finditer(skeleton, m.start(1), m.end(1))]
+        if head[-1][1] in wrappers:
+            head.pop()
+        if head[-1][0] == b"*":
+            if skeleton[m.end()] in _TYPE_END:  # a type without a name: `(uch FAR *)p`, `f(void FAR *, int)`
+                blank += _head_macros(head, words)
+        elif head[-1][0] not in words.reserved:
+            blank += _head_macros(head[:-1], words)
     if not blank:
         return data
     out = bytearray(data)
@@ -77,9 +92,84 @@ def blank_macros(data: bytes, hints: MacroHints) -> bytes:
     return bytes(out)
 
 
+def _prototype_wrappers(skeleton: bytes, words: _MacroWords, wrappers: set[int]) -> list[tuple[int, int]]:
+    """Byte ranges of ``OF((`` and its ``)`` in ``name OF((params))``; the start of each wrapper
+    is added to ``wrappers``. Found from the ``((``, which are few."""
+    blank = []
+    backwards = skeleton[::-1]
+    for m in _DOUBLE_PAREN.finditer(skeleton):
+        wrapper = _previous_token(backwards, m.start())
+        if wrapper is None or wrapper[0] != "word" or not wrapper[1].isupper():
+            continue
+        prev = _previous_token(backwards, wrapper[2])
+        if prev is None or prev[0] != "word" or prev[1] in words.reserved:
+            continue
+        wrappers.add(wrapper[2])
+        close = _close_paren(skeleton, m.start())
+        if close is not None:
+            blank += [(wrapper[2], m.start() + 1), (close, close + 1)]
+    return blank
+
+
+def _skeleton(data: bytes, directive: bytes) -> bytes:
+    """``data`` as the scans read it, byte for byte: comments as spaces, each literal as a run of
+    ``"`` (a token that is neither a word nor a bracket) and each preprocessor line as a run of
+    ``directive`` (the line break before it included). What is left are words, punctuation and
+    white space, which regular expressions find without being misled by a quote or a comment."""
+    def fill(m: re.Match) -> bytes:
+        kind = m.lastgroup
+        byte = b" " if kind == "comment" else directive if kind == "directive" else _LITERAL
+        return byte * (m.end() - m.start())
+
+    return _LEXEME.sub(fill, b"\n" + data)[1:]
+
+
+def _next_token(skeleton: bytes, pos: int) -> tuple[str, bytes, int] | None:
+    """(kind, text, start) of the first token of a skeleton at or after ``pos``."""
+    m = _NEXT_TOKEN.match(skeleton, pos)
+    if m is None:
+        return None
+    kind = m.lastgroup
+    return kind, m.group(kind), m.start(kind)
+
+
+def _previous_token(backwards: bytes, pos: int) -> tuple[str, bytes, int] | None:
+    """(kind, text, start) of the last token of a skeleton before ``pos``, read in the skeleton
+    reversed (``backwards``) so that a regular expression finds it."""
+    size = len(backwards)
+    m = _NEXT_TOKEN.match(backwards, size - pos)
+    if m is None:
+        return None
+    kind = m.lastgroup
+    return kind, m.group(kind)[::-1], size - m.end(kind)
+
+
+def _close_paren(skeleton: bytes, open_at: int) -> int | None:
+    """Offset of the ``)`` that closes the ``(`` at ``open_at``."""
+    close = skeleton.find(b")", open_at)
+    if close >= 0 and skeleton.find(b"(", open_at + 1, close) < 0:
+        return close  # no parentheses inside: the common case, found in C
+    depth = 0
+    for m in _PAREN.finditer(skeleton, open_at):
+        if skeleton[m.start()] == 0x28:
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return m.start()
+    return None
+
+
+def _call_tokens(skeleton: bytes, name: bytes, start: int, open_at: int, close: int) -> list[tuple[str, bytes, int]]:
+    """The tokens of a call, name and parentheses included, as (kind, text, start)."""
+    tokens = [("word", name, start)]
+    tokens += [(m.lastgroup, m.group(), m.start()) for m in _SKELETON_TOKEN.finditer(skeleton, open_at, close + 1)]
+    return tokens
+
+
 @dataclass(frozen=True, slots=True)
 class _MacroWords:
-    """A language's ``MacroHints`` as byte strings, the form the token scan compares."""
+    """A language's ``MacroHints`` as byte strings, the form the scans compare."""
 
     reserved: frozenset[bytes]  # every reserved word
     types: frozenset[bytes]  # type and tag keywords
@@ -88,6 +178,36 @@ class _MacroWords:
     specifiers: frozenset[bytes] = frozenset()
     annotations: frozenset[bytes] = frozenset()
     definers: dict[bytes, str] = field(default_factory=dict)  # function-defining macro -> name prefix
+    # Braces, annotations and words before `(` but statement heads: what the kernel scan visits.
+    kernel_places: re.Pattern = re.compile(b"(?!)")
+    # A `*` or a reserved word: what an argument that is a type holds.
+    type_marks: re.Pattern = re.compile(b"(?!)")
+
+
+def _any_word(words: frozenset[bytes], first_behind: bool = False) -> bytes:
+    """A regular expression matching any of ``words`` from the start of a word, as a whole word,
+    or after its first byte (``first_behind``: that byte is checked behind). Written as a trie
+    so that the engine tries one alternative per byte rather than every word."""
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for byte in word:
+            node = node.setdefault(byte, {})
+        node[None] = {}  # a word ends here
+
+    def branches(node: dict) -> bytes:
+        alternatives = [re.escape(bytes([byte])) + branches(child)
+                        for byte, child in sorted((k, v) for k, v in node.items() if k is not None)]
+        if not alternatives:
+            return b""
+        if len(alternatives) == 1 and None not in node:
+            return alternatives[0]
+        return b"(?:" + b"|".join(alternatives) + b")" + (b"?" if None in node else b"")
+
+    if not first_behind:
+        return b"(?:" + (branches(trie) or b"(?!)") + rb")(?!\w)"
+    first = [b"(?<=" + re.escape(bytes([byte])) + b")" + branches(child) for byte, child in sorted(trie.items())]
+    return b"(?:" + (b"|".join(first) or b"(?!)") + rb")(?!\w)"
 
 
 @cache
@@ -96,9 +216,19 @@ def _macro_words(hints: MacroHints) -> _MacroWords:
         return frozenset(w.encode() for w in words)
 
     types = b(hints.type_keywords) | b(hints.tag_keywords)
-    return _MacroWords(types | b(hints.specifiers) | b(hints.keywords), types, b(hints.tag_keywords),
-                       b(hints.keywords), b(hints.specifiers), b(hints.annotations),
-                       {m.encode(): prefix for m, prefix in hints.function_definers})
+    reserved = types | b(hints.specifiers) | b(hints.keywords)
+    annotations = b(hints.annotations)
+    annotation = _any_word(annotations)
+    call = rb"(?!" + _any_word(reserved | _STATEMENT_HEADS) + rb")[A-Za-z_]\w*+(?=\s*+\()"
+    # Each match passes over the other words and bytes in C, and ends with one place (or at
+    # the end): matching from every byte would cost more than the places.
+    kernel_places = re.compile(
+        rb"(?:[^{}A-Za-z_]++|(?!" + annotation + rb"|" + call + rb")[A-Za-z_]\w*+)*+"
+        rb"(?:(?P<open>\{)|(?P<close>\})|(?P<annotation>" + annotation + rb")|(?P<call>" + call + rb")|(?P<end>\Z))")
+    type_marks = re.compile(rb"[*A-Za-z_](?:(?<=\*)|(?<!\w.)" + _any_word(reserved, first_behind=True) + b")")
+    return _MacroWords(reserved, types, b(hints.tag_keywords), b(hints.keywords), b(hints.specifiers),
+                       annotations, {m.encode(): prefix for m, prefix in hints.function_definers},
+                       kernel_places, type_marks)
 
 
 def _head_macros(head: list[tuple[bytes, int]], words: _MacroWords) -> list[tuple[int, int]]:
@@ -126,19 +256,6 @@ def _head_macros(head: list[tuple[bytes, int]], words: _MacroWords) -> list[tupl
         keep = lower[-1] if lower else before[0]
         before = [w for w in before if w is not keep]
     return [(start, start + len(text)) for text, start in before + after]
-
-
-def _matching_paren(tokens: list[tuple[str, bytes, int]], open_at: int) -> int | None:
-    depth = 0
-    for j in range(open_at, len(tokens)):
-        text = tokens[j][1]
-        if text == b"(":
-            depth += 1
-        elif text == b")":
-            depth -= 1
-            if depth == 0:
-                return j
-    return None
 
 
 # Words followed by a parenthesised head that is not a call (va_arg takes a type, which the
@@ -170,79 +287,75 @@ def expand_kernel_macros(data: bytes, hints: MacroHints) -> bytes:
     so lines, columns and the names of everything else stay those of the file.
     """
     data = _inner_conditionals(data)
-    tokens = [(m.lastgroup, m.group(), m.start()) for m in _C_TOKEN.finditer(data)
-              if m.lastgroup not in ("comment", "directive")]
+    skeleton = _skeleton(data, b" ")
+    backwards = skeleton[::-1]
     words = _macro_words(hints)
-    annotations = words.annotations
     out = bytearray(data)
 
     def blank(start: int, end: int) -> None:
         out[start:end] = b" " * (end - start)
 
-    closing = _closing_parens(tokens)
     depth = 0  # braces
-    i = 0
-    n = len(tokens)
-    blanked_call = -1  # index of the token after a blanked file-scope call: a statement starts there
-    while i < n:
-        kind, text, start = tokens[i]
-        if kind == "punct":
-            if text == b"{":
-                depth += 1
-            elif text == b"}":
-                depth = max(depth - 1, 0)
-            i += 1
+    resume = 0  # what is before this offset lies inside a rewritten call's parentheses
+    blanked_close = -1  # the `)` of a blanked file-scope call: a statement starts after it
+    for m in words.kernel_places.finditer(skeleton):
+        place = m.lastgroup
+        start = m.start(place)
+        if place == "end":
+            break
+        if start < resume:
             continue
-        if kind != "word":
-            i += 1
+        if place == "open":
+            depth += 1
             continue
-        nxt = tokens[i + 1][1] if i + 1 < n else b""
-        if text in annotations:
-            end = start + len(text)
-            if nxt == b"(" and (close := closing.get(i + 1)) is not None:
-                end = tokens[close][2] + 1
-                blank(start, end)
-                i = close + 1
+        if place == "close":
+            depth = max(depth - 1, 0)
+            continue
+        text = m.group(place)
+        if place == "annotation":
+            nxt = _next_token(skeleton, m.end())
+            close = _close_paren(skeleton, nxt[2]) if nxt is not None and nxt[1] == b"(" else None
+            if close is not None:
+                blank(start, close + 1)
+                resume = close + 1
             else:
-                blank(start, end)
-                i += 1
+                blank(start, m.end())
             continue
-        if nxt != b"(" or text in words.reserved or text in _STATEMENT_HEADS:
-            i += 1
-            continue
-        close = closing.get(i + 1)
+        open_at = skeleton.index(b"(", m.end())
+        close = _close_paren(skeleton, open_at)
         if close is None:
-            i += 1
             continue
         if text == b"offsetof":  # the grammar's offsetof takes no member path: `(X, a.b[i])`
             blank(start, start + len(text))
-            _type_arguments(out, tokens, i + 1, close, words)
-            i += 1
+            _type_arguments(out, _call_tokens(skeleton, text, start, open_at, close), words)
             continue
-        prev = tokens[i - 1][1] if i > 0 and i != blanked_call else b";"
-        after = tokens[close + 1] if close + 1 < n else None
+        prev = _previous_token(backwards, start)
+        prev_text = b";" if prev is None or prev[2] == blanked_close else prev[1]
+        at_statement = prev_text in _AFTER_STATEMENT or prev_text == b"else"
+        needs_after = depth == 0 or at_statement or prev_text in words.specifiers  # else only types
+        after = _next_token(skeleton, close + 1) if needs_after else None
         definer = words.definers.get(text) if depth == 0 else None
         if definer is not None and after is not None and after[1] == b"{":
-            _define_function(out, tokens, i, close, definer)
-            i = close + 1
+            _define_function(out, _call_tokens(skeleton, text, start, open_at, close), definer)
+            resume = close + 1
             continue
-        if prev in words.specifiers and after is not None and after[1] == b";":
-            _define_variable(out, tokens, i, close, words)  # `static DEFINE_X(name, ...);`
-            i = close + 1
+        if prev_text in words.specifiers and after is not None and after[1] == b";":
+            # `static DEFINE_X(name, ...);`
+            _define_variable(out, _call_tokens(skeleton, text, start, open_at, close), words)
+            resume = close + 1
             continue
-        at_statement = prev in _AFTER_STATEMENT or prev == b"else" or i == 0
         if depth > 0 and at_statement and after is not None and (
-                after[1] == b"{" or (after[0] == "word" and after[1] not in (b"else",))):
+                after[1] == b"{" or (after[0] == "word" and after[1] != b"else")):
             loop = b"while" if len(text) >= 5 else b"if"
             out[start:start + len(text)] = loop.ljust(len(text))
         elif depth == 0 and at_statement and (after is None or (
-                after[0] == "word" and tokens[close][2] < data.rfind(b"\n", 0, after[2]))):
-            blank(start, tokens[close][2] + 1)  # `module_init(f)` with no `;`
-            i = blanked_call = close + 1
+                after[0] == "word" and close < data.rfind(b"\n", 0, after[2]))):
+            blank(start, close + 1)  # `module_init(f)` with no `;`
+            resume = close + 1
+            blanked_close = close
             continue
-        if depth > 0 or text.isupper():
-            _type_arguments(out, tokens, i + 1, close, words)
-        i += 1
+        if (depth > 0 or text.isupper()) and words.type_marks.search(skeleton, open_at, close):
+            _type_arguments(out, _call_tokens(skeleton, text, start, open_at, close), words)
     return bytes(out)
 
 
@@ -282,23 +395,38 @@ def _inner_conditionals(data: bytes) -> bytes:
     return bytes(out)
 
 
+# Braces outside comments, literals and preprocessor lines (a number holds none). As in
+# ``_LEXEME``, the first byte is read by a class and checked again behind, and a preprocessor
+# line is found from the line break before it.
+_BRACE = re.compile(
+    rb"""[/"'{}\n]
+    (?:(?<=/)\*.*?(?:\*/|\Z)|(?<=/)/(?:\\\n|[^\n])*|(?<=\n)[ \t]*\#(?:/\*.*?\*/|\\.|[^\n])*
+    |(?<=")(?:\\.|[^"\\\n])*"?|(?<=')(?:\\.|[^'\\\n])*'?|(?<=([{}])))""",
+    re.S | re.X,
+)
+
+
 def _brace_delta(data: bytes, start: int, end: int) -> int:
-    delta = 0
-    for m in _C_TOKEN.finditer(data, start, end):
-        if m.lastgroup == "punct":
-            delta += (m.group() == b"{") - (m.group() == b"}")
-    return delta
+    """``{`` less ``}`` between ``start`` (the file's start or a line break) and ``end``."""
+    if start == 0:
+        data, end = b"\n" + data, end + 1
+    braces = _BRACE.findall(data, start, end)
+    return braces.count(b"{") - braces.count(b"}")
 
 
 def _blank_code(out: bytearray, start: int, end: int) -> None:
     """Spaces for every byte but line breaks, so lines stay where they were."""
-    out[start:end] = bytes(b if b == 0x0A else 0x20 for b in out[start:end])
+    out[start:end] = out[start:end].translate(_SPACES_BUT_LINE_BREAKS)
 
 
-def _define_variable(out: bytearray, tokens, name_at: int, close: int, words: _MacroWords) -> None:
+_SPACES_BUT_LINE_BREAKS = bytes(0x0A if b == 0x0A else 0x20 for b in range(256))
+
+
+def _define_variable(out: bytearray, tokens: list[tuple[str, bytes, int]], words: _MacroWords) -> None:
     """``static DECLARE_WORK(name, fn);`` -> ``static DECLARE_WORK name= fn ;``: a variable of
     the macro's type, initialised with the second argument (the others are blanked);
-    ``static LIST_HEAD(name);`` -> ``static LIST_HEAD name ;``."""
+    ``static LIST_HEAD(name);`` -> ``static LIST_HEAD name ;``. ``tokens``: the call's."""
+    name_at, close = 0, len(tokens) - 1
     args = _arguments(tokens, name_at + 1, close)
     first, last = args[0]
     if last - first != 1 or tokens[first][0] != "word" or tokens[first][1] in words.reserved:
@@ -310,20 +438,6 @@ def _define_variable(out: bytearray, tokens, name_at: int, close: int, words: _M
     out[tokens[last][2]] = ord("=")
     end_second = tokens[args[1][1]][2]
     _blank_code(out, end_second, tokens[close][2] + 1)
-
-
-def _closing_parens(tokens: list[tuple[str, bytes, int]]) -> dict[int, int]:
-    """Index of each ``(`` token -> index of its ``)``."""
-    stack: list[int] = []
-    pairs: dict[int, int] = {}
-    for j, (kind, text, _) in enumerate(tokens):
-        if kind != "punct":
-            continue
-        if text == b"(":
-            stack.append(j)
-        elif text == b")" and stack:
-            pairs[stack.pop()] = j
-    return pairs
 
 
 def _arguments(tokens: list[tuple[str, bytes, int]], open_at: int, close: int) -> list[tuple[int, int]]:
@@ -344,9 +458,10 @@ def _arguments(tokens: list[tuple[str, bytes, int]], open_at: int, close: int) -
     return args
 
 
-def _type_arguments(out: bytearray, tokens, open_at: int, close: int, words: _MacroWords) -> None:
-    """Blank the keywords and ``*`` of arguments that are types: ``struct foo *`` -> ``foo``."""
-    for first, last in _arguments(tokens, open_at, close):
+def _type_arguments(out: bytearray, tokens: list[tuple[str, bytes, int]], words: _MacroWords) -> None:
+    """Blank the keywords and ``*`` of arguments that are types: ``struct foo *`` -> ``foo``.
+    ``tokens``: the call's."""
+    for first, last in _arguments(tokens, 1, len(tokens) - 1):
         arg = tokens[first:last]
         if not arg or any(k != "word" and t != b"*" for k, t, _ in arg):
             continue
@@ -368,8 +483,10 @@ def _type_arguments(out: bytearray, tokens, open_at: int, close: int, words: _Ma
             out[keywords[0][1]] = ord("0")
 
 
-def _define_function(out: bytearray, tokens, name_at: int, close: int, prefix: str) -> None:
-    """``SYSCALL_DEFINE2(name, t1, a1, t2, a2)`` -> ``long    sys_name(t1  a1, t2  a2)``."""
+def _define_function(out: bytearray, tokens: list[tuple[str, bytes, int]], prefix: str) -> None:
+    """``SYSCALL_DEFINE2(name, t1, a1, t2, a2)`` -> ``long    sys_name(t1  a1, t2  a2)``.
+    ``tokens``: the call's."""
+    name_at, close = 0, len(tokens) - 1
     args = _arguments(tokens, name_at + 1, close)
     head_start = tokens[name_at][2]
     first, last = args[0]
