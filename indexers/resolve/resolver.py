@@ -56,6 +56,7 @@ class Resolver:
         self.quals = table.quals_in(ext.path)
         self._nested: set[str] | None = None  # names defined below the top level
         self._resolved: dict[tuple, object] = {}  # memo_key -> resolve_call's answer
+        self._lookups: dict[tuple[str, str], tuple | None] = {}  # (name, scope) -> lookup's answer
         self.missed: list[CallRef] = []  # calls left unresolved, in source order
         self.types = Types(self)
 
@@ -303,12 +304,12 @@ class Resolver:
         """The type's members; where the language allows them anywhere (Rust `impl` blocks,
         C++ out-of-line definitions), also those of other files whose owner resolves to this
         type for certain (through scope or imports, not a guess by name)."""
-        own = self.table.members_of(type_id)
-        # While the owners below are resolved, a lookup of this type sees its own members.
         recursive, key = self.table.recursive, ("members", type_id)
         found = recursive.values.get(key)
         if found is not None:
             return found
+        own = self.table.members_of(type_id)
+        # While the owners below are resolved, a lookup of this type sees its own members.
         return recursive.get(key, own, lambda: self._members_anywhere(type_id, own))
 
     def _members_anywhere(self, type_id: str, own: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -366,7 +367,15 @@ class Resolver:
         return chain
 
     def lookup(self, name: str, qual: str) -> tuple[Entity, str, float] | None:
-        """An unqualified name as seen from the scope ``qual`` of this file."""
+        """An unqualified name as seen from the scope ``qual`` of this file (asked again
+        and again for the heads of chains and receivers: answered once)."""
+        key = (name, qual)
+        found = self._lookups.get(key, self._lookups)
+        if found is self._lookups:
+            found = self._lookups[key] = self._lookup(name, qual)
+        return found
+
+    def _lookup(self, name: str, qual: str) -> tuple[Entity, str, float] | None:
         table = self.table
         path = self.ext.path
         spec = self.spec
@@ -474,17 +483,18 @@ class Resolver:
         rkind = call.receiver_kind
         if rkind == RECEIVER_SELF or rkind == RECEIVER_SUPER:
             return (call.caller.rpartition(".")[0], call.name, rkind, None, False)
-        if self._nested is None:
+        nested = self._nested
+        if nested is None:
             # Names defined below the top level of this file are the only ones whose meaning
             # depends on where the call is; every other call can share one answer per file.
-            self._nested = {s.name for s in self.ext.symbols if "." in s.qualified_name}
-        nested = self._nested
-        head = call.name if call.receiver is None else _HEAD.match(call.receiver).group(0)
+            nested = self._nested = {s.name for s in self.ext.symbols if "." in s.qualified_name}
+        name, receiver, local = call.name, call.receiver, call.local
+        head = name if receiver is None else _HEAD.match(receiver).group(0)
         # Locals, the receiver and chains are evaluated in the caller's scope.
-        if (self.spec.members_visible or call.local or rkind == RECEIVER_EXPR or head in nested
-                or head in self.spec.self_names or (call.receiver is not None and call.name in nested)):
-            return (call.caller, call.name, rkind, call.receiver, call.local, call.block)
-        return ("", call.name, rkind, call.receiver, call.local)
+        if (local or rkind == RECEIVER_EXPR or head in nested or (receiver is not None and name in nested)
+                or head in self.spec.self_names or self.spec.members_visible):
+            return (call.caller, name, rkind, receiver, local, call.block)
+        return ("", name, rkind, receiver, local)
 
     def resolved(self, call: CallRef, key: tuple):
         """``resolve_call``, once per memo key: calls and values share the answers."""
@@ -496,9 +506,14 @@ class Resolver:
 
     def calls(self) -> None:
         stats = self.stats
-        for call in self.ext.calls:
-            stats.calls += 1
-            result = self.resolved(call, self.memo_key(call))
+        memo, memo_key = self._resolved, self.memo_key
+        calls = self.ext.calls
+        stats.calls += len(calls)
+        for call in calls:
+            key = memo_key(call)
+            result = memo.get(key, memo)  # `resolved`, inline: this loop runs for every call
+            if result is memo:
+                result = memo[key] = self.resolve_call(call)
             if result is None:
                 self.unresolved(call)
                 continue

@@ -6,7 +6,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
-from typing import Collection, Iterable
+from typing import Collection, Iterable, Sequence
 
 from graphsvc.model import SymbolKind
 from indexers.extract import Binding, FileExtraction
@@ -225,8 +225,8 @@ class SymbolTable:
             self._ctx_cache[path] = ctx
         return ctx
 
-    def bindings(self, scope: str, name: str) -> list[Binding]:
-        """The bindings of ``name`` in a scope (a function, type or file id)."""
+    def bindings(self, scope: str, name: str) -> Sequence[Binding]:
+        """The bindings of ``name`` in a scope (a function, type or file id); not to be changed."""
         path = scope.partition("#")[0]
         index = self._bindings.get(path)
         if index is None:
@@ -242,7 +242,7 @@ class SymbolTable:
                     index[key].append(b)
                 else:
                     index[key] = [b]
-        return index.get((scope, name), [])
+        return index.get((scope, name), ())
 
     def referable_names(self) -> Collection[str]:
         """The names of every function, method and type of the workspace: a value of another

@@ -138,6 +138,8 @@ class Types:
         self.table = resolver.table
         self.spec = resolver.spec
         self.memo: dict[tuple[str, str], tuple] = {}
+        self.dotted_heads: frozenset[str] | None = None  # first names of the dotted names imports bind
+        self.binders: dict[tuple[str, str, str], tuple[str, str | None] | None] = {}  # `local`'s scopes
         self.depth = 0
 
     # -- expressions ---------------------------------------------------------------------
@@ -215,13 +217,15 @@ class Types:
         local = self.local(name, qual, block)
         if local is not None:
             return local, 0
-        if self.spec.super_names and f"{name}()" in self.spec.super_names and steps[:1] == [None]:
+        if steps and steps[0] is None and self.spec.super_names and f"{name}()" in self.spec.super_names:
             tid = r.enclosing_type(qual) if qual else None
             return (("super", tid) if tid is not None else UNKNOWN), 1
         names = r.context(r.ext.path).names
+        if self.dotted_heads is None:
+            self.dotted_heads = frozenset(n.partition(".")[0] for n in names if "." in n)
         dotted = name
         best = None
-        for i, step in enumerate(steps):
+        for i, step in enumerate(steps if name in self.dotted_heads else ()):
             if step is None or step[0] == "[":
                 break
             dotted = f"{dotted}.{step}"
@@ -245,19 +249,28 @@ class Types:
         """The value of a name bound in a function around ``qual`` (None: not bound there):
         in ``qual`` itself, as bound in the innermost of the blocks around ``block`` that binds
         it; in the functions around, as all their bindings of it agree."""
+        key = (name, qual, block)
+        where = self.binders.get(key, self.binders)
+        if where is self.binders:
+            where = self.binders[key] = self._binder(name, qual, block)
+        return None if where is None else self.bound(where[0], name, where[1])
+
+    def _binder(self, name: str, qual: str, block: str) -> tuple[str, str | None] | None:
+        """The scope and block whose bindings of ``name`` are its value at ``qual`` in
+        ``block`` (``local``), or None: a question of this file's bindings alone, asked once."""
         path = self.r.ext.path
         around: str | None = block
         for prefix, is_scope, owner_kind, _ in self.r.scope_chain(qual):
             if not prefix and around:  # outside any function: a closure's own names
                 seen = _innermost(self.table.bindings(path, name), around)
-                return self.bound(path, name, seen) if seen else None
+                return (path, seen) if seen else None
             if not prefix or owner_kind not in _FUNCTION_KINDS:
                 continue
             scope = f"{path}#{prefix}"
             binds = self.table.bindings(scope, name)
             seen = _innermost(binds, around) if binds and around is not None else None
             if seen is not None or (binds and around is None):
-                return self.bound(scope, name, seen)
+                return scope, seen
             around = None
         return None
 
