@@ -308,6 +308,14 @@ def batches(rows: Iterable[Any], size: int = BATCH) -> Iterator[list[Any]]:
         yield chunk
 
 
+def _counted(items: Iterable[Any], total: int | None) -> tuple[Iterable[Any], int]:
+    """`items` and how many there are: counted by making a list of them when not given."""
+    if total is not None:
+        return items, total
+    items = items if isinstance(items, Sequence) else list(items)
+    return items, len(items)
+
+
 class ElementIds:
     """Node id -> Neo4j element id, for every node a writer wrote or looked up. An element id
     is ``<version>:<database id>:<number>`` with the same prefix for every node of a
@@ -543,14 +551,17 @@ class GraphWriter:
     def symbol_ids(self) -> set[str]:
         return {row["id"] for row in self.graph.read(_SYMBOL_IDS, ws=self.ws)}
 
-    def upsert_symbols(self, symbols: Iterable[model.SymbolNode]) -> None:
-        symbols = symbols if isinstance(symbols, Sequence) else list(symbols)
-        self._write_nodes(_UPSERT_SYMBOLS, map(_SYMBOL_ROW, symbols), "symbols", len(symbols))
+    def upsert_symbols(self, symbols: Iterable[model.SymbolNode], total: int | None = None) -> None:
+        """`total`: how many `symbols` gives, for progress; with it, `symbols` is read lazily,
+        a batch at a time (a list of the Linux kernel's 3.5 M symbols is not built)."""
+        symbols, total = _counted(symbols, total)
+        self._write_nodes(_UPSERT_SYMBOLS, map(_SYMBOL_ROW, symbols), "symbols", total)
 
-    def create_symbols(self, symbols: Iterable[model.SymbolNode]) -> None:
-        """Create symbols known to be new: the workspace holds no symbol with these ids."""
-        symbols = symbols if isinstance(symbols, Sequence) else list(symbols)
-        self._write_nodes(_CREATE_SYMBOLS, map(_SYMBOL_ROW, symbols), "symbols", len(symbols))
+    def create_symbols(self, symbols: Iterable[model.SymbolNode], total: int | None = None) -> None:
+        """Create symbols known to be new: the workspace holds no symbol with these ids.
+        `total` as for `upsert_symbols`."""
+        symbols, total = _counted(symbols, total)
+        self._write_nodes(_CREATE_SYMBOLS, map(_SYMBOL_ROW, symbols), "symbols", total)
 
     def upsert_externals(self, externals: Iterable[Any]) -> None:
         """`externals`: records with the fields of an ExternalNode."""

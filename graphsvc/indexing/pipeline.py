@@ -315,11 +315,13 @@ def _write_symbols(
     del new_ids  # a set of every symbol id: hundreds of MB for the Linux kernel, not kept while writing
     writer.delete_symbols(sorted(stale))
     writer.delete_file_symbols(deleted)
-    symbols = [s for ext in new_exts.values() for s in ext.symbols]
-    if first and distinct == len(symbols):
-        writer.create_symbols(symbols)
+    # Read a batch at a time as they are written: no list of every symbol beside the extractions.
+    count = sum(len(ext.symbols) for ext in new_exts.values())
+    symbols = (s for ext in new_exts.values() for s in ext.symbols)
+    if first and distinct == count:
+        writer.create_symbols(symbols, count)
     else:
-        writer.upsert_symbols(symbols)
+        writer.upsert_symbols(symbols, count)
     return stale
 
 
