@@ -211,7 +211,7 @@ class Resolver:
             resolver = self if ext is self.ext else Resolver(ext, self.table, ResolveStats())
             for ref in ext.inherits:
                 if ref.type_id == type_id or (ref.type_id is None and ref.subject == sym.qualified_name):
-                    found = resolver.resolve_type(ref.base, sym.qualified_name)
+                    found = resolver.resolve_type(ref.base, sym.qualified_name, guesses=False)
                     if found is not None and found[0][0] == "sym":
                         out.extend((b, found[1]) for b in found[0][1] if b != type_id)
         return out
@@ -236,7 +236,7 @@ class Resolver:
             if ref.type_id == type_id or (ref.type_id is None and ref.subject == sym.qualified_name):
                 if ref.base in self.spec.builtins:
                     continue
-                found = resolver.resolve_type(ref.base, sym.qualified_name)
+                found = resolver.resolve_type(ref.base, sym.qualified_name, guesses=False)
                 if found is None or found[0][0] != "sym":
                     out.append(found[0] if found is not None and found[0][0] == "ext" else None)
         return out
@@ -449,8 +449,9 @@ class Resolver:
                 return ("sym", tuple(ids)), Reason.SCOPE, 1.0
         return None
 
-    def resolve_type(self, written: str, qual: str) -> tuple[Entity, str, float] | None:
-        """A type name as written in a base list or receiver: ``Base``, ``mod.Base``, ``a::B``."""
+    def resolve_type(self, written: str, qual: str, guesses: bool = True) -> tuple[Entity, str, float] | None:
+        """A type name as written in a base list or receiver: ``Base``, ``mod.Base``, ``a::B``.
+        ``guesses=False``: a name found nowhere in scope is guessed only when one type has it."""
         segs = [s for s in SPLIT.split(written) if s]
         if not segs:
             return None
@@ -458,6 +459,8 @@ class Resolver:
         if head is None or head[0][0] == "unresolved":
             if len(segs) == 1 and segs[0] not in self.spec.builtins:  # `class W(Warning)`: no guess
                 head = self.unique(segs[0], "type")
+                if head is not None and not guesses and head[1] == Reason.CANDIDATE:
+                    return None
             if head is None:
                 return None
         ent, reason, conf = head

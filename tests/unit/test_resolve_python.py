@@ -195,3 +195,32 @@ def test_a_builtin_base_is_not_guessed_from_a_workspace_class_of_that_name():
     got = _inherits({"checks.py": "class Warning:\n    pass\n",
                      "dump.py": "class ProxyModelWarning(Warning):\n    pass\n"})
     assert "dump.py#ProxyModelWarning" not in got
+
+
+def test_members_are_not_looked_up_through_one_of_several_guessed_bases():
+    # `V` is bound locally to something the resolver cannot read, so `class Sub(V)` guesses
+    # among the workspace's classes named V; one of them inherits `get` from an external class.
+    # A call on an instance of Sub must not reach that external `get` with confidence 1, and
+    # what it resolves to must not depend on the order the files came in.
+    files = {
+        "ctypes_like.py": "from _ctypes import Array\nclass V(Array):\n    pass\n",
+        "other.py": "class V:\n    def put(self):\n        pass\n",
+        "user.py": ("import typing\n"
+                    "def f():\n"
+                    "    V = typing.List[int]\n"
+                    "    class Sub(V):\n"
+                    "        def own(self):\n"
+                    "            pass\n"
+                    "    s = Sub()\n"
+                    "    s.get()\n"
+                    "    s.own()\n"),
+    }
+    answers = []
+    for order in (list(files), list(files)[::-1]):
+        table = SymbolTable([extract_file(p, files[p].encode(), "python") for p in order])
+        calls = {(e.dst, e.reason, e.confidence) for e in resolve_all(table)[0]
+                 if e.type == "CALLS" and e.src == "user.py#f"}
+        answers.append(calls)
+        assert not any(dst.startswith("ext:_ctypes") and conf == 1.0 for dst, _, conf in calls), calls
+        assert ("user.py#f.Sub.own", "type", 1.0) in calls
+    assert answers[0] == answers[1]
