@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
+from graphsvc.context.kept import file_identity
 from graphsvc.errors import InputError, StoreCorrupt, StoreError
 from graphsvc.settings import SCHEMA_DIR, Settings, get_settings
 
@@ -72,21 +73,13 @@ def corrupt_message(path: Path) -> str:
 
 # Damaged pages are found only when a read reaches them: the files this process found
 # damaged, by identity, so that `health()` reports them until the file is replaced.
-_damaged: dict[Path, tuple[int, int] | None] = {}
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
+_damaged: dict[Path, tuple[int, ...] | None] = {}
 
 
 def store_error(path: Path, doing: str, exc: sqlite3.Error) -> StoreError:
     """The error to raise for a failed SQLite call: `StoreCorrupt` when the file is damaged."""
     if getattr(exc, "sqlite_errorcode", 0) & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
-        _damaged[path] = _identity(path)
+        _damaged[path] = file_identity(path)
         return StoreCorrupt(corrupt_message(path))
     return StoreError(f"{path}: {doing}: {exc}")
 
@@ -95,7 +88,7 @@ def health(path: Path | None = None) -> str | None:
     """Why the store cannot be used, or None when it opens and reads (a missing file is
     fine: it is created on first use)."""
     path = Path(path) if path is not None else store_path()
-    if path in _damaged and _damaged[path] == _identity(path):
+    if path in _damaged and _damaged[path] == file_identity(path):
         return corrupt_message(path)
     _damaged.pop(path, None)
     if not path.exists():

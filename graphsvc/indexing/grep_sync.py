@@ -10,14 +10,15 @@ rows hold (each file is written whole, with its symbols, in one transaction).
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
 from graphsvc.context import db
 from graphsvc.context.grep_index import FileText, GrepIndex
+from graphsvc.context.kept import KeptConnections
 from graphsvc.settings import get_settings
 from indexers.extract import FileExtraction
 
@@ -28,39 +29,23 @@ from indexers.extract import FileExtraction
 INDEX_BUSY_TIMEOUT_MS = 300_000
 
 
-# The index runs' connection to each store, kept between the runs of a process (a server, a
-# watcher): opening one (pragmas, the migrations check) and closing it (a checkpoint of the
-# write-ahead log) cost more than the rows of a one-file edit. A store file removed or
-# replaced since is opened anew.
-_KEPT: dict[Path, tuple[GrepIndex, tuple[int, int]]] = {}
-_KEPT_GUARD = threading.Lock()
-MAX_KEPT = 4
+# The index runs' connection to each store, kept between the runs of a process: opening one
+# (pragmas, the migrations check) and closing it (a checkpoint of the write-ahead log) cost
+# more than the rows of a one-file edit. The store is shared with other writers (the event
+# log, other workspaces' runs), so only its removal or replacement makes a kept one stale.
+_KEPT: KeptConnections[GrepIndex] = KeptConnections(4, GrepIndex.close)
 
 
-def _index() -> GrepIndex:
+def _index() -> AbstractContextManager[GrepIndex]:
     settings = get_settings()
     path = db.store_path(settings)
-    with _KEPT_GUARD:
-        kept = _KEPT.pop(path, None)
-        if kept is not None and _identity(path) != kept[1]:
-            kept[0].close()
-            kept = None
-        if kept is None:
-            index = GrepIndex(path, settings=settings)
-            index.conn.execute(f"PRAGMA busy_timeout = {INDEX_BUSY_TIMEOUT_MS}")
-            kept = index, _identity(path)
-        _KEPT[path] = kept  # the most recent last
-        while len(_KEPT) > MAX_KEPT:
-            _KEPT.pop(next(iter(_KEPT)))[0].close()
-    return kept[0]
 
+    def open_() -> GrepIndex:
+        index = GrepIndex(path, settings=settings)
+        index.conn.execute(f"PRAGMA busy_timeout = {INDEX_BUSY_TIMEOUT_MS}")
+        return index
 
-def _identity(path: Path) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
+    return _KEPT.use(path, open_)
 
 
 @dataclass(slots=True)
@@ -72,7 +57,8 @@ class GrepSync:
 
 def out_of_sync(graph: str, workspace: str, indexer: str, current: dict[str, str]) -> bool:
     """Whether the index holds other files, hashes or symbols than `current` (path -> hash)."""
-    held = _index().workspace(graph, workspace)
+    with _index() as index:
+        held = index.workspace(graph, workspace)
     return held is None or held.indexer != indexer or held.hashes != current
 
 
@@ -87,14 +73,14 @@ def sync_grep(
     """Bring the workspace's grep rows to `current` (path -> content hash of every indexed
     file); `extraction(path)` gives a written file's symbols."""
     started = time.perf_counter()
-    index = _index()
-    held = index.workspace(graph, workspace)
-    if held is None or held.indexer != indexer:
-        held = index.open_workspace(graph, workspace, indexer)
-    gone = sorted(p for p in held.hashes if p not in current)
-    changed = sorted(p for p, h in current.items() if held.hashes.get(p) != h)
-    index.remove(held.id, gone)
-    written = index.write(held.id, _texts(str(root), changed, current, extraction))
+    with _index() as index:
+        held = index.workspace(graph, workspace)
+        if held is None or held.indexer != indexer:
+            held = index.open_workspace(graph, workspace, indexer)
+        gone = sorted(p for p in held.hashes if p not in current)
+        changed = sorted(p for p, h in current.items() if held.hashes.get(p) != h)
+        index.remove(held.id, gone)
+        written = index.write(held.id, _texts(str(root), changed, current, extraction))
     return GrepSync(written, len(gone), time.perf_counter() - started)
 
 

@@ -28,15 +28,15 @@ import os
 import re
 import sqlite3
 import sys
-import threading
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, fields
 from itertools import starmap
 from operator import attrgetter, itemgetter
 from pathlib import Path
 
+from graphsvc.context.kept import KeptConnections, file_identity
 from indexers.extract import Binding, CallRef, FileExtraction, ImportRef, InheritRef, ParamRef
 from indexers.records import SymbolRecord
 
@@ -244,59 +244,25 @@ def _open_or_replace(path: Path) -> sqlite3.Connection:
         return _open(path)
 
 
-# Connections kept open between the runs of a process (a server, a watcher), by state file:
-# closing the last one checkpoints the write-ahead log, and a one-file edit closed two.
-MAX_KEPT = 16
-_KEPT: dict[Path, tuple[sqlite3.Connection, tuple[int, ...]]] = {}
-_KEPT_GUARD = threading.Lock()
-
-
-def _identity(path: Path) -> tuple[int, ...] | None:
-    """The file and its last change: in WAL mode SQLite writes the database file itself only
-    when it checkpoints, so a change a kept connection did not see is the file's removal,
-    replacement or overwriting by something else."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+# Connections kept open between the runs of a process, by state file: closing the last one
+# checkpoints the write-ahead log, and a one-file edit closed two. A state file is written by
+# its own runs only, so a change a kept connection did not see (in WAL mode the database file
+# itself changes only at checkpoints) is its removal, replacement or overwriting by something
+# else: its size and last change are part of its identity.
+_KEPT: KeptConnections[sqlite3.Connection] = KeptConnections(
+    16, sqlite3.Connection.close, identity=lambda path: file_identity(path, content=True))
 
 
 def close_kept(path: Path) -> None:
     """Close the connection kept to the state file at `path` (before it is removed)."""
-    with _KEPT_GUARD:
-        kept = _KEPT.pop(path, None)
-    if kept is not None:
-        kept[0].close()
+    _KEPT.close(path)
 
 
-@contextmanager
-def _state_db(path: Path) -> Iterator[sqlite3.Connection]:
+def _state_db(path: Path) -> AbstractContextManager[sqlite3.Connection]:
     """A connection to the state file at `path`: the one kept from the last use while the
     file is as it left it (not removed by a drop, replaced or overwritten), kept again after
     this one unless it failed."""
-    with _KEPT_GUARD:
-        kept = _KEPT.pop(path, None)
-    conn = None
-    if kept is not None:
-        if _identity(path) == kept[1]:
-            conn = kept[0]
-        else:
-            kept[0].close()
-    conn = conn or _open_or_replace(path)
-    try:
-        yield conn
-    except BaseException:
-        conn.close()
-        raise
-    identity = _identity(path)
-    if identity is None:
-        conn.close()
-        return
-    with _KEPT_GUARD:
-        _KEPT[path] = (conn, identity)
-        while len(_KEPT) > MAX_KEPT:
-            _KEPT.pop(next(iter(_KEPT)))[0].close()
+    return _KEPT.use(path, lambda: _open_or_replace(path))
 
 
 class Staging:
@@ -449,8 +415,5 @@ def save_tree(path: Path, token: str, rows: dict[str, dict], changed: dict[str, 
 
 
 def _inode_size(path: Path) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_ino, st.st_size
+    found = file_identity(path, content=True)
+    return None if found is None else (found[1], found[2])
