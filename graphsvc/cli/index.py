@@ -88,16 +88,32 @@ def register(main: click.Group) -> None:
                   jobs: int | None) -> None:
         """Index PATH, then keep its graph in step with its files until Ctrl-C: each batch of
         changes is indexed incrementally, one line per batch."""
+        import signal
         import threading
 
         from graphsvc.indexing.watch import watch
 
+        stop = threading.Event()
+
+        def interrupted(signum, frame) -> None:
+            # The first Ctrl-C lets the run in progress finish (an interrupt landing anywhere
+            # in a run can leave writer threads or a store transaction waiting); a second
+            # one stops at once.
+            if stop.is_set():
+                raise KeyboardInterrupt
+            stop.set()
+            click.echo("stopping after the run in progress (Ctrl-C again stops at once)", err=True)
+
+        previous = signal.signal(signal.SIGINT, interrupted)
         try:
-            watch(path, workspace, stop=threading.Event(), exclude=exclude, ignore_files=not no_ignore_files, jobs=jobs,
+            watch(path, workspace, stop=stop, exclude=exclude, ignore_files=not no_ignore_files, jobs=jobs,
                   on_batch=lambda batch: click.echo(batch.line()),
                   on_ready=lambda: click.echo(f"watching {path} (Ctrl-C stops)"))
         except KeyboardInterrupt:
-            click.echo("stopped", err=True)
+            pass
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        click.echo("stopped", err=True)
 
 
 def _index_symbols(path: str, workspace: str | None, replace: bool, exclude: tuple[str, ...],

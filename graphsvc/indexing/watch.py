@@ -126,7 +126,7 @@ def watch(
         # Changes made during the first run are caught: the listener is up before it starts.
         listener.check()
         _run(root, ws, {}, pending, on_batch, exclude, ignore_files, jobs, graph, raise_errors=True)
-        if on_ready is not None:
+        if on_ready is not None and not stop.is_set():
             on_ready()
         while not stop.is_set():
             batch = pending.take(stop)
