@@ -335,7 +335,7 @@ class _Extractor:
 
     def run(self, root: tree_sitter.Node) -> None:
         roles = pattern_roles(self.spec.name)
-        get = grouped_matches(self.spec.name, self.spec.query(), root).get
+        get = grouped_matches(self.spec.name, (self.spec.query(), self.spec.root_query()), root).get
         for _, caps in get("block", ()):
             node = caps["block"][0]
             self.blocks.append((node.start_byte, node.end_byte))

@@ -211,7 +211,16 @@ class LanguageSpec:
         return _load_language(self.name)
 
     def query(self) -> tree_sitter.Query:
-        return _load_query(self.name)
+        """The patterns of the query file that may match anywhere in a file."""
+        return _load_query(self.name)[0]
+
+    def root_query(self) -> tree_sitter.Query | None:
+        """The patterns rooted at the grammar's root node (``(module (expression_statement
+        ...))``: what a file's top-level statements define), or None when there are none.
+        They run apart, in a cursor that starts matches at the root only: in one cursor with
+        the other patterns, each of their matches stays under way over the whole file, and
+        every node visited is tried against it."""
+        return _load_query(self.name)[1]
 
 
 # Lines only C++ writes (C has no such keywords): a class or namespace head (names, macros,
@@ -510,14 +519,57 @@ def _load_language(name: str) -> tree_sitter.Language:
 
 
 @cache
-def _load_query(name: str) -> tree_sitter.Query:
+def _load_query(name: str) -> tuple[tree_sitter.Query, tree_sitter.Query | None]:
+    """The query file compiled as two queries: the patterns that may match anywhere, and those
+    rooted at the grammar's root node (`LanguageSpec.root_query`)."""
     spec = get_language(name)
     language = spec.load()
-    source = query_source(name)
+    anywhere, at_root = split_root_patterns(query_source(name), tree_sitter.Parser(language).parse(b"").root_node.type)
     try:
-        return tree_sitter.Query(language, source)
+        return tree_sitter.Query(language, anywhere), tree_sitter.Query(language, at_root) if at_root else None
     except Exception as exc:
         raise GrammarError(f"query file {spec.query_path} does not compile against {spec.package}: {exc}") from exc
+
+
+def split_root_patterns(source: str, root_type: str) -> tuple[str, str | None]:
+    """``source`` with the top-level patterns rooted at ``root_type`` blanked, and those
+    patterns alone (None when there are none). Each text keeps the other's lines as blank
+    lines, so a compile error names the line of the query file."""
+    chunks = _top_level_chunks(source)
+    rooted = re.compile(rf"\(*\s*{re.escape(root_type)}(?![\w.])")
+    at_root = [rooted.match(chunk) is not None for chunk in chunks]
+    if not any(at_root):
+        return source, None
+    anywhere = "".join(_blank(c) if r else c for c, r in zip(chunks, at_root))
+    return anywhere, "".join(c if r else _blank(c) for c, r in zip(chunks, at_root))
+
+
+def _top_level_chunks(source: str) -> list[str]:
+    """``source`` cut before each bracket that opens a top-level pattern (outside comments
+    and strings); each chunk holds one pattern with what follows it up to the next."""
+    cuts, depth, i, n = [0], 0, 0, len(source)
+    while i < n:
+        ch = source[i]
+        if ch == ";":
+            i = source.find("\n", i)
+            i = n if i < 0 else i
+        elif ch == '"':
+            i += 1
+            while i < n and source[i] != '"':
+                i += 2 if source[i] == "\\" else 1
+        elif ch in "([":
+            if depth == 0 and i:
+                cuts.append(i)
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        i += 1
+    cuts.append(n)
+    return [source[a:b] for a, b in zip(cuts, cuts[1:])]
+
+
+def _blank(text: str) -> str:
+    return "\n" * text.count("\n")
 
 
 def query_source(name: str, _seen: tuple[str, ...] = ()) -> str:

@@ -42,14 +42,23 @@ def group_of(role: str) -> str:
     return role
 
 
-def grouped_matches(lang: str, query: tree_sitter.Query, root: tree_sitter.Node) -> dict[str, list[tuple[int, dict]]]:
-    """The matches of ``query`` under ``root`` in lists by what their pattern finds
-    (`group_of`), each list in match order. One list lookup per match: a file has tens of
-    thousands of them."""
+def grouped_matches(lang: str, queries: tuple[tree_sitter.Query, tree_sitter.Query | None],
+                    root: tree_sitter.Node) -> dict[str, list[tuple[int, dict]]]:
+    """The matches of a language's query and root query (`LanguageSpec.root_query`) under
+    ``root`` in lists by what their pattern finds (`group_of`), each list in match order (the
+    root query's after the others). A root query's pattern is numbered after the query's
+    patterns. One list lookup per match: a file has tens of thousands of them."""
+    query, root_query = queries
     roles = pattern_roles(lang)
     groups: dict[str, list[tuple[int, dict]]] = {}
-    sinks: list[list | None] = [None] * query.pattern_count
-    for match in tree_sitter.QueryCursor(query).matches(root):
+    count = query.pattern_count
+    sinks: list[list | None] = [None] * (count + (root_query.pattern_count if root_query is not None else 0))
+    matches = tree_sitter.QueryCursor(query).matches(root)
+    if root_query is not None:
+        cursor = tree_sitter.QueryCursor(root_query)
+        cursor.set_max_start_depth(0)  # matches start at the root; the others do not descend
+        matches.extend((pattern + count, caps) for pattern, caps in cursor.matches(root))
+    for match in matches:
         sink = sinks[match[0]]
         if sink is None:
             role = roles.get(match[0])
