@@ -18,6 +18,7 @@ decorated).
 from __future__ import annotations
 
 import re
+from dataclasses import fields
 from typing import TYPE_CHECKING
 
 from indexers.arguments import ParamRef
@@ -31,6 +32,8 @@ if TYPE_CHECKING:  # the resolver imports this module
 _VALUE_KINDS = frozenset({"function", "method", "class"})
 _DIRECT = (RECEIVER_NONE, RECEIVER_NAME)
 _HEAD = re.compile(r"^(?:[A-Za-z_$][\w$]*\.)*")  # what qualifies a dotted name
+_CALL_FIELDS = tuple(f.name for f in fields(CallRef))
+_ARGS, _KIND = _CALL_FIELDS.index("args"), _CALL_FIELDS.index("receiver_kind")
 
 
 def _parameters_of(table, path: str) -> dict[str, list[ParamRef]]:
@@ -130,13 +133,16 @@ def _find_call_sites(r: Resolver, sym) -> tuple[list, list]:
 
 def _calls_naming(table, ext: FileExtraction) -> dict[str, list[CallRef]]:
     """A file's calls with arguments, by the name they call and the last names of what they
-    pass (cached with the table's other answers)."""
+    pass (cached with the table's other answers). Read from the encoded rows: only the calls
+    with arguments (a third) are built."""
     key = ("calls-naming", ext.path)
     found = table.recursive.values.get(key)
     if found is None:
         found = {}
-        for call in ext.calls:
-            if call.args and call.receiver_kind in _DIRECT:
+        direct = _DIRECT
+        for row in record_fields(ext.calls, *_CALL_FIELDS):
+            if row[_ARGS] and row[_KIND] in direct:
+                call = CallRef(*row)
                 for n in (call.name, *[_last_name(v) for _, v in call.args]):
                     calls = found.get(n)
                     if calls is None:
