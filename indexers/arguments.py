@@ -26,38 +26,56 @@ class ParamRef:
     rebound: bool  # also bound in the function's body (assigned, a loop variable, ...)
 
 
-def call_arguments(matches: list[dict], text=None) -> dict[tuple[int, int], Arguments]:
-    """Arguments by the byte range of their call: position (among all arguments; unknown
-    after a splat such as ``*xs``) or keyword, and the value as written. The call and its
-    argument list are the ``@argument.call`` and ``@argument.list`` captures, else the
-    argument's parents (tree-sitter finds a parent by descending from the root)."""
+def call_arguments(matches: list[dict], text=None) -> dict[int | tuple[int, int], Arguments | None]:
+    """Arguments by the end byte of their call, which ends with its argument list (the
+    ``@argument.list`` capture, else the argument's parents: tree-sitter finds a parent by
+    descending from the root): position (among all arguments; unknown after a splat such as
+    ``*xs``) or keyword, and the value as written. Two lists that end at the same byte (error
+    recovery's zero-width closing brackets) map that byte to None, and are keyed by the byte
+    range of their call instead."""
     text = text or _text  # the extractor's reads the source, cheaper than a node's own text
-    out: dict[tuple[int, int], list[tuple[int | str, str]]] = {}
-    lists: dict[int, dict[int, int]] = {}  # per argument list, the position of each argument
+    found: dict[int, tuple[tree_sitter.Node, list[tuple[int | str, str]]]] = {}  # per list (by id)
+    positions: dict[int, dict[int, int]] = {}  # per list, the position of each argument
     for caps in matches:
         value = caps["argument"][0]
         if value.end_byte - value.start_byte > MAX_ARGUMENT:
             continue
         keyword = caps.get("argument.keyword")
-        if "argument.call" in caps:
-            call, arg_list = caps["argument.call"][0], caps["argument.list"][0]
-        else:
-            arg_list = (value.parent if keyword else value).parent
-            call = arg_list.parent if arg_list is not None else None
-            if call is None:
-                continue
+        arg_list = caps["argument.list"][0] if "argument.list" in caps else (value.parent if keyword else value).parent
+        if arg_list is None:
+            continue
         key: int | str | None
         if keyword:
             key = text(keyword[0])
         else:
-            positions = lists.get(arg_list.id)
-            if positions is None:
-                positions = lists[arg_list.id] = _positions(arg_list)
-            key = positions.get(value.id)
+            at = positions.get(arg_list.id)
+            if at is None:
+                at = positions[arg_list.id] = _positions(arg_list)
+            key = at.get(value.id)
             if key is None:
                 continue
-        out.setdefault((call.start_byte, call.end_byte), []).append((key, text(value)))
-    return {k: tuple(v) for k, v in out.items()}
+        entry = found.get(arg_list.id)
+        if entry is None:
+            entry = found[arg_list.id] = (arg_list, [])
+        entry[1].append((key, text(value)))
+    return _by_call(found.values())
+
+
+def _by_call(lists) -> dict[int | tuple[int, int], Arguments | None]:
+    out: dict[int | tuple[int, int], Arguments | None] = {}
+    shared: set[int] = set()  # end bytes of more than one list
+    for arg_list, entries in lists:
+        end = arg_list.end_byte
+        if end in out:
+            shared.add(end)
+        out[end] = tuple(entries)
+    if shared:
+        for arg_list, entries in lists:
+            if arg_list.end_byte in shared:
+                call = arg_list.parent
+                out[arg_list.end_byte] = None
+                out[(call.start_byte, call.end_byte)] = tuple(entries)
+    return out
 
 
 def _positions(arg_list: tree_sitter.Node) -> dict[int, int]:

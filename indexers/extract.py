@@ -63,8 +63,9 @@ tags.scm-style captures:
                         ``@name`` and ``@receiver`` as for a call
 ``@argument``           on a value: it is an argument of the enclosing call, at its position
                         or ``@argument.keyword``
-``@argument.call``      the call a value is an argument of, ``@argument.list`` its argument
-                        list (else found by walking up from the argument, which is slower)
+``@argument.list``      the argument list of the call a value is an argument of (else found
+                        by walking up from the argument, which is slower); a call ends with its
+                        argument list, so the list's last byte tells which call it is
 ``@parameter``          a parameter of the enclosing function, in order; ``@parameter.default``
                         its default value; ``@parameter.rest`` a ``*args``/``*``/``**kw``
                         after which parameters are not positional
@@ -700,7 +701,9 @@ class _Extractor:
                     around = around.rpartition("/")[0]
                 if local and only_typed_locals and not typed and head not in self_names:
                     continue
-            call_args = args.get((start, node.end_byte), ()) if args else ()
+            call_args = args.get(node.end_byte, ()) if args else ()
+            if call_args is None:  # lists ending at the same byte: told apart by their calls
+                call_args = args.get((start, node.end_byte), ())
             append(CallRef(caller, name, rkind, receiver, node.start_point[0] + 1, local, call_args, block))
 
     def _inherits(self, ordered: list[_Def], refs: list) -> None:

@@ -46,13 +46,13 @@
 ; Arguments are also kept with their position or keyword (``@argument``).
 (call arguments: (argument_list
   [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value @argument)
-  @argument.list) @argument.call
+  @argument.list)
 ; An argument that is a call passes what the call returns (kept as an argument only).
-(call arguments: (argument_list (call) @reference.value @argument) @argument.list) @argument.call
+(call arguments: (argument_list (call) @reference.value @argument) @argument.list)
 (call arguments: (argument_list (keyword_argument
   name: (identifier) @argument.keyword
   value: [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value @argument))
-  @argument.list) @argument.call
+  @argument.list)
 (default_parameter
   value: [(identifier) @name (attribute object: (_) @receiver attribute: (identifier) @name)] @reference.value)
 (typed_default_parameter

@@ -154,3 +154,24 @@ def test_an_argument_that_is_a_call_passes_what_the_call_returns():
         "run(pick())\n"
     )})
     assert calls["m.py#run"] == {"m.py#target": ("argument", 1.0)}
+
+
+def test_argument_lists_ending_at_one_byte_are_told_apart_by_their_calls():
+    # Error recovery may close two lists with zero-width brackets at the same byte: the end
+    # then no longer names one call, and each list's arguments stay with their own call.
+    from types import SimpleNamespace
+
+    from indexers.arguments import call_arguments
+
+    def node(start, end, parent=None, named=()):
+        return SimpleNamespace(start_byte=start, end_byte=end, id=(start, end), type="identifier", parent=parent,
+                               named_children=list(named))
+
+    outer_call, inner_call = node(0, 9), node(5, 9)
+    a, b = node(2, 3), node(7, 8)
+    outer, inner = node(1, 9, outer_call, [a]), node(6, 9, inner_call, [b])
+    text = {a.id: "a", b.id: "b"}.get
+    args = call_arguments([{"argument": [a], "argument.list": [outer]}, {"argument": [b], "argument.list": [inner]}],
+                          lambda n: text(n.id))
+    assert args[9] is None
+    assert args[(0, 9)] == ((0, "a"),) and args[(5, 9)] == ((0, "b"),)
