@@ -103,3 +103,20 @@ def paused_gc():
     finally:
         if was_enabled:
             gc.enable()
+
+
+def c3_merge(seqs: list[list[str]]) -> list[str] | None:
+    """C3 merge of the bases' linearisations; None when they cannot be merged."""
+    seqs = [list(s) for s in seqs if s]
+    out: list[str] = []
+    while seqs:
+        for seq in seqs:
+            head = seq[0]
+            if not any(head in s[1:] for s in seqs):
+                break
+        else:
+            return None
+        out.append(head)
+        seqs = [s[1:] if s[0] == head else s for s in seqs]
+        seqs = [s for s in seqs if s]
+    return out

@@ -76,11 +76,10 @@ def _parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ..
         found.update(dict.fromkeys(_passed(r.other(path), call, param)))
     for path, held in receivers:
         site_resolver = r.other(path)
-        for call in table.files[path].calls:
+        for call in _calls_of_parameters(table.files[path].calls, held):
             # Only a parameter that holds this function alone: with others, what it is passed
             # together with may belong to another of them.
-            if (call.args and call.receiver is None and (call.caller, call.name) in held
-                    and parameter_values(site_resolver, call.caller, call.name) == (function_id,)):
+            if parameter_values(site_resolver, call.caller, call.name) == (function_id,):
                 found.update(dict.fromkeys(_passed(site_resolver, call, param)))
     if param.default:
         # What the parameter holds whenever a caller leaves it out.
@@ -151,6 +150,14 @@ def _calls_naming(table, ext: FileExtraction) -> dict[str, list[CallRef]]:
                         calls.append(call)
         table.recursive.values[key] = found
     return found
+
+
+def _calls_of_parameters(calls, held: set[tuple[str, str]]) -> list[CallRef]:
+    """The calls with arguments of the parameters ``held`` ((function, parameter)), built
+    from the encoded rows: only these few of the file's calls are needed."""
+    caller, name, receiver, args = (_CALL_FIELDS.index(f) for f in ("caller", "name", "receiver", "args"))
+    return [CallRef(*row) for row in record_fields(calls, *_CALL_FIELDS)
+            if row[args] and row[receiver] is None and (row[caller], row[name]) in held]
 
 
 def _names_bound_to(table, ext: FileExtraction) -> dict[str, set[str]]:

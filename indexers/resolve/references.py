@@ -9,26 +9,32 @@ than a function, and only functions, methods and types are referenced.
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from graphsvc.model import Prov, Reason, Rel, UnresolvedCalls
 from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_OTHER, RECEIVER_SELF, RECEIVER_SUPER, CallRef
-from indexers.resolve.common import MAX_CANDIDATES, MAX_HIERARCHY, TYPE_KIND_NAMES
+from indexers.resolve.common import MAX_CANDIDATES, MAX_HIERARCHY, TYPE_KIND_NAMES, record_fields
 from indexers.resolve.resolver import Resolver
 from indexers.resolve.table import REFERABLE_KINDS
 
 MAX_UNRESOLVED_SITES = 20  # call sites kept per caller; the count says how many there were
 
 _GUESSES = frozenset({Reason.UNIQUE_NAME, Reason.CANDIDATE})
+_VALUE_FIELDS = tuple(f.name for f in fields(CallRef))
+_NAME = _VALUE_FIELDS.index("name")
 
 
 def references(r: Resolver) -> None:
     """REFERENCES edges from each value's enclosing symbol (or file) to what it names."""
     memo: dict[tuple, tuple | None] = {}
     symbols = r.table.symbols
-    # Most values are variables: no definition of the name is ever referenced.
+    # Most values are variables: no definition of the name is ever referenced. Only the others
+    # are built from the encoded rows.
     referable = r.table.referable_names()
-    for ref in r.ext.values:
-        if ref.name not in referable:
+    for row in record_fields(r.ext.values, *_VALUE_FIELDS):
+        if row[_NAME] not in referable:
             continue
+        ref = CallRef(*row)
         key = r.memo_key(ref)
         found = memo.get(key, memo)
         if found is memo:

@@ -30,6 +30,8 @@ from indexers.resolve.common import (
     ImportContext,
     ResolveStats,
     base_qual,
+    c3_merge,
+    record_fields,
 )
 from indexers.resolve.parameters import parameter_values
 from indexers.resolve.table import SymbolTable
@@ -253,7 +255,7 @@ class Resolver:
     def _linearization(self, type_id: str) -> list[str]:
         bases = list(dict.fromkeys(b for b, _ in self.bases(type_id)))
         if self.spec.linear_mro:
-            merged = _c3([self.linearization(b) for b in bases] + [bases])
+            merged = c3_merge([self.linearization(b) for b in bases] + [bases])
             if merged is not None:
                 return [type_id, *merged]
         order = [type_id]
@@ -649,17 +651,17 @@ class Resolver:
         Only when the instance's type is known: a loop is no call to guess about."""
         if not self.spec.iteration_methods:
             return
-        for b in self.ext.bindings:
-            value = b.value
-            if value is None or not value.endswith(ELEMENT) or b.context is not None or value[0] == ALTERNATIVES:
+        # Read from the encoded columns: a few bindings are loops, no record is built.
+        for b_scope, value, context, line in record_fields(self.ext.bindings, "scope", "value", "context", "line"):
+            if value is None or not value.endswith(ELEMENT) or context is not None or value[0] == ALTERNATIVES:
                 continue
-            scope = b.scope.partition("#")[2]
+            scope = b_scope.partition("#")[2]
             steps = self.types.iterated(self.types.value(value[: -len(ELEMENT)], scope))
             for method in steps[:-1]:
                 if method[0] == "method":
                     self.stats.by_reason[Reason.TYPE] += 1
                     for dst in method[1]:
-                        self.edge(b.scope, dst, Rel.CALLS, Prov.INFERRED, 1.0, Reason.TYPE, b.line)
+                        self.edge(b_scope, dst, Rel.CALLS, Prov.INFERRED, 1.0, Reason.TYPE, line)
 
     def callee(self, value: tuple):
         """What a call of a value calls: UNKNOWN when the value is not known."""
@@ -782,19 +784,3 @@ def _merge(ents: list[Entity]) -> Entity:
         return ("sym", tuple(dict.fromkeys(syms)))
     return ents[-1]
 
-
-def _c3(seqs: list[list[str]]) -> list[str] | None:
-    """C3 merge of the bases' linearisations; None when they cannot be merged."""
-    seqs = [list(s) for s in seqs if s]
-    out: list[str] = []
-    while seqs:
-        for seq in seqs:
-            head = seq[0]
-            if not any(head in s[1:] for s in seqs):
-                break
-        else:
-            return None
-        out.append(head)
-        seqs = [s[1:] if s[0] == head else s for s in seqs]
-        seqs = [s for s in seqs if s]
-    return out

@@ -44,7 +44,7 @@ from indexers.bindings import ALTERNATIVES
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
 from indexers.extract import RECEIVER_NAME
-from indexers.resolve.common import SPLIT, TYPE_KIND_NAMES, Entity
+from indexers.resolve.common import SPLIT, TYPE_KIND_NAMES, Entity, record_fields
 
 if TYPE_CHECKING:
     from indexers.resolve.resolver import Resolver
@@ -494,14 +494,15 @@ class Types:
         found = self.table.recursive.values.get(key)
         if found is None:
             ext = self.table.files.get(path)
-            binds = ext.bindings if ext is not None else ()
-            calls = ext.calls if ext is not None else ()
-            names = {b.name[: -len(ELEMENT)] for b in binds if b.name[-1] == "]"}
-            names.update(b.value.rpartition(".")[2] for b in binds
-                         if b.value and b.value[-1] not in ")]" and b.value[0] != "{")  # aliases: `t = table`
-            names.update(c.receiver.rpartition(".")[2] for c in calls  # `self.table.update()`: table
-                         if c.receiver_kind == RECEIVER_NAME and c.receiver)
-            names.update(v.rpartition(".")[2] for c in calls if c.args for _, v in c.args)
+            # Read from the encoded columns: no record is built.
+            binds = record_fields(ext.bindings, "name", "value") if ext is not None else ()
+            calls = record_fields(ext.calls, "receiver_kind", "receiver", "args") if ext is not None else ()
+            names = {name[: -len(ELEMENT)] for name, _ in binds if name[-1] == "]"}
+            names.update(value.rpartition(".")[2] for _, value in binds
+                         if value and value[-1] not in ")]" and value[0] != "{")  # aliases: `t = table`
+            names.update(receiver.rpartition(".")[2] for kind, receiver, _ in calls  # `self.table.update()`: table
+                         if kind == RECEIVER_NAME and receiver)
+            names.update(v.rpartition(".")[2] for _, _, args in calls if args for _, v in args)
             found = self.table.recursive.values[key] = frozenset(names)
         return found
 
