@@ -20,8 +20,8 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -432,39 +432,9 @@ def _index_symbols(
     summary.parsed = len(new_exts)
     summary.parse_seconds = time.perf_counter() - t0
 
-    t0 = time.perf_counter()
     old_exts = _previous(plan, warm)
-    # Symbols depend on nothing but their own file: Neo4j writes them (a thread here waiting
-    # on it) while this thread resolves, and edges follow once both are done.
-    symbols_pool = ThreadPoolExecutor(2, thread_name_prefix="symbol-writer")
-    symbols_written = symbols_pool.submit(_write_symbols, writer, plan.full, new_exts, old_exts, plan.deleted)
-    grep_synced = symbols_pool.submit(_sync_grep, tree.root, graph.uri, workspace, indexer, plan, warm, new_exts,
-                                      summary)
-    symbols_pool.shutdown(wait=False)
-    try:
-        resolved = _resolve(plan, warm, new_exts, old_exts, progress)
-    except BaseException:
-        # Never return while a write is still running behind the caller's back.
-        wait([symbols_written, grep_synced])
-        raise
-    summary.resolved_files = len(resolved.affected)
-    summary.calls = resolved.stats.as_dict()
-    summary.resolve_seconds = time.perf_counter() - t0
-
-    t1 = time.perf_counter()
-    try:
-        stale = symbols_written.result()
-        _write_edges(writer, plan, resolved, summary)
-        _mark_files(writer, plan, new_exts)
-        writer.delete_orphan_externals(everywhere=plan.full)
-    finally:
-        wait([grep_synced])
-    grep_synced.result()
-    # The symbol writes ran beside resolution: what is left of them counts as writing.
-    summary.write_seconds = time.perf_counter() - t1
-    summary.symbols_written = sum(len(ext.symbols) for ext in new_exts.values())
-    summary.symbols_removed = len(stale)
-
+    resolved = _resolve_and_write(writer, plan, warm, tree.root, graph.uri, indexer, new_exts, old_exts, summary,
+                                  progress)
     totals = _totals(warm, resolved.all_exts, old_exts, new_exts)
     _record(spath, writer, plan, indexer, new_exts, resolved, totals)
     writer.commit()
@@ -473,6 +443,64 @@ def _index_symbols(
     summary.skipped.update(+totals.skipped)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _resolve_and_write(writer: GraphWriter, plan: Plan, warm: _Warm | None, root: str, graph_uri: str, indexer: str,
+                       new_exts: dict[str, FileExtraction], old_exts: dict[str, FileExtraction],
+                       summary: SymbolSummary, progress: Progress | None) -> _Resolved:
+    """Resolve the affected files while the parsed files' symbols, the grep index and (in a
+    large run) the edges resolved so far are written; then write what is left."""
+    t0 = time.perf_counter()
+    # Symbols depend on nothing but their own file: Neo4j writes them (a thread here waiting
+    # on it) while this thread resolves. A large run's edges follow as their files are
+    # resolved, once the symbols are written; a small run keeps every write for its one
+    # transaction, the edges after resolution.
+    writers = ThreadPoolExecutor(3, thread_name_prefix="graph-writer")
+    symbols_written = writers.submit(_write_symbols, writer, plan.full, new_exts, old_exts, plan.deleted)
+    grep_synced = writers.submit(_sync_grep, root, graph_uri, writer.ws, indexer, plan, warm, new_exts,
+                                  summary)
+    edges = _spool()
+    following: list[Future] = []
+
+    def write_edges_of(affected: set[str]) -> None:
+        if not writer.deferring:
+            following.append(writers.submit(_write_edges, writer, plan, affected, edges, symbols_written, summary,
+                                            follow=True))
+
+    try:
+        resolved = _resolve(plan, warm, new_exts, old_exts, progress, edges, write_edges_of)
+    except BaseException:
+        # Never return while a write is still running behind the caller's back.
+        edges.abort()
+        wait([symbols_written, grep_synced, *following])
+        edges.close()
+        raise
+    finally:
+        writers.shutdown(wait=False)
+    edges.finish()
+    summary.resolved_files = len(resolved.affected)
+    summary.calls = resolved.stats.as_dict()
+    summary.resolve_seconds = time.perf_counter() - t0
+
+    t1 = time.perf_counter()
+    try:
+        stale = symbols_written.result()
+        if following:
+            following[0].result()
+        else:
+            _write_edges(writer, plan, resolved.affected, edges, symbols_written, summary)
+        _mark_files(writer, plan, new_exts)
+        writer.delete_orphan_externals(everywhere=plan.full)
+    finally:
+        wait([grep_synced, *following])
+        edges.close()
+    grep_synced.result()
+    # The symbol and edge writes ran beside resolution: what is left of them counts as writing.
+    summary.write_seconds = time.perf_counter() - t1
+    summary.symbols_written = sum(len(ext.symbols) for ext in new_exts.values())
+    summary.symbols_removed = len(stale)
+
+    return resolved
 
 
 def _hashes(plan: Plan) -> dict[str, str]:
@@ -536,8 +564,13 @@ class _Resolved:
     all_exts: dict[str, FileExtraction]  # every file of the workspace after the run
     table: SymbolTable
     affected: set[str]  # files whose outgoing edges were resolved again
-    edges: EdgeSpool
     stats: ResolveStats
+
+
+def _spool() -> EdgeSpool:
+    from graphsvc.indexing.spool import EdgeSpool
+
+    return EdgeSpool()
 
 
 def _resolve(
@@ -546,9 +579,11 @@ def _resolve(
     new_exts: dict[str, FileExtraction],
     old_exts: dict[str, FileExtraction],
     progress: Progress | None,
+    edges: EdgeSpool,
+    on_affected: Callable[[set[str]], None],
 ) -> _Resolved:
-    """Resolve the affected files against a table that knows every file."""
-    from graphsvc.indexing.spool import EdgeSpool
+    """Resolve the affected files against a table that knows every file, each file's edges
+    added to `edges` as it is done; `on_affected` is told which files before the first."""
     from indexers.resolve import ResolveStats, affected_files, paused_gc, resolve_file, with_shared_sources
 
     all_exts, table = _symbol_table(plan, warm, new_exts)
@@ -561,22 +596,18 @@ def _resolve(
         affected = affected_files(gone, old_exts, new_exts, table)
         # Their edges are replaced whole: files whose edges leave the same nodes come too.
         affected = with_shared_sources(affected | set(plan.deleted), table, old_exts) & set(all_exts)
-    edges = EdgeSpool()
+    on_affected(affected)
     stats = ResolveStats()
     total = len(affected)
-    try:
-        # Resolution leaves no cycles behind; the cyclic collector would only rescan the table.
-        with paused_gc():
-            for i, fid in enumerate(sorted(affected), 1):
-                edges.add(resolve_file(all_exts[fid], table, stats))
-                edges.add_unresolved(stats.unresolved_sites)
-                stats.unresolved_sites.clear()
-                if progress and (i % 100 == 0 or i == total):
-                    progress(i, total, "resolving: " + fid)
-    except BaseException:
-        edges.close()
-        raise
-    return _Resolved(all_exts, table, affected, edges, stats)
+    # Resolution leaves no cycles behind; the cyclic collector would only rescan the table.
+    with paused_gc():
+        for i, fid in enumerate(sorted(affected), 1):
+            edges.add(resolve_file(all_exts[fid], table, stats))
+            edges.add_unresolved(stats.unresolved_sites)
+            stats.unresolved_sites.clear()
+            if progress and (i % 100 == 0 or i == total):
+                progress(i, total, "resolving: " + fid)
+    return _Resolved(all_exts, table, affected, stats)
 
 
 def _symbol_table(
@@ -604,20 +635,26 @@ def _symbol_table(
     return all_exts, SymbolTable(all_exts.values())
 
 
-def _write_edges(writer: GraphWriter, plan: Plan, resolved: _Resolved, summary: SymbolSummary) -> None:
-    """Replace the outgoing edges of the affected files; their endpoints are written already."""
-    writer.delete_outgoing_code_edges(sorted(resolved.affected | set(plan.deleted)))
-    writer.upsert_externals(list(resolved.edges.externals.values()))
+def _write_edges(writer: GraphWriter, plan: Plan, affected: set[str], edges: EdgeSpool, symbols_written: Future,
+                 summary: SymbolSummary, follow: bool = False) -> None:
+    """Replace the outgoing edges of the affected files once the symbols they join are
+    written; with `follow`, as their files are resolved (until the spool is finished)."""
+    symbols_written.result()
+    writer.delete_outgoing_code_edges(sorted(affected | set(plan.deleted)))
     written: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
-    # Read back from disk a batch at a time (`EdgeSpool`): a batch's rows are built as it is written.
-    for rel, edges in resolved.edges.rows():
-        writer.create_edges(Rel(rel), edges)
-        written[rel] += len(edges)
-        reasons.update(e.reason for e in edges)
+    # Read back from disk a batch at a time (`EdgeSpool`): a batch's rows are built as it is
+    # written, the external nodes it points at created first.
+    for rel, batch in edges.rows(follow=follow):
+        externals = edges.take_externals()
+        if externals:
+            writer.upsert_externals(externals)
+        writer.create_edges(Rel(rel), batch)
+        written[rel] += len(batch)
+        reasons.update(e.reason for e in batch)
     summary.edges_written = {rel.value: written[rel.value] for rel in Rel if written[rel.value]}
     summary.edges_by_reason = dict(reasons)
-    writer.set_unresolved_calls(resolved.edges.unresolved())
+    writer.set_unresolved_calls(edges.unresolved())
 
 
 def _mark_files(writer: GraphWriter, plan: Plan, new_exts: dict[str, FileExtraction]) -> None:

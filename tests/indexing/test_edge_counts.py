@@ -46,3 +46,50 @@ def test_repeated_calls_are_counted_in_the_graph(graph, workspace, tmp_path):
         ws=workspace,
     )
     assert rows == [{"count": 3, "line": 6}]
+
+
+def _edge(src: str, dst: str, rel: str = "CALLS"):
+    from indexers.records import EdgeRecord
+
+    return EdgeRecord(src, dst, rel, "EXTRACTED", 1.0, "scope", 1, 1)
+
+
+def test_a_following_reader_gets_the_edges_added_while_it_reads():
+    import threading
+
+    spool = EdgeSpool()
+    read: list[tuple[str, str]] = []
+    reader = threading.Thread(target=lambda: read.extend(
+        (rel, e.dst) for rel, edges in spool.rows(per_call=3, follow=True) for e in edges))
+    reader.start()
+    added = []
+    for i in range(10):
+        edges = [_edge(f"f{i}.py", f"f{i}.py#g{j}", "CALLS" if j % 2 else "CONTAINS") for j in range(4)]
+        spool.add(edges)
+        added += [(e.type, e.dst) for e in edges]
+    spool.finish()
+    reader.join(timeout=10)
+    assert not reader.is_alive() and Counter(read) == Counter(added)
+    spool.close()
+
+
+def test_a_following_reader_stops_with_an_error_when_the_run_aborts():
+    import threading
+
+    spool = EdgeSpool()
+    errors: list[BaseException] = []
+
+    def follow() -> None:
+        try:
+            for _ in spool.rows(follow=True):
+                pass
+        except RuntimeError as exc:
+            errors.append(exc)
+
+    reader = threading.Thread(target=follow)
+    reader.start()
+    spool.add([_edge("a.py", "a.py#f")])
+    spool.abort()
+    reader.join(timeout=10)
+    assert not reader.is_alive() and errors and "stopped" in str(errors[0])
+    spool.close()

@@ -269,7 +269,7 @@ def test_index_fails_with_a_message_when_neo4j_stops_answering_mid_write(own_neo
     frozen = False
     try:
         _wait_for_files(own_neo4j, proc, ws)
-        assert proc.poll() is None, "the index run finished before Neo4j could be frozen"
+        assert proc.poll() is None, "the index run finished before Neo4j could be frozen: " + proc.stderr.read()[-3000:]
         os.kill(pid, signal.SIGSTOP)
         frozen = True
         started = time.monotonic()
