@@ -18,6 +18,7 @@ from neo4j.exceptions import AuthError
 
 from graphsvc.errors import ConfigError
 from graphsvc.neo4j import ConnectionInfo, ManagedNeo4j, free_port
+from graphsvc.neo4j.managed import INDEX_RESAMPLE_PERCENT
 from graphsvc.settings import get_settings
 
 
@@ -102,6 +103,15 @@ def test_server_listens_on_loopback_only(neo4j_instance: ManagedNeo4j) -> None:
     assert {port for _, port in listening} >= {status.bolt_port, status.http_port}
     for ip, port in listening:
         assert ip in ("127.0.0.1", "::ffff:127.0.0.1"), f"port {port} listens on {ip}"
+
+
+def test_indexes_are_resampled_after_large_changes_only(neo4j_server: ConnectionInfo) -> None:
+    # Neo4j's own 5 % rescans every entity index again and again while a first index grows.
+    with neo4j.GraphDatabase.driver(neo4j_server.uri, auth=(neo4j_server.user, neo4j_server.password)) as driver:
+        records = driver.execute_query(
+            "SHOW SETTINGS YIELD name, value WHERE name = 'db.index_sampling.update_percentage' RETURN value"
+        ).records
+    assert [r["value"] for r in records] == [str(INDEX_RESAMPLE_PERCENT)]
 
 
 def test_browser_is_served(neo4j_instance: ManagedNeo4j) -> None:
