@@ -91,11 +91,12 @@ def _positions(arg_list: tree_sitter.Node) -> dict[int, int]:
 def parameters(matches: list[dict], starts: list[int], enclosing: list, bindings: Iterable) -> list[ParamRef]:
     """Each function's parameters in order, with their defaults. ``starts`` holds the first
     byte of each match's parameter, ``enclosing`` the definition around it (the
-    extractor's), ``bindings`` every binding of the file: a parameter bound more than once
-    is rebound in the body."""
+    extractor's), ``bindings`` every binding of the file (rows of ``Binding``: scope and name
+    first): a parameter bound more than once is rebound in the body."""
     count: dict[tuple[str, str], int] = {}
     for b in bindings:
-        count[(b.scope, b.name)] = count.get((b.scope, b.name), 0) + 1
+        key = b[0], b[1]
+        count[key] = count.get(key, 0) + 1
     out: list[ParamRef] = []
     position: dict[str, int | None] = {}
     for i in sorted(range(len(matches)), key=starts.__getitem__):

@@ -86,6 +86,7 @@ from __future__ import annotations
 
 import gc
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
 
@@ -97,7 +98,7 @@ from indexers.bindings import ELEMENT, RESULT, Binding, binding_items
 from indexers.c_macros import clean_macros
 from indexers.languages import LanguageSpec, MacroHints, get_language, language_for_content, parser_for
 from indexers.matches import SCOPE, grouped_matches, narrowest_receivers, pattern_roles
-from indexers.records import SymbolRecord
+from indexers.records import SymbolRecord, encoded
 from indexers.syntax_errors import inside_error, scan_errors
 from indexers.text import (first_paragraph, node_end_line, node_line, node_text, strip_comment, strip_string,
                            unquote, value_chain, without_postfix)
@@ -174,10 +175,12 @@ class FileExtraction:
     lang: str | None
     symbols: list[SymbolRecord] = field(default_factory=list)
     imports: list[ImportRef] = field(default_factory=list)
-    calls: list[CallRef] = field(default_factory=list)
+    # Calls, values and bindings come marshalled (`indexers.records.Encoded`): most records
+    # of a file, and the index state stores them so.
+    calls: Sequence[CallRef] = field(default_factory=list)
     inherits: list[InheritRef] = field(default_factory=list)
-    values: list[CallRef] = field(default_factory=list)  # names used as values, shaped as calls
-    bindings: list[Binding] = field(default_factory=list)
+    values: Sequence[CallRef] = field(default_factory=list)  # names used as values, shaped as calls
+    bindings: Sequence[Binding] = field(default_factory=list)
     params: list[ParamRef] = field(default_factory=list)
     package: str | None = None  # Go package / Java package clause
     declared: list[str] = field(default_factory=list)  # names declared, not defined (C prototypes, __all__)
@@ -213,8 +216,6 @@ class FileExtraction:
 
 
 _symbol_values = attrgetter(*(f.name for f in fields(SymbolRecord) if f.init))
-
-
 _import_values = attrgetter(*(f.name for f in fields(ImportRef)))
 _call_values = attrgetter(*(f.name for f in fields(CallRef)))
 _inherit_values = attrgetter(*(f.name for f in fields(InheritRef)))
@@ -224,16 +225,9 @@ _param_values = attrgetter(*(f.name for f in fields(ParamRef)))
 
 def _rebuild(path, lang, syms, imports, calls, inherits, values, bindings, params, *rest) -> FileExtraction:
     return FileExtraction(
-        path,
-        lang,
-        [SymbolRecord(*s) for s in syms],
-        [ImportRef(*i) for i in imports],
-        [CallRef(*c) for c in calls],
-        [InheritRef(*r) for r in inherits],
-        [CallRef(*c) for c in values],
-        [Binding(*b) for b in bindings],
-        [ParamRef(*p) for p in params],
-        *rest,
+        path, lang, [SymbolRecord(*s) for s in syms], [ImportRef(*i) for i in imports],
+        [CallRef(*c) for c in calls], [InheritRef(*r) for r in inherits], [CallRef(*c) for c in values],
+        [Binding(*b) for b in bindings], [ParamRef(*p) for p in params], *rest,
     )
 
 
@@ -333,6 +327,7 @@ class _Extractor:
         self.out = out
         self.seps = spec.scope_separators
         self.blocks: list[tuple[int, int]] = []  # (start, end) of each ``@block``, outer ones first
+        self.bindings: list[tuple] = []  # rows of ``Binding``, emitted marshalled (`encoded`) as the calls
 
     def run(self, root: tree_sitter.Node) -> None:
         roles = pattern_roles(self.spec.name)
@@ -345,7 +340,7 @@ class _Extractor:
         for _, caps in get("contents", ()):  # recorded as a binding of "name[]" in the file
             node = caps["contents"][0]
             name = self.text(node).rpartition(".")[2]  # a field's by its last name
-            self.out.bindings.append(Binding(self.path, name + ELEMENT, None, None, node_line(node)))
+            self.bindings.append((self.path, name + ELEMENT, None, None, node_line(node), None, ""))
         for _, caps in get("declaration", ()):
             if "name" in caps:
                 self.out.declared.append(self.text(caps["name"][0]))
@@ -367,11 +362,12 @@ class _Extractor:
         local_names = self._bindings(ordered, binds)
         if params:
             starts = [(c.get("parameter") or c["parameter.rest"])[0].start_byte for c in params]
-            self.out.params = parameters(params, starts, self._enclosing_all(ordered, starts), self.out.bindings)
+            self.out.params = parameters(params, starts, self._enclosing_all(ordered, starts), self.bindings)
         args = call_arguments([caps for _, caps in values if "argument" in caps], self.text)
-        self._calls(ordered, narrowest_receivers(calls), local_names, self.out.calls, args=args)
+        self.out.calls = encoded(CallRef, self._calls(ordered, narrowest_receivers(calls), local_names, args=args))
         named = [v for v in values if "name" in v[1]]  # a call as an argument is no value of its own
-        self._calls(ordered, named, local_names, self.out.values, only_typed_locals=True)
+        self.out.values = encoded(CallRef, self._calls(ordered, named, local_names, only_typed_locals=True))
+        self.out.bindings = encoded(Binding, self.bindings)
         self._inherits(ordered, inherits)
         self._imports(imports)
 
@@ -585,13 +581,13 @@ class _Extractor:
         return paths
 
     def _bindings(self, ordered: list[_Def], binds: list[tuple[str, dict]]) -> dict[int | str, dict[str, bool]]:
-        """Record every binding (``Binding``); return the names bound inside each function,
+        """Record every binding (a row of ``Binding``); return the names bound inside each function,
         keyed by ``id()`` of its definition (outside functions, by the block), and whether
         any binding says what the name is."""
         local_names: dict[int | str, dict[str, bool]] = {}
         if not binds:
             return local_names
-        out = self.out.bindings
+        out = self.bindings
         items = binding_items(self.spec, binds)
         starts = [node.start_byte for _, node, _, _, _ in items]
         enclosing = _with_symbols(self._enclosing_all(ordered, starts))
@@ -604,7 +600,7 @@ class _Extractor:
             line = node.start_point[0] + 1
             if role == "result" or role == "return" or role == "signature":
                 if encl is not None and (encl.kind in _FUNCTION_KINDS or role == "result" and encl.kind == "type_alias"):
-                    append(Binding(encl.sym.id, name or RESULT, type_text, value_text, line, None, block))
+                    append((encl.sym.id, name or RESULT, type_text, value_text, line, None, block))
                 continue
             name = name or text(node)
             if role == "field":
@@ -612,9 +608,9 @@ class _Extractor:
                 while owner is not None and owner.kind not in _TYPE_KINDS:
                     owner = owner.parent
                 if owner is not None and owner.sym is not None and encl is not owner:
-                    append(Binding(owner.sym.id, name, type_text, value_text, line, encl.sym.id))
+                    append((owner.sym.id, name, type_text, value_text, line, encl.sym.id, ""))
                 continue
-            append(Binding(encl.sym.id if encl is not None else path, name, type_text, value_text, line, None, block))
+            append((encl.sym.id if encl is not None else path, name, type_text, value_text, line, None, block))
             # Closures see the names of the functions around them; a class body nested in a
             # function binds names of that function.
             key = id(encl)
@@ -632,12 +628,13 @@ class _Extractor:
         return local_names
 
     def _calls(self, ordered: list[_Def], calls: list, local_names: dict[int | str, dict[str, bool]],
-               out: list[CallRef], only_typed_locals: bool = False, args: dict | None = None) -> None:
-        """Calls (or values) with their callers and receivers. ``only_typed_locals``: leave
-        out those through a local name no binding says anything about (for values, which
-        are never resolved by a guess)."""
+               only_typed_locals: bool = False, args: dict | None = None) -> list[tuple]:
+        """Calls (or values) with their callers and receivers, as rows of ``CallRef``.
+        ``only_typed_locals``: leave out those through a local name no binding says anything
+        about (for values, which are never resolved by a guess)."""
+        out: list[tuple] = []
         if not calls:
-            return
+            return out
         spec = self.spec
         self_names = spec.self_names
         super_names = spec.super_names
@@ -704,7 +701,8 @@ class _Extractor:
             call_args = args.get(node.end_byte, ()) if args else ()
             if call_args is None:  # lists ending at the same byte: told apart by their calls
                 call_args = args.get((start, node.end_byte), ())
-            append(CallRef(caller, name, rkind, receiver, node.start_point[0] + 1, local, call_args, block))
+            append((caller, name, rkind, receiver, node.start_point[0] + 1, local, call_args, block))
+        return out
 
     def _inherits(self, ordered: list[_Def], refs: list) -> None:
         if not refs:

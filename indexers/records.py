@@ -3,9 +3,90 @@ under the names the indexers use. Plain data; no database in here."""
 
 from __future__ import annotations
 
+import marshal
+from collections.abc import Iterator, Sequence
+from dataclasses import fields
+from itertools import starmap
+from operator import attrgetter, itemgetter
+
 from graphsvc.model import CodeEdge as EdgeRecord
 from graphsvc.model import DirectoryNode as DirRecord
 from graphsvc.model import FileNode as FileRecord
 from graphsvc.model import SymbolNode as SymbolRecord
 
-__all__ = ["DirRecord", "EdgeRecord", "FileRecord", "SymbolRecord"]
+__all__ = ["DirRecord", "EdgeRecord", "Encoded", "FileRecord", "SymbolRecord", "encoded"]
+
+
+# Record lists decoded last, kept for their next readings: a file's resolution reads its
+# calls, values and bindings several times over (about ten decodings a file when each reading
+# decoded), and other files' now and then. Bounded by count, so by a few files' records.
+DECODED_LISTS = 32
+_decoded: dict[bytes, tuple[type, list]] = {}
+_FIELD_ORDER: dict[type, dict[str, int]] = {}  # record class -> field name -> position in a row
+
+
+class Encoded(Sequence):
+    """Records of one kind of a file (its calls, values or bindings), kept marshalled; the
+    lists decoded last are kept (`DECODED_LISTS`), every other reading decodes them again.
+
+    They are most of an extraction and are read while their own file resolves; other files
+    look at them seldom (what callers pass for a parameter, what a type's fields hold), and
+    the symbol table keeps an index of a bounded number of files' bindings. So a decoded
+    extraction holds them as bytes: the Linux kernel's 4.5 M call sites and their functions'
+    bindings as objects took gigabytes for the whole run, for a pass or two each."""
+
+    __slots__ = ("_cls", "_blob", "_len")
+
+    def __init__(self, cls: type, blob: bytes, length: int):
+        self._cls, self._blob, self._len = cls, blob, length
+
+    def __iter__(self) -> Iterator:
+        if not self._len:
+            return iter(())
+        blob = self._blob
+        # Keyed by the blob: the records are frozen, so equal blobs may share one list.
+        found = _decoded.pop(blob, None)
+        if found is None or found[0] is not self._cls:
+            found = self._cls, list(starmap(self._cls, marshal.loads(blob)))
+            if len(_decoded) >= DECODED_LISTS:
+                del _decoded[next(iter(_decoded))]
+        _decoded[blob] = found  # the most recent last
+        return iter(found[1])
+
+    def __len__(self) -> int:
+        return self._len
+
+    def columns(self, *names: str) -> list:
+        """Some fields of every record, as ``attrgetter(*names)`` reads them: from the
+        decoded list when it is kept, else from the marshalled rows without building the
+        records (a pass that needs a few fields of every file's records builds none)."""
+        if not self._len:
+            return []
+        found = _decoded.get(self._blob)
+        if found is not None and found[0] is self._cls:
+            return list(map(attrgetter(*names), found[1]))
+        order = _FIELD_ORDER.get(self._cls)
+        if order is None:
+            order = _FIELD_ORDER[self._cls] = {f.name: i for i, f in enumerate(fields(self._cls))}
+        return list(map(itemgetter(*(order[n] for n in names)), marshal.loads(self._blob)))
+
+    def packed(self) -> tuple[int, bytes]:
+        """How many records, and their marshalled rows."""
+        return self._len, self._blob
+
+    def __getitem__(self, index):
+        return list(self)[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (Encoded, list)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"Encoded({list(self)!r})"
+
+
+def encoded(cls: type, rows: list[tuple]) -> Encoded:
+    """Records of ``cls`` given as rows of its fields in order, kept marshalled: what extraction
+    emits for a file's calls, values and bindings, which the index state stores as they are."""
+    return Encoded(cls, marshal.dumps(rows), len(rows))

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from graphsvc.context.kept import KeptConnections, file_identity
 from indexers.extract import Binding, CallRef, FileExtraction, ImportRef, InheritRef, ParamRef
-from indexers.records import SymbolRecord
+from indexers.records import Encoded, SymbolRecord
 
 FORMAT = "6"
 TREE_FORMAT = "2"
@@ -91,72 +91,10 @@ def _symbol_row(sym: SymbolRecord) -> tuple:
     return tuple(row)
 
 
-# Record lists decoded last, kept for their next readings: a file's resolution reads its
-# calls, values and bindings several times over (about ten decodings a file when each reading
-# decoded), and other files' now and then. Bounded by count, so by a few files' records.
-DECODED_LISTS = 32
-_decoded: dict[bytes, tuple[type, list]] = {}
-_FIELD_ORDER: dict[type, dict[str, int]] = {}  # record class -> field name -> position in a row
-
-
-class Encoded(Sequence):
-    """Records of one kind of a file (its calls, values or bindings), kept marshalled; the
-    lists decoded last are kept (`DECODED_LISTS`), every other reading decodes them again.
-
-    They are most of an extraction and are read while their own file resolves; other files
-    look at them seldom (what callers pass for a parameter, what a type's fields hold), and
-    the symbol table keeps an index of a bounded number of files' bindings. So a decoded
-    extraction holds them as bytes: the Linux kernel's 4.5 M call sites and their functions'
-    bindings as objects took gigabytes for the whole run, for a pass or two each."""
-
-    __slots__ = ("_cls", "_blob", "_len")
-
-    def __init__(self, cls: type, blob: bytes, length: int):
-        self._cls, self._blob, self._len = cls, blob, length
-
-    def __iter__(self) -> Iterator:
-        if not self._len:
-            return iter(())
-        blob = self._blob
-        # Keyed by the blob: the records are frozen, so equal blobs may share one list.
-        found = _decoded.pop(blob, None)
-        if found is None or found[0] is not self._cls:
-            found = self._cls, list(starmap(self._cls, marshal.loads(blob)))
-            if len(_decoded) >= DECODED_LISTS:
-                del _decoded[next(iter(_decoded))]
-        _decoded[blob] = found  # the most recent last
-        return iter(found[1])
-
-    def __len__(self) -> int:
-        return self._len
-
-    def columns(self, *names: str) -> list:
-        """Some fields of every record, as ``attrgetter(*names)`` reads them: from the
-        decoded list when it is kept, else from the marshalled rows without building the
-        records (a pass that needs a few fields of every file's records builds none)."""
-        if not self._len:
-            return []
-        found = _decoded.get(self._blob)
-        if found is not None and found[0] is self._cls:
-            return list(map(attrgetter(*names), found[1]))
-        order = _FIELD_ORDER.get(self._cls)
-        if order is None:
-            order = _FIELD_ORDER[self._cls] = {f.name: i for i, f in enumerate(fields(self._cls))}
-        return list(map(itemgetter(*(order[n] for n in names)), marshal.loads(self._blob)))
-
-    def __getitem__(self, index):
-        return list(self)[index]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (Encoded, list)):
-            return list(self) == list(other)
-        return NotImplemented
-
-    def __repr__(self) -> str:
-        return f"Encoded({list(self)!r})"
-
-
-def _packed(rows: list) -> tuple[int, bytes]:
+def _packed(records, row) -> tuple[int, bytes]:
+    if isinstance(records, Encoded):  # as extraction emits them
+        return records.packed()
+    rows = list(map(row, records))
     return len(rows), marshal.dumps(rows)
 
 
@@ -165,10 +103,10 @@ def encode(ext: FileExtraction) -> bytes:
         _row(ext, _EXT),
         list(map(_symbol_row, ext.symbols)),
         list(map(_imp_row, ext.imports)),
-        _packed(list(map(_call_row, ext.calls))),
+        _packed(ext.calls, _call_row),
         list(map(_inh_row, ext.inherits)),
-        _packed(list(map(_call_row, ext.values))),
-        _packed(list(map(_bind_row, ext.bindings))),
+        _packed(ext.values, _call_row),
+        _packed(ext.bindings, _bind_row),
         list(map(_par_row, ext.params)),
     ))
 
