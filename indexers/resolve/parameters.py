@@ -76,7 +76,7 @@ def _parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ..
         found.update(dict.fromkeys(_passed(r.other(path), call, param)))
     for path, held in receivers:
         site_resolver = r.other(path)
-        for call in _calls_of_parameters(table.files[path].calls, held):
+        for call in _calls_of_parameters(table, path, held):
             # Only a parameter that holds this function alone: with others, what it is passed
             # together with may belong to another of them.
             if parameter_values(site_resolver, call.caller, call.name) == (function_id,):
@@ -152,12 +152,26 @@ def _calls_naming(table, ext: FileExtraction) -> dict[str, list[CallRef]]:
     return found
 
 
-def _calls_of_parameters(calls, held: set[tuple[str, str]]) -> list[CallRef]:
-    """The calls with arguments of the parameters ``held`` ((function, parameter)), built
-    from the encoded rows: only these few of the file's calls are needed."""
-    caller, name, receiver, args = (_CALL_FIELDS.index(f) for f in ("caller", "name", "receiver", "args"))
-    return [CallRef(*row) for row in record_fields(calls, *_CALL_FIELDS)
-            if row[args] and row[receiver] is None and (row[caller], row[name]) in held]
+def _calls_of_parameters(table, path: str, held: set[tuple[str, str]]) -> list[CallRef]:
+    """The calls with arguments of the parameters ``held`` ((function, parameter)) of a file."""
+    by_parameter = _calls_by_name(table, path)
+    return [call for _, call in sorted(site for key in held for site in by_parameter.get(key, ()))]
+
+
+def _calls_by_name(table, path: str) -> dict[tuple[str, str], list[tuple[int, CallRef]]]:
+    """A file's calls with arguments and without a receiver, with their positions, by
+    (caller, name called): built from the encoded rows (few of the file's calls are these)
+    and cached with the table's other answers."""
+    key = ("calls-by-name", path)
+    found = table.recursive.values.get(key)
+    if found is None:
+        found = {}
+        caller, name, receiver, args = (_CALL_FIELDS.index(f) for f in ("caller", "name", "receiver", "args"))
+        for i, row in enumerate(record_fields(table.files[path].calls, *_CALL_FIELDS)):
+            if row[args] and row[receiver] is None:
+                found.setdefault((row[caller], row[name]), []).append((i, CallRef(*row)))
+        table.recursive.values[key] = found
+    return found
 
 
 def _names_bound_to(table, ext: FileExtraction) -> dict[str, set[str]]:
