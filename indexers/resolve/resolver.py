@@ -34,7 +34,7 @@ from indexers.resolve.common import (
     record_fields,
 )
 from indexers.resolve.parameters import parameter_values
-from indexers.resolve.table import SymbolTable
+from indexers.resolve.table import SymbolTable, ids as ids_of
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of
 
 _PLAIN = {m: m.value for enum in (Rel, Prov, Reason) for m in enum}
@@ -333,7 +333,7 @@ class Resolver:
         parts = qual.split(".")
         for i in range(len(parts) - 1, 0, -1):
             owner = ".".join(parts[:i])
-            for tid in self.quals.get(base_qual(owner), ()):
+            for tid in ids_of(self.quals.get(base_qual(owner))):
                 if self.table.symbols[tid].kind in TYPE_KIND_NAMES:
                     return tid
             if self.spec.directory_scope:
@@ -361,7 +361,7 @@ class Resolver:
             parts = qual.split(".") if qual else []
             for i in range(len(parts), 0, -1):
                 prefix = ".".join(parts[:i])
-                owner_ids = self.quals.get(base_qual(prefix), ())
+                owner_ids = ids_of(self.quals.get(base_qual(prefix)))
                 owner_kind = self.table.symbols[owner_ids[0]].kind if owner_ids else None
                 chain.append((prefix, owner_kind in _SCOPE_KINDS, owner_kind, owner_ids))
             chain.append(("", True, None, []))
@@ -387,7 +387,7 @@ class Resolver:
                 # A type, or a scope without a definition here (impl block, receiver type,
                 # out-of-line `A::m`): its members are visible only in some languages.
                 if spec.members_visible:
-                    ids = self.quals.get(f"{prefix}.{name}")
+                    ids = ids_of(self.quals.get(f"{prefix}.{name}"))
                     tid = owner_ids[0] if owner_kind in TYPE_KIND_NAMES else self.enclosing_type(prefix + ".?")
                     if not ids and tid is not None:
                         ids = self.find_in_hierarchy(tid, name, include_self=True)
@@ -395,7 +395,7 @@ class Resolver:
                         return ("sym", tuple(ids)), Reason.SELF, 1.0
                 continue
             key = f"{prefix}.{name}" if prefix else name
-            ids = self.quals.get(key)
+            ids = ids_of(self.quals.get(key))
             if ids and prefix and not spec.members_visible and all(table.symbols[i].kind == "method" for i in ids):
                 ids = None  # a method (of an object literal in a function) is no name there
             if ids:
@@ -566,7 +566,7 @@ class Resolver:
             # variable holds (`a = func; a()`).
             for prefix, is_scope, _, _ in self.scope_chain(qual):
                 if prefix and is_scope:
-                    ids = self.quals.get(f"{prefix}.{name}")
+                    ids = ids_of(self.quals.get(f"{prefix}.{name}"))
                     if ids and (self.spec.members_visible
                                 or not all(self.table.symbols[i].kind == "method" for i in ids)):
                         return ("sym", tuple(ids)), Reason.SCOPE, 1.0
@@ -593,7 +593,7 @@ class Resolver:
             owner = qual.rpartition(".")[0]
             if kind == RECEIVER_SELF and owner:
                 # A sibling member defined next to the caller (out-of-line C++, Go, Rust impls).
-                ids = self.quals.get(f"{owner}.{name}")
+                ids = ids_of(self.quals.get(f"{owner}.{name}"))
                 if ids and self.table.symbols[ids[0]].kind == "method":
                     return ("sym", tuple(ids)), Reason.SELF, 1.0
             tid = self.enclosing_type(qual)

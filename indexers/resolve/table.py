@@ -25,6 +25,10 @@ _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 # when they are looked at. Each index holds its file's bindings decoded, tens of kilobytes
 # for a C file: four times as many made most of resolution's memory, for no measurable time.
 BINDINGS_INDEXED = 1024
+# Files whose import contexts are kept, the last ones built: resolution reads a file's own again
+# and again while it resolves, and a few others' (the modules it imports); kept for every file
+# they grew with the workspace (about 50 bytes per symbol on the kernel's drivers/net).
+CONTEXTS_KEPT = 1024
 _CALLABLE_KINDS = frozenset({"function", "class", "struct"})
 # An include names a header with its extension; the file's stem is what other files name.
 _HEADER_EXTENSIONS = tuple(sorted({e for spec in LANGUAGES.values() for e in spec.header_extensions}))
@@ -44,9 +48,10 @@ class SymbolTable:
         # run looks at these (`with_shared_sources`) instead of at every file's relations.
         self.relating_files: set[str] = set()
         self.symbols: dict[str, SymbolRecord] = {}
-        self._quals: dict[str, dict[str, list[str]]] = {}  # file -> base qual -> ids
-        # (module system, name group, name) -> ids; groups: _name_groups()
-        self._by_name: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+        # Ids under one key are kept as `_StoredIds`: nearly every key has a single one.
+        self._quals: dict[str, dict[str, _StoredIds]] = {}  # file -> base qual -> ids
+        # (module system, name group) -> name -> ids; groups: _name_groups()
+        self._by_name: dict[tuple[str, str], dict[str, _StoredIds]] = {}
         # referenced name -> the file referring to it, or a set of them when more than one: most
         # names are referred to from one file, and an empty set alone takes 216 bytes
         self._refs: dict[str, str | set[str]] = {}
@@ -57,7 +62,7 @@ class SymbolTable:
         self._owners: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
         self.js_paths = JsPaths()  # import aliases of tsconfig/jsconfig files (set by the job)
         self.go_modules = GoModules()  # module paths of go.mod files (set by the job)
-        self._types: dict[tuple[str, str], list[str]] = defaultdict(list)  # (system, qual) -> type ids
+        self._types: dict[tuple[str, str], _StoredIds] = {}  # (system, qual) -> type ids
         self._referable: dict[str, int] = {}  # name -> how many functions, methods and types have it
         self._module_index: dict[str, ModuleSystem] = {}
         # Module systems read the set of paths and each file's _module_shape(): they are built
@@ -85,9 +90,10 @@ class SymbolTable:
         self._dirs[posixpath.dirname(ext.path)].add(ext.path)
         spec = LANGUAGES.get(ext.lang) if ext.lang else None
         system = spec.module_system if spec else ""
-        quals: dict[str, list[str]] = {}
+        quals: dict[str, _StoredIds] = {}
         scope_key = self._scope_key(ext.path, spec)
-        symbols, by_name, members = self.symbols, self._by_name, self._members
+        symbols, members, types = self.symbols, self._members, self._types
+        groups = {group: self._by_name.setdefault((system, group), {}) for group in _ALL_GROUPS}
         shadowed = set(ext.shadowed)
         referable = self._referable
         for sym in ext.symbols:
@@ -98,14 +104,11 @@ class SymbolTable:
             if sid in shadowed:
                 continue  # a node, but never what the name resolves to
             base = base_qual(qual)
-            if base in quals:
-                quals[base].append(sid)
-            else:
-                quals[base] = [sid]
+            _add_id(quals, base, sid)
             for group in _name_groups(kind):
-                by_name[(system, group, sym.name)].append(sid)
+                _add_id(groups[group], sym.name, sid)
             if kind in TYPE_KIND_NAMES or kind == "module":
-                self._types[(system, base)].append(sid)
+                _add_id(types, (system, base), sid)
             if "." in qual and kind != "constant" and kind != "variable":
                 key = (scope_key, qual.rpartition(".")[0])
                 members.setdefault(key, {}).setdefault(sym.name, []).append(sid)
@@ -143,13 +146,9 @@ class SymbolTable:
                 else:
                     del self._referable[sym.name]
             if sym.kind in TYPE_KIND_NAMES or sym.kind == "module":
-                _discard(self._types.get((system, base_qual(sym.qualified_name)), []), sym.id)
+                _remove_id(self._types, (system, base_qual(sym.qualified_name)), sym.id)
             for group in _name_groups(sym.kind):
-                ids = self._by_name.get((system, group, sym.name))
-                if ids is not None:
-                    _discard(ids, sym.id)
-                    if not ids:
-                        del self._by_name[(system, group, sym.name)]
+                _remove_id(self._by_name.get((system, group), {}), sym.name, sym.id)
             owner = sym.qualified_name.rpartition(".")[0]
             if owner:
                 key = (self._scope_key(path, spec), owner)
@@ -215,7 +214,8 @@ class SymbolTable:
 
     def import_context(self, path: str) -> ImportContext:
         """What the imports of a file bind, as its module system reads them."""
-        ctx = self._ctx_cache.get(path)
+        cache = self._ctx_cache
+        ctx = cache.get(path)
         if ctx is None:
             ext = self.files.get(path)
             ctx = ImportContext()
@@ -223,7 +223,9 @@ class SymbolTable:
                 modules = self.modules(LANGUAGES[ext.lang].module_system)
                 for imp in ext.imports:
                     modules.bind(ext, imp, ctx)
-            self._ctx_cache[path] = ctx
+            if len(cache) >= CONTEXTS_KEPT:
+                del cache[next(iter(cache))]  # the oldest
+            cache[path] = ctx
         return ctx
 
     def bindings(self, scope: str, name: str) -> Sequence[Binding]:
@@ -250,20 +252,21 @@ class SymbolTable:
         name refers to none of them."""
         return self._referable.keys()
 
-    def quals_in(self, path: str) -> dict[str, list[str]]:
-        """A file's definitions by qualified name (redefinition suffixes removed)."""
+    def quals_in(self, path: str) -> dict[str, _StoredIds]:
+        """A file's definitions by qualified name (redefinition suffixes removed), each read
+        with `ids`."""
         return self._quals.get(path, {})
 
-    def defs_in(self, path: str, qual: str) -> list[str]:
-        return self._quals.get(path, {}).get(qual, [])
+    def defs_in(self, path: str, qual: str) -> Ids:
+        return ids(self._quals.get(path, {}).get(qual))
 
-    def by_name(self, system: str, group: str, name: str) -> list[str]:
+    def by_name(self, system: str, group: str, name: str) -> Ids:
         """Definitions named ``name`` in a group: "callable", "type" or "method"."""
-        return self._by_name.get((system, group, name), [])
+        return ids(self._by_name.get((system, group), {}).get(name))
 
-    def types_named(self, system: str, qual: str) -> list[str]:
+    def types_named(self, system: str, qual: str) -> Ids:
         """Types and namespaces with this qualified name anywhere in the workspace."""
-        return self._types.get((system, qual), [])
+        return ids(self._types.get((system, qual)))
 
     def members_of(self, type_id: str) -> dict[str, list[str]]:
         """Members defined with the type (in its file, or its directory where that is the scope)."""
@@ -365,6 +368,41 @@ def _groups_of(kind: str) -> tuple[str, ...]:
 
 
 _GROUPS = {str(k): _groups_of(str(k)) for k in SymbolKind}
+_ALL_GROUPS = ("callable", "type", "method")
+
+# The ids defined under one key of the table's indexes: the id alone when there is one, a list
+# once there are several. A list of one took about 90 bytes beside its id, and the table keeps
+# one or more per symbol (the Linux kernel has 3.5 M).
+_StoredIds = str | list[str]
+# The ids as the table gives them: not to be changed.
+Ids = tuple[str, ...] | list[str]
+
+
+def ids(stored: _StoredIds | None) -> Ids:
+    """The ids of an entry of the table's indexes (`quals_in`)."""
+    if stored is None:
+        return ()
+    return (stored,) if type(stored) is str else stored
+
+
+def _add_id(index: dict, key, sid: str) -> None:
+    stored = index.get(key)
+    if stored is None:
+        index[key] = sid
+    elif type(stored) is str:
+        index[key] = [stored, sid]
+    else:
+        stored.append(sid)
+
+
+def _remove_id(index: dict, key, sid: str) -> None:
+    stored = index.get(key)
+    if stored is None:
+        return
+    if stored == sid or stored == [sid]:
+        del index[key]
+    elif type(stored) is list and sid in stored:
+        stored.remove(sid)
 
 
 def _name_groups(kind: str) -> tuple[str, ...]:
