@@ -89,7 +89,8 @@ def without_database(root: Path, jobs: int) -> None:
     with TreeRss() as rss:
         t0, c0, a0 = time.perf_counter(), _own_cpu(), cpu_seconds(me)
         with paused_gc():
-            exts = {ext.path: ext for ext, _ in parse_files(str(root), files, jobs, None)}
+            # As an index run does: the symbols without their signatures and docs.
+            exts = {ext.path: ext for ext, _ in parse_files(str(root), files, jobs, None, texts=False)}
         t1, c1, a1 = time.perf_counter(), _own_cpu(), cpu_seconds(me)
         table = SymbolTable(exts.values())
         c2 = _own_cpu()

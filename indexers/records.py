@@ -14,7 +14,7 @@ from graphsvc.model import DirectoryNode as DirRecord
 from graphsvc.model import FileNode as FileRecord
 from graphsvc.model import SymbolNode as SymbolRecord
 
-__all__ = ["DirRecord", "EdgeRecord", "Encoded", "FileRecord", "SymbolRecord", "encoded"]
+__all__ = ["DirRecord", "EdgeRecord", "Encoded", "FileRecord", "SymbolRecord", "encoded", "resolution_signature"]
 
 
 # Record lists decoded last, kept for their next readings: a file's resolution reads its
@@ -90,3 +90,12 @@ def encoded(cls: type, rows: list[tuple]) -> Encoded:
     """Records of ``cls`` given as rows of its fields in order, kept marshalled: what extraction
     emits for a file's calls, values and bindings, which the index state stores as they are."""
     return Encoded(cls, marshal.dumps(rows), len(rows))
+
+
+_STATIC = "static"
+
+
+def resolution_signature(signature: str) -> str:
+    """What resolution reads of a symbol's signature: whether it starts with ``static`` (a C
+    definition no other file links to, `resolve.modules.include`), kept as that word alone."""
+    return _STATIC if signature.lstrip().startswith(_STATIC) else ""

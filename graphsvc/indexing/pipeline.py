@@ -37,7 +37,7 @@ from graphsvc.indexing.grep_sync import out_of_sync, sync_grep
 from graphsvc.indexing.locks import workspace_lock
 from graphsvc.indexing.plan import Plan, plan_changes, plan_run
 from graphsvc.indexing.state import (
-    IndexState, Staging, load_state, load_tree, save_state, save_tree, state_path,
+    IndexState, Staging, load_state, load_tree, save_state, save_tree, staged_symbols, state_path,
 )
 from graphsvc.indexing.summary import Progress, SymbolSummary, TreeSummary
 from graphsvc.indexing.tree_watch import watched_scan
@@ -299,9 +299,11 @@ def _write_symbols(
     new_exts: dict[str, FileExtraction],
     old_exts: dict[str, FileExtraction],
     deleted: list[str],
+    spath: Path,
 ) -> set[str]:
     """Delete the symbols that are gone and write those of the parsed files; returns the ids
-    deleted. Only the files' own extractions are needed, not the resolved edges."""
+    deleted. Only the files' own extractions are needed, not the resolved edges: `new_exts`
+    as resolution reads them, whole in the run's staged extractions at `spath`."""
     new_ids = {s.id for ext in new_exts.values() for s in ext.symbols}
     first = False
     if full:
@@ -317,7 +319,7 @@ def _write_symbols(
     writer.delete_file_symbols(deleted)
     # Read a batch at a time as they are written: no list of every symbol beside the extractions.
     count = sum(len(ext.symbols) for ext in new_exts.values())
-    symbols = (s for ext in new_exts.values() for s in ext.symbols)
+    symbols = staged_symbols(spath, new_exts)
     if first and distinct == count:
         writer.create_symbols(symbols, count)
     else:
@@ -434,7 +436,7 @@ def _index_symbols(
 
     old_exts = _previous(plan, warm)
     resolved = _resolve_and_write(writer, plan, warm, tree.root, graph.uri, indexer, new_exts, old_exts, summary,
-                                  progress)
+                                  progress, spath)
     totals = _totals(warm, resolved.all_exts, old_exts, new_exts)
     _record(spath, writer, plan, indexer, new_exts, resolved, totals)
     writer.commit()
@@ -447,7 +449,7 @@ def _index_symbols(
 
 def _resolve_and_write(writer: GraphWriter, plan: Plan, warm: _Warm | None, root: str, graph_uri: str, indexer: str,
                        new_exts: dict[str, FileExtraction], old_exts: dict[str, FileExtraction],
-                       summary: SymbolSummary, progress: Progress | None) -> _Resolved:
+                       summary: SymbolSummary, progress: Progress | None, spath: Path) -> _Resolved:
     """Resolve the affected files while the parsed files' symbols, the grep index and (in a
     large run) the edges resolved so far are written; then write what is left."""
     t0 = time.perf_counter()
@@ -456,7 +458,7 @@ def _resolve_and_write(writer: GraphWriter, plan: Plan, warm: _Warm | None, root
     # resolved, once the symbols are written; a small run keeps every write for its one
     # transaction, the edges after resolution.
     writers = ThreadPoolExecutor(3, thread_name_prefix="graph-writer")
-    symbols_written = writers.submit(_write_symbols, writer, plan.full, new_exts, old_exts, plan.deleted)
+    symbols_written = writers.submit(_write_symbols, writer, plan.full, new_exts, old_exts, plan.deleted, spath)
     grep_synced = writers.submit(_sync_grep, root, graph_uri, writer.ws, indexer, plan, warm, new_exts,
                                   summary)
     edges = _spool()
@@ -519,7 +521,7 @@ def _sync_grep(root: str, graph: str, workspace: str, indexer: str, plan: Plan, 
             return new_exts[fid]
         if fid in old:
             return old[fid]
-        return plan.state.extraction(fid) if fid in plan.state.blobs else None
+        return plan.state.extraction(fid, texts=False) if fid in plan.state.blobs else None
 
     synced = sync_grep(root, graph, workspace, indexer, _hashes(plan), extraction)
     summary.grep_written, summary.grep_removed, summary.grep_seconds = synced.written, synced.removed, synced.seconds
@@ -533,7 +535,9 @@ def _parse_changed(
     from graphsvc.indexing.pool import parse_files
 
     new_exts: dict[str, FileExtraction] = {}
-    for ext, blob in parse_files(root, [(fid, plan.current[fid][1]) for fid in plan.changed], workers, progress):
+    # Decoded without the symbols' signatures and docs: the symbol writes read them staged.
+    jobs = [(fid, plan.current[fid][1]) for fid in plan.changed]
+    for ext, blob in parse_files(root, jobs, workers, progress, texts=False):
         new_exts[ext.path] = ext
         staging.add(ext.path, plan.current[ext.path][0], blob)
     return new_exts
@@ -555,7 +559,7 @@ def _previous(plan: Plan, warm: _Warm | None) -> dict[str, FileExtraction]:
     the index state's."""
     gone = plan.changed + plan.deleted
     if warm is None:
-        return {fid: plan.state.extraction(fid) for fid in gone if fid in plan.state.blobs}
+        return {fid: plan.state.extraction(fid, texts=False) for fid in gone if fid in plan.state.blobs}
     return {fid: warm.exts[fid] for fid in gone if fid in warm.exts}
 
 
@@ -629,7 +633,7 @@ def _symbol_table(
     deleted = set(plan.deleted)
     # Decoding allocates a few hundred thousand objects and no cycles: keep the collector out.
     with paused_gc():
-        all_exts = {fid: plan.state.extraction(fid) for fid in plan.state.blobs
+        all_exts = {fid: plan.state.extraction(fid, texts=False) for fid in plan.state.blobs
                     if fid not in deleted and fid not in new_exts}
     all_exts.update(new_exts)
     return all_exts, SymbolTable(all_exts.values())

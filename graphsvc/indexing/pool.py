@@ -46,16 +46,17 @@ def _parse_one(job: tuple[str, str, str]) -> bytes:
 
 
 def parse_files(
-    root: str, files: Sequence[tuple[str, str]], jobs: int, progress: Progress | None
+    root: str, files: Sequence[tuple[str, str]], jobs: int, progress: Progress | None, texts: bool = True
 ) -> Iterator[tuple[FileExtraction, bytes]]:
     """Extract ``(rel_path, lang)`` files using ``jobs`` processes; yields each extraction and
-    its encoded form as they come."""
+    its encoded form as they come. Without ``texts`` the extractions are decoded without the
+    symbols' signatures and docs (`decode`), which only the encoded form then holds."""
     work = [(root, rel, lang) for rel, lang in files]
     total = len(work)
     if jobs <= 1 or total <= INLINE_PARSE_FILES:
         for i, job in enumerate(work, 1):
             blob = _parse_one(job)
-            yield decode(blob), blob
+            yield decode(blob, texts), blob
             if progress and (i % 50 == 0 or i == total):
                 progress(i, total, "parsing: " + job[1])
         return
@@ -65,7 +66,7 @@ def parse_files(
     work.sort(key=lambda j: -_size(os.path.join(j[0], j[1])))
     with ctx.Pool(jobs) as pool:
         for i, blob in enumerate(pool.imap_unordered(_parse_one, work, chunksize=8), 1):
-            ext = decode(blob)
+            ext = decode(blob, texts)
             yield ext, blob
             if progress and (i % 50 == 0 or i == total):
                 progress(i, total, "parsing: " + ext.path)

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from graphsvc.context.kept import KeptConnections, file_identity
 from indexers.extract import Binding, CallRef, FileExtraction, ImportRef, InheritRef, ParamRef
-from indexers.records import Encoded, SymbolRecord
+from indexers.records import Encoded, SymbolRecord, resolution_signature
 
 FORMAT = "6"
 TREE_FORMAT = "2"
@@ -79,6 +79,7 @@ _imp_row, _call_row, _inh_row, _bind_row, _par_row = (attrgetter(*n) for n in (_
 
 
 _sym_row = attrgetter(*_SYM)
+_SIGNATURE, _DOC = _SYM.index("signature"), _SYM.index("doc")
 _SYM_INTERNED = tuple(i for i, n in enumerate(_SYM) if n in _INTERNED)
 
 
@@ -111,11 +112,12 @@ def encode(ext: FileExtraction) -> bytes:
     ))
 
 
-def decode(blob: bytes) -> FileExtraction:
-    """An extraction as resolution reads it: calls, values and bindings stay encoded (`Encoded`)."""
+def decode(blob: bytes, texts: bool = True) -> FileExtraction:
+    """An extraction as resolution reads it: calls, values and bindings stay encoded (`Encoded`).
+    Without `texts`, its symbols are as `_slim_symbol` makes them."""
     head, symbols, imports, calls, inherits, values, bindings, params = marshal.loads(blob)
     ext = FileExtraction(**dict(zip(_EXT, head)))
-    ext.symbols = list(starmap(SymbolRecord, symbols))
+    ext.symbols = list(starmap(SymbolRecord, symbols)) if texts else list(map(_slim_symbol, symbols))
     ext.imports = list(starmap(ImportRef, imports))
     ext.calls = Encoded(CallRef, calls[1], calls[0])  # type: ignore[assignment]
     ext.inherits = list(starmap(InheritRef, inherits))
@@ -123,6 +125,17 @@ def decode(blob: bytes) -> FileExtraction:
     ext.bindings = Encoded(Binding, bindings[1], bindings[0])  # type: ignore[assignment]
     ext.params = list(starmap(ParamRef, params))
     return ext
+
+
+def _slim_symbol(row: tuple) -> SymbolRecord:
+    """A symbol as resolution reads it, for the whole run: without its doc, and its signature
+    cut to what resolution reads of it (`resolution_signature`). Signature and doc took about
+    120 bytes a symbol (400 MB for the Linux kernel); the writes read them from the run's
+    staged extractions (`staged_symbols`)."""
+    row = list(row)
+    row[_SIGNATURE] = resolution_signature(row[_SIGNATURE])
+    row[_DOC] = ""
+    return SymbolRecord(*row)
 
 
 @dataclass(slots=True)
@@ -134,9 +147,9 @@ class IndexState:
     hashes: dict[str, str] = field(default_factory=dict)  # file id -> content hash
     blobs: dict[str, bytes] = field(default_factory=dict)  # file id -> encoded extraction
 
-    def extraction(self, file_id: str) -> FileExtraction:
-        """Decoded on demand: an unchanged re-run never decodes anything."""
-        return decode(self.blobs[file_id])
+    def extraction(self, file_id: str, texts: bool = True) -> FileExtraction:
+        """Decoded on demand (`decode`): an unchanged re-run never decodes anything."""
+        return decode(self.blobs[file_id], texts)
 
     @staticmethod
     def new_token() -> str:
@@ -238,6 +251,18 @@ class Staging:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def staged_symbols(path: Path, exts: dict[str, FileExtraction]) -> Iterator[SymbolRecord]:
+    """The symbols of the extractions staged for the run at `path` (`Staging`) whole, with
+    signature and doc; `exts` holds the same extractions decoded for resolution (`decode`
+    without texts), whose ids the records share: a writer keeps the ids it wrote."""
+    with _state_db(path) as conn:
+        for fid, blob in conn.execute("SELECT id, ext FROM staged ORDER BY rowid"):
+            held = exts[fid].symbols
+            rows = marshal.loads(blob)[1]
+            for sym, row in zip(held, rows, strict=True):
+                yield SymbolRecord(sym.id, *row[1:])
 
 
 def load_state(path: Path, blobs: bool = True) -> IndexState:

@@ -25,8 +25,9 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "symbols"
 LANGUAGES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
 
 
-def expected_graph(root: Path) -> tuple[set[str], set[tuple[str, str, str]]]:
-    """Symbols and code edges computed purely (no database) from the same files."""
+def expected_graph(root: Path) -> tuple[dict[str, tuple[str, str]], set[tuple[str, str, str]]]:
+    """Symbols (id -> signature and doc) and code edges computed purely (no database) from
+    the same files."""
     exts = []
     ids = []
     for dirpath, _, names in os.walk(root):
@@ -41,7 +42,7 @@ def expected_graph(root: Path) -> tuple[set[str], set[tuple[str, str, str]]]:
     table.set_js_paths(read_js_paths(root, ids)[0])
     table.set_go_modules(read_go_modules(root, ids)[0])
     found, _ = resolve_all(table)
-    symbols = {s.id for e in exts for s in e.symbols}
+    symbols = {s.id: (s.signature, s.doc) for e in exts for s in e.symbols}
     code = {(e.src, e.type, e.dst) for e in found}
     return symbols, code
 
@@ -52,8 +53,10 @@ def test_fixture_project_lands_in_the_graph(graph, workspace, lang):
     summary = index_symbols(root, workspace=workspace)
     symbols, code = expected_graph(root)
     nodes = entities(graph, workspace)
-    assert symbols and symbols <= set(nodes)
-    assert {i for i, n in nodes.items() if "Symbol" in n["labels"] and "External" not in n["labels"]} == symbols
+    assert symbols and set(symbols) <= set(nodes)
+    assert {i for i, n in nodes.items() if "Symbol" in n["labels"] and "External" not in n["labels"]} == set(symbols)
+    # Resolution holds the symbols without them: the writes read them from the staged extractions.
+    assert {i: (nodes[i]["props"].get("signature", ""), nodes[i]["props"].get("doc", "")) for i in symbols} == symbols
     tree_contains = {e for e in edges(graph, workspace, "CONTAINS") if not ("#" in e[2])}
     assert edges(graph, workspace) - tree_contains == code
     assert summary.symbols == len(symbols)

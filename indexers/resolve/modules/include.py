@@ -7,6 +7,7 @@ from collections import defaultdict
 
 from indexers.extract import FileExtraction, ImportRef
 from indexers.languages import LANGUAGES
+from indexers.records import resolution_signature
 from indexers.resolve.common import Entity, ImportContext
 from indexers.resolve.modules.base import Files, ModuleSystem
 
@@ -95,4 +96,4 @@ class IncludeModules(ModuleSystem):
         sym = self.table.symbols[sid]  # type: ignore[attr-defined]
         lang = self.table.files[sym.file].lang
         return (posixpath.splitext(sym.file)[1] in LANGUAGES[lang].source_extensions
-                and not sym.signature.lstrip().startswith("static"))
+                and not resolution_signature(sym.signature))
