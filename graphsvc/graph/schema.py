@@ -28,6 +28,7 @@ from graphsvc.settings import SCHEMA_DIR
 MIGRATIONS_DIR = SCHEMA_DIR / "neo4j"
 _NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.cypher$")
 # The name a CREATE [FULLTEXT|RANGE|…] INDEX or CREATE CONSTRAINT statement gives.
+_DROPS = re.compile(r"^\s*DROP\s+(?:CONSTRAINT|INDEX)\s+`?(\w+)`?\s+IF\s+EXISTS\b", re.IGNORECASE)
 _CREATES = re.compile(r"^\s*CREATE\s+(?:CONSTRAINT|(?:[A-Z]+\s+)?INDEX)\s+(?!IF\b)`?(\w+)`?", re.IGNORECASE)
 # How long to wait for new indexes to be populated before saying so.
 AWAIT_INDEXES_S = 60.0
@@ -185,11 +186,38 @@ def _schema_error(migration: Migration, statement: str, exc: Neo4jError) -> Neo4
     )
 
 
+def _in_place(found: list[Migration], version: int, rows: list[dict]) -> bool:
+    """Whether every statement of the migrations has taken effect: the newest version is
+    recorded, what they create is online (a constraint with its own index), what they drop
+    is gone. Any other kind of statement is never taken as done."""
+    if not found or version < max(m.version for m in found):
+        return False
+    indexes = {r["name"]: r for r in rows}
+    for migration in found:
+        for statement in migration.statements():
+            if created := _CREATES.match(statement):
+                row = indexes.get(created.group(1))
+                constraint = "CONSTRAINT" in statement[: created.start(1)].upper()
+                if (row is None or row["state"] != "ONLINE"
+                        or row["owningConstraint"] != (created.group(1) if constraint else None)):
+                    return False
+            elif dropped := _DROPS.match(statement):
+                if dropped.group(1) in indexes:
+                    return False
+            else:
+                return False
+    return True
+
+
 def apply_schema(graph: Graph, directory: Path = MIGRATIONS_DIR) -> int:
-    """Apply every migration (idempotently) and record the newest version; returns it."""
+    """Apply every migration (idempotently) and record the newest version; returns it.
+    When everything is in place already (every command after the first), one read says so
+    instead of a write per statement."""
     found = migrations(directory)
-    names = created_names(found)
     version = applied_version(graph)
+    if _in_place(found, version, graph.read(_SHOW_INDEXES)):
+        return version
+    names = created_names(found)
     drop_broken(graph, names, created_names(found, constraints_only=True))
     for migration in found:
         for statement in migration.statements():
