@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from graphsvc.context.grep_index import GrepIndex
+from graphsvc.indexing.grep_sync import INDEX_BUSY_TIMEOUT_MS
 from graphsvc.errors import NotFoundError
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.graph.workspaces import Workspace, delete_workspace, list_workspaces, show_workspace
@@ -73,6 +74,9 @@ def drop_workspace(
     settings = settings or get_settings()
     state = state_path(settings.home, name, graph.uri)
     grep = GrepIndex(settings=settings)
+    # Another workspace's drop or index run can hold the shared store for minutes (the Linux
+    # kernel's grep rows): wait for it as an index run does instead of failing at once.
+    grep.conn.execute(f"PRAGMA busy_timeout = {INDEX_BUSY_TIMEOUT_MS}")
     try:
         try:
             show_workspace(graph, name)
