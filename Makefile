@@ -16,7 +16,10 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@
 
+# Byte-compiled as a wheel's install would be: with PYTHONDONTWRITEBYTECODE set, every command
+# would otherwise compile the package's modules again (~0.07 s of CPU per run).
 setup: $(VENV)/.installed
+	$(BIN)/python -m compileall -q graphsvc indexers >/dev/null
 
 neo4j: setup
 	$(BIN)/graphsvc neo4j install
