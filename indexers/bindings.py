@@ -29,6 +29,12 @@ ELEMENT = "[]"  # in a bound expression: one element of what precedes it
 ANONYMOUS = "<anonymous>"  # a bound expression that is a function without a symbol (a lambda)
 # A bound expression that is one of several chains (``a if c else b``): ``?a|b``.
 ALTERNATIVES = "?"
+# A chain whose head is a cast to a named type (``(x as Foo).a`` -> ``<Foo>.a``): an instance
+# of the type, whatever ``x`` is.
+CAST = "<"
+# The types a cast head may name: no union, list or function type, whose separators chains use.
+_CAST_TYPE = re.compile(r"[A-Za-z_$][\w$.]*(?:<[\w$.<> \[\]]*>)?")
+_CHAIN_LINKS = frozenset({"member_expression", "call_expression", "subscript_expression", "non_null_expression"})
 
 _WS = re.compile(r"\s+")
 _START = itemgetter(1)
@@ -181,10 +187,39 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
         return _literal(spec, node)
     if kind in spec.conditional_expressions:
         return _alternatives(spec, node)
+    if kind in spec.cast_expressions:
+        return _cast_type(spec, node)
     text = _text(node)
     if text in spec.null_literals:
         return ""
-    return value_chain(without_postfix(text, spec.non_null_postfix), spec.new_operator, spec.new_function)
+    chain = value_chain(without_postfix(text, spec.non_null_postfix), spec.new_operator, spec.new_function)
+    return chain if chain is not None or not spec.cast_expressions else cast_chain(spec, node)
+
+
+def cast_chain(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
+    """An expression that starts with a parenthesized cast (``(x as Foo).a.b()``) as a chain
+    whose head is the type (``<Foo>.a.b()``); None when it does not start so."""
+    head = node
+    while head.type in _CHAIN_LINKS and head.named_child_count:
+        head = head.named_children[0]
+    if head.type != "parenthesized_expression" or head.named_child_count != 1:
+        return None
+    cast = head.named_children[0]
+    written = _cast_type(spec, cast) if cast.type in spec.cast_expressions else None
+    if written is None:
+        return None
+    rest = _text(node)[head.end_byte - node.start_byte:]
+    chain = value_chain(without_postfix("x" + rest, spec.non_null_postfix), spec.new_operator, spec.new_function)
+    return written + chain[1:] if chain is not None else None
+
+
+def _cast_type(spec: LanguageSpec, cast: tree_sitter.Node) -> str | None:
+    """The head of a chain for a cast to a named type (``CAST``); None for other types."""
+    written = cast.named_children[-1] if cast.named_child_count else None
+    if written is None or written.type not in spec.named_types:
+        return None
+    text = type_text(written)
+    return f"{CAST}{text}>" if text is not None and _CAST_TYPE.fullmatch(text) else None
 
 
 def _then(value: str | None, step: str) -> str | None:

@@ -94,7 +94,7 @@ import tree_sitter
 
 from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
 from indexers.arguments import ParamRef, call_arguments, parameters
-from indexers.bindings import ELEMENT, RESULT, Binding, binding_items
+from indexers.bindings import ELEMENT, RESULT, Binding, binding_items, cast_chain
 from indexers.c_macros import clean_macros
 from indexers.languages import LanguageSpec, MacroHints, get_language, language_for_content, parser_for
 from indexers.matches import SCOPE, grouped_matches, narrowest_receivers, pattern_roles
@@ -678,6 +678,8 @@ class _Extractor:
                     receiver = rtext
                 else:
                     receiver = value_chain(rtext, new_operator, new_function) if "(" in rtext or "[" in rtext else None
+                    if receiver is None and spec.cast_expressions and len(rnodes) == 1:
+                        receiver = cast_chain(spec, rnodes[0])  # `(x as Foo).m()`
                     rkind = RECEIVER_OTHER if receiver is None else RECEIVER_EXPR
             local = False
             if local_names and rkind in _LOCAL_KINDS:

@@ -122,6 +122,10 @@ class LanguageSpec:
     caps_are_constants: bool = False
     # Inside a method, are the class's members callable without `this.` (Java, C++)?
     members_visible: bool = False
+    # Does a function nested in a method see the method's receiver by its self name (an arrow
+    # function's `this` is the `this` around it)? Python's nested functions see `self` as a
+    # closure too; left off there until that change of its output is measured on its own.
+    self_in_nested_functions: bool = False
     # Does a method replace a same-named method of a base type (OVERRIDES edges)? Not where
     # "bases" are embedded fields whose methods are promoted (Go).
     overriding: bool = True
@@ -180,6 +184,10 @@ class LanguageSpec:
     mapping_lookups: frozenset[str] = frozenset()
     # A postfix operator that leaves its operand's value as it is (TypeScript's `x!`).
     non_null_postfix: str = ""
+    # Node types of casts (TypeScript's `x as Foo`) whose last named child is the type, and
+    # the node types of the types a cast may name: the value is an instance of that type.
+    cast_expressions: frozenset[str] = frozenset()
+    named_types: frozenset[str] = frozenset()
     # Modules whose types describe other types (Python's `typing`): no members of their own.
     typing_modules: frozenset[str] = frozenset()
     class_types: frozenset[str] = frozenset()
@@ -336,10 +344,13 @@ _JS_FAMILY = dict(
     mapping_types=frozenset("Map ReadonlyMap WeakMap".split()),
     mapping_lookups=frozenset({"get"}),
     non_null_postfix="!",
+    conditional_expressions=frozenset({"ternary_expression"}),
+    conditional_branches=(1, 2),
     redefinition_shadows=True,
     definition_wrappers=frozenset({"export_statement", "ambient_declaration", "lexical_declaration",
                                    "variable_declaration"}),
     self_names=frozenset({"this"}),
+    self_in_nested_functions=True,
     super_names=frozenset({"super"}),
     name_node_types=frozenset({"identifier", "this", "super"}),
     builtins=_JS_BUILTINS,
@@ -348,6 +359,10 @@ _JS_FAMILY = dict(
     import_extensions=(".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts"),
     tests=TestLayout(files=("*.test.*", "*.spec.*"), dirs=("__tests__",)),
 )
+
+# `(x as Foo).m()`: TypeScript's casts to a named type.
+_TS_CASTS = dict(cast_expressions=frozenset({"as_expression"}),
+                 named_types=frozenset({"type_identifier", "generic_type", "nested_type_identifier"}))
 
 LANGUAGES: dict[str, LanguageSpec] = {
     spec.name: spec
@@ -399,6 +414,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             package="tree_sitter_typescript",
             function="language_typescript",
             **_JS_FAMILY,
+            **_TS_CASTS,
         ),
         LanguageSpec(
             name="tsx",
@@ -406,6 +422,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             package="tree_sitter_typescript",
             function="language_tsx",
             **_JS_FAMILY,
+            **_TS_CASTS,
         ),
         LanguageSpec(
             name="go",

@@ -290,7 +290,7 @@ class Resolver:
                 ids = self.members_of(t).get(name)
                 if ids:
                     found.extend(ids)
-                else:
+                elif not self.table.bindings(t, name):  # a field of that name hides the bases' methods
                     for b, _ in self.bases(t):
                         if b not in seen:
                             seen.add(b)
@@ -345,7 +345,10 @@ class Resolver:
             if i == len(parts) - 1:
                 found = self.resolve_type(owner, "")
                 if found is not None and found[0][0] == "sym" and len(found[0][1]) == 1:
-                    return found[0][1][0]
+                    tid = found[0][1][0]
+                    if self.spec.self_in_nested_functions and self.table.symbols[tid].kind not in TYPE_KIND_NAMES:
+                        continue  # a function around the caller: the type is further out
+                    return tid
                 # `void geo::Circle::m()` in a .cpp, the class in a header: by full name.
                 ids = [t for t in self.table.types_named(self.system, base_qual(owner)) if self.table.symbols[t].kind in TYPE_KIND_NAMES]
                 if len(ids) == 1:

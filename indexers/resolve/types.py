@@ -40,7 +40,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from graphsvc.model import Reason
-from indexers.bindings import ALTERNATIVES
+from indexers.bindings import ALTERNATIVES, CAST
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
 from indexers.extract import RECEIVER_NAME
@@ -167,13 +167,18 @@ class Types:
         if text[:1] == ALTERNATIVES:  # `a if c else b`: known when every branch agrees
             values = {self.raw(alt, qual, block) for alt in text[1:].split("|")}
             return values.pop() if len(values) == 1 else UNKNOWN
-        head = _HEAD.match(text)
-        if head is None:
-            return UNKNOWN
-        pos = head.end()
-        steps = [m.group(1) or (m.group(0) if m.group(0)[0] == "[" else None)
-                 for m in _STEP.finditer(text, pos)]  # None for a call, "[...]" for an element
-        cur, used = self.head(head.group(0), steps, qual, block)
+        if text[:1] == CAST:  # `(x as Foo).m`: an instance of the type written
+            pos = _closing(text) + 1
+            if not pos:
+                return UNKNOWN
+            cur, used = self.declared(text[1:pos - 1], qual), 0
+            steps = self._steps(text, pos)
+        else:
+            head = _HEAD.match(text)
+            if head is None:
+                return UNKNOWN
+            steps = self._steps(text, head.end())
+            cur, used = self.head(head.group(0), steps, qual, block)
         rest = steps[used:]
         skip = False
         for i, step in enumerate(rest):
@@ -205,6 +210,11 @@ class Types:
             else:
                 cur = self.attribute(cur, step)
         return cur
+
+    @staticmethod
+    def _steps(text: str, pos: int) -> list[str | None]:
+        """The steps of a chain after its head: None for a call, "[...]" for an element."""
+        return [m.group(1) or (m.group(0) if m.group(0)[0] == "[" else None) for m in _STEP.finditer(text, pos)]
 
     def head(self, name: str, steps: list, qual: str, block: str = "") -> tuple[tuple, int]:
         """The value of the chain's first name, or of a longer dotted prefix bound by an

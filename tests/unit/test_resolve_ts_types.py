@@ -172,3 +172,48 @@ def test_instanceof_narrows_a_name_inside_the_if_block_only():
     got = _calls(files, "app.ts#run")
     assert got["shapes.ts#Circle.area"] == ("type", 1.0) and got["shapes.ts#Shape.describe"] == ("type", 1.0)
     assert "shapes.ts#Circle.nothing" not in got  # a Shape has no `nothing`: not a guess either
+
+
+def test_this_in_an_arrow_function_of_a_method_is_the_instance():
+    files = _app("export class Painter extends Shape {\n"
+                 "  paint() {\n    const later = () => { this.describe(); this.finish() }\n    later()\n  }\n"
+                 "  finish() {}\n}\n"
+                 "export function draw(this: Circle) {\n  function inner(this: Circle) { this.area() }\n}\n")
+    assert _calls(files, "app.ts#Painter.paint.later") == {
+        "shapes.ts#Shape.describe": ("self", 1.0), "app.ts#Painter.finish": ("self", 1.0)}
+    # A function nested in a function (no type around it): its own `this` declaration.
+    assert _calls(files, "app.ts#draw.inner") == {"shapes.ts#Circle.area": ("type", 1.0)}
+
+
+def test_a_field_of_the_class_hides_a_method_of_its_bases():
+    files = {"clock.ts": "export interface Clock { now(): number }\n"
+                         "export class Base { tick(): void {} }\n"
+                         "export class Timer extends Base implements Clock {\n"
+                         "  public now: () => number\n  tick = 5 as any\n"
+                         "  constructor(now: () => number) { super(); this.now = now }\n"
+                         "  run() { this.now(); this.tick() }\n}\n"}
+    got = _calls(files, "clock.ts#Timer.run")
+    assert "clock.ts#Clock.now" not in got and "clock.ts#Base.tick" not in got
+
+
+def test_a_cast_to_a_named_type_is_an_instance_of_it():
+    files = _app("export class Holder { inner: Circle }\n"
+                 "export function run(x: unknown, y: any) {\n"
+                 "  (x as Circle).area();\n  (y as unknown as Holder).inner.nothing();\n"
+                 "  const d = (x as Shape).scale(2);\n  d.describe();\n  (x as any).unrelated();\n}\n")
+    got = _calls(files, "app.ts#run")
+    assert got["shapes.ts#Circle.area"] == ("type", 1.0) and got["shapes.ts#Circle.nothing"] == ("type", 1.0)
+    assert got["shapes.ts#Shape.scale"] == ("type", 1.0) and got["shapes.ts#Shape.describe"] == ("type", 1.0)
+    assert got["shapes.ts#Board.unrelated"][1] < 1.0  # `as any` proves nothing: a guess
+
+
+def test_a_conditional_expression_is_known_when_its_branches_agree():
+    files = {**_app("export function run(flag: boolean) {\n"
+                    "  const s = flag ? new Circle() : make();\n  s.nothing();\n"
+                    "  const u = flag ? new Circle() : null;\n  u.describe();\n"
+                    "  const t = flag ? new Circle() : new Board();\n  t.unrelated();\n}\n"),
+             "board.ts": "export class Board { unrelated(): void {} }\n"}
+    files["app.ts"] = 'import { Board } from "./board"\n' + files["app.ts"]
+    got = _calls(files, "app.ts#run")
+    assert got["shapes.ts#Circle.nothing"] == ("type", 1.0) and got["shapes.ts#Shape.describe"] == ("type", 1.0)
+    assert all(conf < 1.0 for dst, (_, conf) in got.items() if dst.endswith(".unrelated"))
