@@ -188,6 +188,12 @@ class LanguageSpec:
     # the node types of the types a cast may name: the value is an instance of that type.
     cast_expressions: frozenset[str] = frozenset()
     named_types: frozenset[str] = frozenset()
+    # Declared types that are function types (`(x: A) => B`): a field declared so holds a
+    # function no method stands for, so a call through it is no guess at a method's name.
+    function_type: re.Pattern[str] | None = None
+    # A property of an object type written out (`{ subs: Subscription; n?: number }`): its
+    # name and declared type. A value of such a type has those properties.
+    type_literal_member: re.Pattern[str] | None = None
     # Modules whose types describe other types (Python's `typing`): no members of their own.
     typing_modules: frozenset[str] = frozenset()
     class_types: frozenset[str] = frozenset()
@@ -344,6 +350,8 @@ _JS_FAMILY = dict(
     mapping_types=frozenset("Map ReadonlyMap WeakMap".split()),
     mapping_lookups=frozenset({"get"}),
     non_null_postfix="!",
+    function_type=re.compile(r"^\(.*=>", re.S),
+    type_literal_member=re.compile(r"^(?:readonly\s+)?([A-Za-z_$][\w$]*)\??\s*:\s*(\S.*)$", re.S),
     conditional_expressions=frozenset({"ternary_expression"}),
     conditional_branches=(1, 2),
     redefinition_shadows=True,

@@ -39,6 +39,8 @@
 (public_field_definition name: [(property_identifier) (private_property_identifier)] @local
   type: (type_annotation (_) @local.type) value: (_)? @local.value)
 (public_field_definition name: [(property_identifier) (private_property_identifier)] @local !type value: (_) @local.value)
+; An interface's properties are its fields (`window: Subject<T>`).
+(interface_body (property_signature name: (property_identifier) @local type: (type_annotation (_) @local.type)))
 ([(required_parameter (accessibility_modifier) pattern: (identifier) @field type: (type_annotation (_) @field.type))
   (required_parameter "readonly" pattern: (identifier) @field type: (type_annotation (_) @field.type))
   (optional_parameter (accessibility_modifier) pattern: (identifier) @field type: (type_annotation (_) @field.type))])
@@ -75,3 +77,14 @@
    arguments: (arguments [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
                           (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
                           (arrow_function parameter: (identifier) @local)] @local.argument))])
+; The same in either branch of a conditional argument (`scheduler ? (s) => ... : (s) => ...`).
+([(call_expression function: (_) @local.callee
+   arguments: (arguments (ternary_expression
+     [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
+      (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
+      (arrow_function parameter: (identifier) @local)]) @local.argument))
+  (new_expression constructor: (_) @local.callee
+   arguments: (arguments (ternary_expression
+     [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
+      (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
+      (arrow_function parameter: (identifier) @local)]) @local.argument))])

@@ -10,6 +10,8 @@ a scope of a file, it becomes a *value*:
   ("method", ids, types)  methods looked up on an instance of ``types``
   ("iter", value)         a container whose elements are ``value`` (``List[Foo]``)
   ("map", value)          a mapping whose values are ``value`` (``Map<K, Foo>``)
+  ("fields", entries)     an object of a type written out (``{ subs: Subscription }``):
+                          (name, value) of its properties
   ("items", entries)      a literal container (``[f, g]``, ``{"k": f}``) whose contents are
                           not changed in its file: (key, value) pairs, keys as in chains
   ("sym", ids)            workspace definitions themselves (a function, a class, a variable)
@@ -333,6 +335,8 @@ class Types:
             return r.member(cur, name)
         if kind == "iter" or kind == "map":  # a declared container's own methods (`items.push()`) are the language's
             return BUILTIN
+        if kind == "fields":
+            return next((v for k, v in cur[1] if k == name), UNKNOWN)
         return UNKNOWN
 
     def passed(self, cur: tuple, step: str) -> tuple:
@@ -416,13 +420,20 @@ class Types:
                 if instance and all(self.table.symbols[i].kind in _FUNCTION_KINDS for i in ids):
                     return ("method", tuple(ids), type_ids)
                 return ("sym", tuple(ids))
-            if self.table.bindings(t, name):
-                return self.field(t, name)
+            binds = self.table.bindings(t, name)
+            if binds:
+                found = self.field(t, name)
+                return ANONYMOUS if found[0] == "unknown" and self._holds_function(binds) else found
         for t in order:
             members = r.members_of(t)
             if any(m in members for m in self.spec.dynamic_members):
                 return UNKNOWN
         return self.missing(order, name)
+
+    def _holds_function(self, binds) -> bool:
+        """Is a field declared to hold a function (``cb: () => void``), by all its declarations?"""
+        pattern = self.spec.function_type
+        return pattern is not None and all(b.type is not None and pattern.match(b.type) for b in binds)
 
     def alternatives(self, type_ids: tuple, name: str, instance: bool, skip_self: bool) -> tuple:
         """A member of one of several alternative types (one type declared in files selected
@@ -530,7 +541,7 @@ class Types:
             return ("iter", element) if element is not UNKNOWN else UNKNOWN
         found = parse_type(text, self.spec.null_literals)
         if found is None:
-            return UNKNOWN
+            return self.type_literal(text, qual)
         name, argument = found
         if argument is not None:
             generic = SPLIT.split(name)[-1]
@@ -558,6 +569,35 @@ class Types:
         if ent[0] == "sym" and all(self.table.symbols[i].kind in _INSTANCE_KINDS for i in ent[1]):
             return ("inst", ent[1])
         return UNKNOWN
+
+    def type_literal(self, text: str, qual: str) -> tuple:
+        """An object of a type written out (``{ buffer: T[]; subs: Subscription }``): each
+        property as its declared type says; UNKNOWN for any other type text."""
+        member = self.spec.type_literal_member
+        text = text.strip()
+        if member is None or text[:1] != "{" or text[-1:] != "}":
+            return UNKNOWN
+        entries = []
+        for part in _members(text[1:-1]):
+            m = member.match(part)
+            if m is None:
+                continue  # a method, an index signature: not a property read here
+            entries.append((m.group(1), self.declared(m.group(2), qual)))
+        return ("fields", tuple(entries)) if entries else UNKNOWN
+
+
+def _members(body: str) -> list[str]:
+    """The members of an object type's body, split at its top-level ``;`` and ``,``."""
+    parts, last, depth = [], 0, 0
+    for i, ch in enumerate(body):
+        if ch in "{[(<":
+            depth += 1
+        elif ch in "}])>" and body[i - 1:i] != "=":  # `=>` closes nothing
+            depth -= 1
+        elif ch in ";," and not depth:
+            parts.append(body[last:i].strip())
+            last = i + 1
+    return [p for p in (*parts, body[last:].strip()) if p]
 
 
 def _in_block(binds: list[Binding], block: str | None) -> list[Binding]:

@@ -217,3 +217,29 @@ def test_a_conditional_expression_is_known_when_its_branches_agree():
     got = _calls(files, "app.ts#run")
     assert got["shapes.ts#Circle.nothing"] == ("type", 1.0) and got["shapes.ts#Shape.describe"] == ("type", 1.0)
     assert all(conf < 1.0 for dst, (_, conf) in got.items() if dst.endswith(".unrelated"))
+
+
+def test_properties_of_an_interface_are_its_fields_and_function_types_are_no_methods():
+    files = _app("export interface Record { readonly window: Circle; later?: Shape; unrelated: () => void }\n"
+                 "export function run(r: Record) {\n"
+                 "  r.window.area();\n  r.later.describe();\n  r.unrelated();\n}\n")
+    got = _calls(files, "app.ts#run")
+    assert got["shapes.ts#Circle.area"] == ("type", 1.0) and got["shapes.ts#Shape.describe"] == ("type", 1.0)
+    assert "shapes.ts#Board.unrelated" not in got  # a property holding a function: not a method's name
+
+
+def test_properties_of_an_object_type_written_out():
+    files = _app("export function close(record: { window: Circle; subs?: Shape; f: (a: number, b: number) => void }) {\n"
+                 "  const { window, subs } = record;\n  window.area();\n  subs.describe();\n"
+                 "  record.window.nothing();\n}\n")
+    got = _calls(files, "app.ts#close")
+    assert got["shapes.ts#Circle.area"] == ("type", 1.0) and got["shapes.ts#Shape.describe"] == ("type", 1.0)
+    assert got["shapes.ts#Circle.nothing"] == ("type", 1.0)
+
+
+def test_callbacks_in_the_branches_of_a_conditional_argument():
+    files = _app("export function operate(init: (shape: Shape, circle: Circle) => void): void {}\n"
+                 "export function run(flag: boolean) {\n"
+                 "  operate(flag ? (shape, circle) => { circle.area() } : (s) => { s.describe() });\n}\n")
+    got = _calls(files, "app.ts#run")
+    assert got["shapes.ts#Circle.area"] == ("type", 1.0) and got["shapes.ts#Shape.describe"] == ("type", 1.0)
