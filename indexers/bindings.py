@@ -19,11 +19,12 @@ BINDING_ROLES = frozenset({"local", "field", "result", "return", "signature"})
 # The name a function's result is bound to in ``Binding`` (no identifier can be it).
 RESULT = "()"
 # A chain step and binding name (no identifier can be it): what the function called passes
-# as parameter ``b`` to the function it takes as parameter ``a`` (``operate((s, sub) => ...)``).
-CALLBACK = re.compile(r"\((\d+)\.(\d+)\)")
+# as parameter ``b`` to the function it takes as parameter ``a`` (``operate((s, sub) => ...)``);
+# ``b`` is the self name for what it passes as the function's ``this``.
+CALLBACK = re.compile(r"\((\d+)\.(\d+|[A-Za-z_$][\w$]*)\)")
 
 
-def callback_parameter(argument: int, parameter: int) -> str:
+def callback_parameter(argument: int, parameter: int | str) -> str:
     return f"({argument}.{parameter})"
 ELEMENT = "[]"  # in a bound expression: one element of what precedes it
 ANONYMOUS = "<anonymous>"  # a bound expression that is a function without a symbol (a lambda)
@@ -80,7 +81,8 @@ def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tup
                 continue
         for node, type_text, value_text in _bound(spec, role, caps):
             name = _signature_name(spec, caps) if role == "signature" else (
-                _text(caps["local.narrowed"][0]) if "local.narrowed" in caps else None)
+                _text(caps["local.narrowed"][0]) if "local.narrowed" in caps else
+                min(spec.self_names) if "local.self" in caps else None)
             if value_text == "":  # the null literal: says nothing about the name, its declared type does
                 if type_text is None:
                     continue
@@ -146,13 +148,18 @@ def _callback_value(spec: LanguageSpec, caps: dict, role: str) -> str | None:
         return None
     function = caps[role + ".argument"][0]
     item = (caps.get(role + ".parameter") or caps[role])[0]
-    parameter = 0 if item.parent == function else _position(spec, item)
+    if role + ".self" in caps:
+        parameter: int | str = min(spec.self_names)
+    else:
+        parameter = 0 if item.parent == function else _position(spec, item)
     return f"{callee}.{callback_parameter(_position(spec, function), parameter)}"
 
 
 def _signature_name(spec: LanguageSpec, caps: dict) -> str:
     """The binding name of a parameter of a function-typed parameter (``@signature``)."""
-    return callback_parameter(_position(spec, caps["signature"][0]), _position(spec, caps["signature.parameter"][0]))
+    parameter = caps["signature.parameter"][0]
+    which = _text(parameter.named_children[0]) if _is_self(spec, parameter) else _position(spec, parameter)
+    return callback_parameter(_position(spec, caps["signature"][0]), which)
 
 
 def _position(spec: LanguageSpec, item: tree_sitter.Node) -> int:

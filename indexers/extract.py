@@ -45,8 +45,8 @@ tags.scm-style captures:
                         that block (``if (x instanceof Foo) { ... }``)
 ``@local.callee``       with ``@local.argument``, a function written as an argument of a
                         call of ``@local.callee``, and ``@local.parameter``, its parameter
-                        that binds ``@local``: the name is bound to what the callee's
-                        ``@signature`` says it passes there (contextual typing)
+                        that binds ``@local`` (or ``@local.self``: its ``this``): bound to what
+                        the callee's ``@signature`` says it passes there (contextual typing)
 ``@block``              a node whose bindings are its own (a function literal, an arrow
                         function): a name bound inside it is not that name outside it. Calls
                         inside it still belong to the enclosing definition.

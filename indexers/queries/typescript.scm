@@ -39,8 +39,10 @@
 (public_field_definition name: [(property_identifier) (private_property_identifier)] @local
   type: (type_annotation (_) @local.type) value: (_)? @local.value)
 (public_field_definition name: [(property_identifier) (private_property_identifier)] @local !type value: (_) @local.value)
-; An interface's properties are its fields (`window: Subject<T>`).
-(interface_body (property_signature name: (property_identifier) @local type: (type_annotation (_) @local.type)))
+; The properties of an interface or of an alias of an object type are its fields (`window: Subject<T>`).
+([(interface_body (property_signature name: (property_identifier) @local type: (type_annotation (_) @local.type)))
+  (type_alias_declaration value: (object_type (property_signature name: (property_identifier) @local
+                                                                   type: (type_annotation (_) @local.type))))])
 ([(required_parameter (accessibility_modifier) pattern: (identifier) @field type: (type_annotation (_) @field.type))
   (required_parameter "readonly" pattern: (identifier) @field type: (type_annotation (_) @field.type))
   (optional_parameter (accessibility_modifier) pattern: (identifier) @field type: (type_annotation (_) @field.type))])
@@ -88,3 +90,11 @@
      [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
       (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
       (arrow_function parameter: (identifier) @local)]) @local.argument))])
+; The `this` of a `function` written as an argument is what the callee declares it passes
+; as `this` to the function it is given (`work: (this: SchedulerAction<T>) => void`).
+([(required_parameter type: (type_annotation (function_type parameters: (formal_parameters
+    (required_parameter pattern: (this) type: (type_annotation (_) @signature.type)) @signature.parameter))))
+  (optional_parameter type: (type_annotation (function_type parameters: (formal_parameters
+    (required_parameter pattern: (this) type: (type_annotation (_) @signature.type)) @signature.parameter))))] @signature)
+([(call_expression function: (_) @local.callee arguments: (arguments (function_expression) @local @local.argument @local.self))
+  (new_expression constructor: (_) @local.callee arguments: (arguments (function_expression) @local @local.argument @local.self))])

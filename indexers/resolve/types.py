@@ -61,7 +61,7 @@ _VARIABLE_KINDS = frozenset({"variable", "constant"})
 # what an alias does not define itself is not known (its aliased type's members are not kept).
 _INSTANCE_KINDS = TYPE_KIND_NAMES | {"type_alias"}
 # A chain: a head name, then ".name" members, "()" calls and "[]" elements.
-_STEP = re.compile(r"\(\)|\[(?:[is]:[\w.-]*)?\]|(?:\.|::|->)(#?[A-Za-z_$][\w$]*|\(\d+\.\d+\))")
+_STEP = re.compile(r"\(\)|\[(?:[is]:[\w.-]*)?\]|(?:\.|::|->)(#?[A-Za-z_$][\w$]*|\(\d+\.(?:\d+|[A-Za-z_$][\w$]*)\))")
 _HEAD = re.compile(r"[A-Za-z_$][\w$]*")
 # Type text: wrappers that say "this type or nothing" and how a type is referred to.
 _OPTIONAL = re.compile(r"^(?:[\w.]+\.)?Optional\[(.*)\]$", re.S)

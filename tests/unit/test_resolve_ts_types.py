@@ -243,3 +243,20 @@ def test_callbacks_in_the_branches_of_a_conditional_argument():
                  "  operate(flag ? (shape, circle) => { circle.area() } : (s) => { s.describe() });\n}\n")
     got = _calls(files, "app.ts#run")
     assert got["shapes.ts#Circle.area"] == ("type", 1.0) and got["shapes.ts#Shape.describe"] == ("type", 1.0)
+
+
+def test_properties_of_an_alias_of_an_object_type_are_its_fields():
+    files = _app("type Match = { observer: Circle; options: number }\n"
+                 "export function run(matches: Array<Match>) {\n"
+                 "  matches.forEach((match) => match.observer.area());\n}\n")
+    assert _calls(files, "app.ts#run") == {"shapes.ts#Circle.area": ("type", 1.0)}
+
+
+def test_this_of_a_function_argument_is_what_the_callee_declares_it_passes():
+    files = _app("export interface Scheduler { schedule(work: (this: Circle, state?: Shape) => void): void }\n"
+                 "export function run(s: Scheduler) {\n"
+                 "  s.schedule(function (state) { this.area(); state.describe() });\n"
+                 "  s.schedule(() => { this.nothing() });\n}\n")
+    got = _calls(files, "app.ts#run")
+    assert got["shapes.ts#Circle.area"] == ("type", 1.0) and got["shapes.ts#Shape.describe"] == ("type", 1.0)
+    assert "shapes.ts#Circle.nothing" not in got  # an arrow function's `this` is the one around it
