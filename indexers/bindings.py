@@ -200,7 +200,30 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     if text in spec.null_literals:
         return ""
     chain = value_chain(without_postfix(text, spec.non_null_postfix), spec.new_operator, spec.new_function)
+    if chain is None and spec.values_skip_comments and "(" in text:  # a comment may hold a lone quote
+        bare = _without_comments(spec, node, text)
+        if bare is not text:
+            chain = value_chain(without_postfix(bare, spec.non_null_postfix), spec.new_operator, spec.new_function)
     return chain if chain is not None or not spec.cast_expressions else cast_chain(spec, node)
+
+
+def _without_comments(spec: LanguageSpec, node: tree_sitter.Node, text: str) -> str:
+    """``text`` (of ``node``) with the comments inside it blanked out; ``text`` itself when
+    there are none."""
+    cuts = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type in spec.comment_node_types:
+            cuts.append((n.start_byte - node.start_byte, n.end_byte - node.start_byte))
+        elif n.child_count:
+            stack.extend(n.children)
+    if not cuts:
+        return text
+    data = bytearray(node.text)
+    for start, end in cuts:
+        data[start:end] = b" " * (end - start)
+    return data.decode("utf-8", "replace")
 
 
 def cast_chain(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:

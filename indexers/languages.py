@@ -126,6 +126,10 @@ class LanguageSpec:
     # function's `this` is the `this` around it)? Python's nested functions see `self` as a
     # closure too; left off there until that change of its output is measured on its own.
     self_in_nested_functions: bool = False
+    # Are comments among a bound call's arguments skipped when its chain is read (a lone
+    # quote in one, `it's`, ends the chain otherwise)? The same holds for Python; left off
+    # there until that change of its output is measured on its own.
+    values_skip_comments: bool = False
     # Does a method replace a same-named method of a base type (OVERRIDES edges)? Not where
     # "bases" are embedded fields whose methods are promoted (Go).
     overriding: bool = True
@@ -359,6 +363,7 @@ _JS_FAMILY = dict(
                                    "variable_declaration"}),
     self_names=frozenset({"this"}),
     self_in_nested_functions=True,
+    values_skip_comments=True,
     super_names=frozenset({"super"}),
     name_node_types=frozenset({"identifier", "this", "super"}),
     builtins=_JS_BUILTINS,

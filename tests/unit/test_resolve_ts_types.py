@@ -260,3 +260,10 @@ def test_this_of_a_function_argument_is_what_the_callee_declares_it_passes():
     got = _calls(files, "app.ts#run")
     assert got["shapes.ts#Circle.area"] == ("type", 1.0) and got["shapes.ts#Shape.describe"] == ("type", 1.0)
     assert "shapes.ts#Circle.nothing" not in got  # an arrow function's `this` is the one around it
+
+
+def test_a_comment_with_a_quote_among_the_arguments_leaves_the_value_known():
+    files = _app("export function run() {\n"
+                 "  const c = new Circle(\n    // it's one circle\n    1,\n  );\n"
+                 "  const later = () => c.area();\n}\n")
+    assert _calls(files, "app.ts#run.later") == {"shapes.ts#Circle.area": ("type", 1.0)}
