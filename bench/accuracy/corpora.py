@@ -71,9 +71,17 @@ TS_CALL_PACKAGES = (("rxjs", "7.8.1", ()), ("mobx", "6.13.5", ()),
                     ("@tanstack/query-core", "5.59.0", ("__tests__/",)))
 
 
-def typescript_call_corpora() -> list[Corpus]:
+# Measured the same way as a check on code the resolver was not tuned on (in-process only).
+TS_CHECK_PACKAGES = (("immer", "10.1.1", ()),)
+
+
+def typescript_call_corpora(packages: tuple = TS_CALL_PACKAGES) -> list[Corpus]:
     return [Corpus("typescript", f"npm {name}@{version} (src/)", _npm_package(name, version) / "src", exclude)
-            for name, version, exclude in TS_CALL_PACKAGES]
+            for name, version, exclude in packages]
+
+
+def typescript_check_corpora() -> list[Corpus]:
+    return typescript_call_corpora(TS_CHECK_PACKAGES)
 
 
 TYPESCRIPT_VERSION = "5.4.5"

@@ -18,6 +18,12 @@ pair; wrong when the checker gave a definite verdict for the sites of the callee
 edge's line and none of them is the edge's target; otherwise not judged. The share of call
 sites left unresolved is the resolver's own count over the whole corpus (sites without any
 edge, external, builtin or workspace).
+
+    .venv/bin/python bench/accuracy.py --only ts-calls        # through the graph
+    .venv/bin/python bench/accuracy/ts_calls.py [--only rxjs]  # in-process, no database
+
+In-process, the packages of ``bench/accuracy.py`` and immer (a check on code the resolver was
+not tuned on) are measured, and the pairs without a confident edge listed with ``--missed``.
 """
 
 from __future__ import annotations
@@ -25,12 +31,16 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+import sys
 from collections import Counter, defaultdict
 from pathlib import Path, PurePosixPath
 
-from bench.accuracy.common import (CallEdge, Score, Sym, band_of, count_outcome, judge_by_line,
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from bench.accuracy.common import (CallEdge, Score, Sym, band_of, count_outcome, judge_by_line,  # noqa: E402
                                    largest_first, receiver_form, scores_report, targets_report, thresholds_of)
-from bench.accuracy.python_calls import DEFINITE, IN_WORKSPACE, NONE, OUTSIDE, WORKSPACE_OTHER
+from bench.accuracy.python_calls import DEFINITE, IN_WORKSPACE, NONE, OUTSIDE, WORKSPACE_OTHER  # noqa: E402
 
 TARGETS = {"precision": 0.99, "recall": 0.85, "recall-candidates": 0.98}
 ORACLE_VERSION = 1  # part of the cache key: bump when the way verdicts are read changes
@@ -101,7 +111,7 @@ def _id(s: Sym) -> str:
     return f"{s.file}#{s.qual}"
 
 
-def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge]) -> dict:
+def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge], examples: int = 15) -> dict:
     """Recall and precision of our edges from the corpus' files against the checker's."""
     files = set(oracle_data["files"])
     ours = _Symbols(symbols)
@@ -179,7 +189,7 @@ def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge]) -> dic
         form = pair_form[pair]
         state = "confident" if pair in confident else "candidate" if pair in anywhere else "missed"
         by_form[form][state] += 1
-        if state != "confident" and len(missed[form]) < 15:
+        if state != "confident" and len(missed[form]) < examples:
             missed[form].append(f"{pair_site[pair]} -> {pair[1][0][0]}:{pair[1][0][1]} {pair[1][0][2]} ({state})")
     return {
         "files": len(files),
@@ -200,3 +210,40 @@ def unresolved_share(resolver_stats: dict) -> float | None:
     """Call sites the resolver left without any edge, over all call sites it saw."""
     total = resolver_stats.get("calls") or 0
     return resolver_stats.get("unresolved", 0) / total if total else None
+
+
+def main() -> None:
+    """In-process: the resolver's CALLS edges, without a database, for quick runs."""
+    import argparse
+
+    from bench.accuracy import corpora
+    from bench.accuracy.common import resolve_in_process
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default="", help="comma-separated package names (rxjs, mobx, query-core, immer)")
+    parser.add_argument("--missed", action="store_true", help="list every pair without a confident edge")
+    parser.add_argument("--json", type=Path, default=None, help="where the details go")
+    args = parser.parse_args()
+    only = {x for x in args.only.split(",") if x}
+    compiler = corpora.typescript_compiler()
+    out = {}
+    for corpus in corpora.typescript_call_corpora() + corpora.typescript_check_corpora():
+        name = corpus.label.split()[1].rpartition("@")[0].rpartition("/")[2]
+        if only and name not in only:
+            continue
+        view = resolve_in_process(corpus.root, list(corpus.exclude))
+        data = oracle(corpus.root, compiler, corpora.CACHE / "tsc", corpus.exclude)
+        result = out[name] = measure(data, view.symbols, view.calls, examples=10**6 if args.missed else 15)
+        confident, recall = result["precision"].get("at confidence = 1", {}), result["recall"]
+        print(f"{corpus.label}: precision at confidence 1 {100 * (confident.get('precision') or 0):.2f} % "
+              f"({confident.get('confirmed', 0)}/{confident.get('ours', 0)}), recall at confidence 1 "
+              f"{100 * recall['confidence = 1']['recall']:.2f} %, with candidates "
+              f"{100 * recall['any edge (candidates too)']['recall']:.2f} % of {result['oracle_pairs']} pairs")
+        for pair in (p for ps in result["not_confident_examples"].values() for p in ps) if args.missed else ():
+            print("  " + " ".join(pair.split()))
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
