@@ -95,8 +95,8 @@ import tree_sitter
 from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
 from indexers.arguments import ParamRef, call_arguments, parameters
 from indexers.bindings import ELEMENT, RESULT, Binding, binding_items, cast_chain
-from indexers.c_macros import clean_macros
-from indexers.languages import LanguageSpec, MacroHints, get_language, language_for_content, parser_for
+from indexers.c_macros import without_macros
+from indexers.languages import LanguageSpec, get_language, language_for_content, parser_for
 from indexers.matches import SCOPE, grouped_matches, narrowest_receivers, pattern_roles
 from indexers.records import SymbolRecord, encoded
 from indexers.syntax_errors import inside_error, scan_errors
@@ -284,14 +284,15 @@ def _extract(rel_path: str, data: bytes, lang: str | None) -> FileExtraction:
         out.invalid_utf8 = True
         out.problems = ("invalid-utf8",)
     parser = parser_for(lang)
-    root = parser.parse(data).root_node
+    tree = parser.parse(data)
+    root = tree.root_node
     source = data
     if root.has_error:
         out.has_errors = True
         out.error_count, pathological = scan_errors(root)
         if spec.macros is not None and not pathological:
-            root, source, out.error_count, pathological = _without_macros(parser, data, spec.macros, root,
-                                                                          out.error_count)
+            root, source, out.error_count, pathological = without_macros(parser, data, spec.macros, tree,
+                                                                         out.error_count)
             out.has_errors = root.has_error
         if pathological:
             out.skip_reason = "unparseable"
@@ -299,23 +300,6 @@ def _extract(rel_path: str, data: bytes, lang: str | None) -> FileExtraction:
     # Signatures are read from the bytes as written, macros included.
     _Extractor(spec, path, out, data, source).run(root)
     return out
-
-
-def _without_macros(parser: tree_sitter.Parser, data: bytes, hints: MacroHints, root: tree_sitter.Node,
-                    errors: int) -> tuple[tree_sitter.Node, bytes, int, bool]:
-    """Parse again with the macros of declarations blanked, and keep that tree (and the bytes it
-    was parsed from) unless it has more errors. Blanking keeps every byte offset, so lines and
-    names stay those of the file."""
-    cleaned = clean_macros(data, hints)
-    if cleaned == data:
-        return root, data, errors, False
-    retry = parser.parse(cleaned).root_node
-    if not retry.has_error:
-        return retry, cleaned, 0, False
-    count, pathological = scan_errors(retry)
-    if count > errors:
-        return root, data, errors, False
-    return retry, cleaned, count, pathological
 
 
 class _Extractor:

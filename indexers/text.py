@@ -80,6 +80,8 @@ def value_chain(text: str, new_operator: str = "", new_function: str = "") -> st
             return None
         parts.append(text[kept:])
         text = "".join(parts)
+    if len(text) > MAX_VALUE and len("".join(text.split())) > MAX_VALUE:
+        return None  # too long without its white space: the sub below costs the square of a run
     if _SPACE.search(text):
         text = _WS_AROUND_OPS.sub(r"\1", text.strip())
     if len(text) > MAX_VALUE or not _VALUE_CHAIN.match(text):

@@ -3,9 +3,9 @@ right definitions and calls, at the lines of the file."""
 
 import pytest
 
-from indexers.c_macros import clean_macros
+from indexers.c_macros import clean_macros, edited
 from indexers.extract import extract_file
-from indexers.languages import get_language
+from indexers.languages import get_language, parser_for
 
 HINTS = get_language("c").macros
 
@@ -108,6 +108,33 @@ def test_names_and_lines_of_untouched_code_stay():
     assert {(c.name, c.line) for c in ext.calls} >= {("b", 4), ("a", 7)}
     # Signatures are read from the bytes as written.
     assert "__init" in next(s.signature for s in ext.symbols if s.name == "a")
+
+
+def _nodes(tree) -> list[tuple]:
+    cursor, out = tree.walk(), []
+    while True:
+        n = cursor.node
+        out.append((n.type, n.start_byte, n.end_byte, n.start_point, n.end_point, cursor.field_name, n.is_missing))
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return out
+
+
+@pytest.mark.parametrize("name", [*CASES, "annotation over lines"])
+def test_reparse_of_the_cleaned_bytes_is_a_fresh_parse(name):
+    """The parse after cleaning starts from the first tree (`edited`): it must be the tree a
+    parse of the cleaned bytes alone gives, rows and columns included (a blanked annotation
+    may span lines)."""
+    src = CASES[name][0] if name in CASES else "__printf(2,\n\t3) int say(int lvl,\n const char *fmt, ...);\nint x;\n"
+    data = src.encode()
+    parser = parser_for("c")
+    tree = parser.parse(data)
+    cleaned = clean_macros(data, HINTS)
+    assert cleaned != data
+    assert _nodes(parser.parse(cleaned, edited(tree, data, cleaned))) == _nodes(parser.parse(cleaned))
+    assert _nodes(tree) == _nodes(parser.parse(data))  # the first tree is left as it was
 
 
 def test_cpp_constructors_are_not_loops():

@@ -89,3 +89,11 @@ def test_value_chains_keep_literal_subscripts_as_keyed_elements():
     assert value_chain('d["k"](x).m') == "d[s:k]().m"
     assert value_chain("a[0][i]") == "a[i:0][]"
     assert value_chain("a[1:3]") is None  # a slice is no element
+
+
+def test_value_chains_longer_than_kept_are_none_with_or_without_white_space():
+    from indexers.text import MAX_VALUE, value_chain
+
+    assert value_chain(" = \\\n    ".join(f"a{i}" for i in range(MAX_VALUE))) is None
+    assert value_chain("f(" + " " * 4 * MAX_VALUE + "x) . g") == "f().g"
+    assert value_chain("a" + " . b" * (MAX_VALUE // 3)) == "a" + ".b" * (MAX_VALUE // 3)
