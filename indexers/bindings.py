@@ -33,6 +33,9 @@ ALTERNATIVES = "?"
 # A chain whose head is a cast to a named type (``(x as Foo).a`` -> ``<Foo>.a``): an instance
 # of the type, whatever ``x`` is.
 CAST = "<"
+# A bound array literal of one element chain (``[new Subject()]`` -> ``[Subject()]``): a
+# container of what the chain is.
+TYPED_ARRAY = "["
 # The types a cast head may name: no union, list or function type, whose separators chains use.
 _CAST_TYPE = re.compile(r"[A-Za-z_$][\w$.]*(?:<[\w$.<> \[\]]*>)?")
 _CHAIN_LINKS = frozenset({"member_expression", "call_expression", "subscript_expression", "non_null_expression"})
@@ -196,6 +199,8 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
         return _alternatives(spec, node)
     if kind in spec.cast_expressions:
         return _cast_type(spec, node)
+    if kind in spec.typed_arrays:
+        return _array_of(spec, node)
     text = _text(node)
     if text in spec.null_literals:
         return ""
@@ -241,6 +246,16 @@ def cast_chain(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     rest = _text(node)[head.end_byte - node.start_byte:]
     chain = value_chain(without_postfix("x" + rest, spec.non_null_postfix), spec.new_operator, spec.new_function)
     return written + chain[1:] if chain is not None else None
+
+
+def _array_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
+    """An array literal whose elements are one chain (``[new Subject()]``) as ``[chain]``: a
+    container of what the chain is (``TYPED_ARRAY``); None for any other."""
+    chains = {value_of(spec, child) for child in node.named_children if child.type not in spec.comment_node_types}
+    chain = chains.pop() if len(chains) == 1 else None
+    if not chain or chain == ANONYMOUS or chain[0] in "{[" + ALTERNATIVES or "|" in chain:
+        return None
+    return f"[{chain}]"
 
 
 def _cast_type(spec: LanguageSpec, cast: tree_sitter.Node) -> str | None:

@@ -192,6 +192,9 @@ class LanguageSpec:
     # the node types of the types a cast may name: the value is an instance of that type.
     cast_expressions: frozenset[str] = frozenset()
     named_types: frozenset[str] = frozenset()
+    # Node types of array literals whose type is that of their elements when they agree
+    # (TypeScript's checker keeps `[new Subject()]` a `Subject[]` whatever is pushed later).
+    typed_arrays: frozenset[str] = frozenset()
     # Declared types that are function types (`(x: A) => B`): a field declared so holds a
     # function no method stands for, so a call through it is no guess at a method's name.
     function_type: re.Pattern[str] | None = None
@@ -373,9 +376,11 @@ _JS_FAMILY = dict(
     tests=TestLayout(files=("*.test.*", "*.spec.*"), dirs=("__tests__",)),
 )
 
-# `(x as Foo).m()`: TypeScript's casts to a named type.
-_TS_CASTS = dict(cast_expressions=frozenset({"as_expression"}),
-                 named_types=frozenset({"type_identifier", "generic_type", "nested_type_identifier"}))
+# What TypeScript's checker makes of a value: a cast to a named type (`(x as Foo).m()`), an
+# array literal of one element type.
+_TS_TYPES = dict(cast_expressions=frozenset({"as_expression"}),
+                 named_types=frozenset({"type_identifier", "generic_type", "nested_type_identifier"}),
+                 typed_arrays=frozenset({"array"}))
 
 LANGUAGES: dict[str, LanguageSpec] = {
     spec.name: spec
@@ -427,7 +432,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             package="tree_sitter_typescript",
             function="language_typescript",
             **_JS_FAMILY,
-            **_TS_CASTS,
+            **_TS_TYPES,
         ),
         LanguageSpec(
             name="tsx",
@@ -435,7 +440,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             package="tree_sitter_typescript",
             function="language_tsx",
             **_JS_FAMILY,
-            **_TS_CASTS,
+            **_TS_TYPES,
         ),
         LanguageSpec(
             name="go",

@@ -42,7 +42,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from graphsvc.model import Reason
-from indexers.bindings import ALTERNATIVES, CAST
+from indexers.bindings import ALTERNATIVES, CAST, TYPED_ARRAY
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
 from indexers.extract import RECEIVER_NAME
@@ -166,6 +166,9 @@ class Types:
             return ANONYMOUS
         if text[:1] == "{":
             return self.items(text, qual)
+        if text[:1] == TYPED_ARRAY:  # `[new Subject()]`: a container of what its elements are
+            element = self.raw(text[1:-1], qual, block)
+            return ("iter", element) if element[0] not in ("unknown", "missing") else UNKNOWN
         if text[:1] == ALTERNATIVES:  # `a if c else b`: known when every branch agrees
             values = {self.raw(alt, qual, block) for alt in text[1:].split("|")}
             return values.pop() if len(values) == 1 else UNKNOWN
