@@ -499,6 +499,11 @@ class GraphWriter:
             done += len(chunk)
             if self.progress is not None:
                 self.progress(done, total, f"writing {what}: {done:,} of {total:,}")
+            # The driver leaves a transaction's parameters in reference cycles, which only the
+            # cyclic collector frees, and resolution pauses it while symbols and edges are
+            # written beside it: emptied, a batch's rows go at once (kept, the Linux kernel's
+            # took gigabytes until resolution ended).
+            chunk.clear()
 
         try:
             for chunk in batches(rows, self.batch_size):
