@@ -38,9 +38,9 @@ from pathlib import Path
 
 from graphsvc.context.kept import KeptConnections, file_identity
 from indexers.extract import Binding, CallRef, FileExtraction, ImportRef, InheritRef, ParamRef
-from indexers.records import Encoded, SymbolRecord, resolution_signature
+from indexers.records import Encoded, SymbolRecord, packed_rows, resolution_signature
 
-FORMAT = "6"
+FORMAT = "7"
 TREE_FORMAT = "2"
 
 _SYM = tuple(f.name for f in fields(SymbolRecord) if f.init)
@@ -96,7 +96,7 @@ def _packed(records, row) -> tuple[int, bytes]:
     if isinstance(records, Encoded):  # as extraction emits them
         return records.packed()
     rows = list(map(row, records))
-    return len(rows), marshal.dumps(rows)
+    return len(rows), packed_rows(rows)
 
 
 def encode(ext: FileExtraction) -> bytes:
