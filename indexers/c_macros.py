@@ -347,7 +347,8 @@ def expand_kernel_macros(data: bytes, hints: MacroHints) -> bytes:
             _define_variable(out, _call_tokens(skeleton, text, start, open_at, close), words)
             resume = close + 1
             continue
-        if depth > 0 and at_statement and after is not None and (
+        # A one-letter name has no room for `if`: rewriting must keep every byte offset.
+        if depth > 0 and at_statement and len(text) >= 2 and after is not None and (
                 after[1] == b"{" or (after[0] == "word" and after[1] != b"else")):
             loop = b"while" if len(text) >= 5 else b"if"
             out[start:start + len(text)] = loop.ljust(len(text))
@@ -531,7 +532,10 @@ def without_macros(parser: tree_sitter.Parser, data: bytes, hints: MacroHints, t
     cleaned = clean_macros(data, hints)
     if cleaned == data:
         return root, data, errors, False
-    retry = parser.parse(cleaned, edited(tree, data, cleaned)).root_node
+    # A rewrite that changed the length (none should) gets a fresh parse: the old tree's
+    # offsets say nothing of the new text.
+    retry = (parser.parse(cleaned, edited(tree, data, cleaned)) if len(cleaned) == len(data)
+             else parser.parse(cleaned)).root_node
     if not retry.has_error:
         return retry, cleaned, 0, False
     count, pathological = scan_errors(retry)

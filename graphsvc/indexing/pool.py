@@ -39,7 +39,9 @@ def _parse_one(job: tuple[str, str, str]) -> bytes:
     except GrammarError as exc:
         # A broken grammar install must not stop the other languages; the reason names it.
         return encode(FileExtraction(path=rel, lang=lang, skip_reason=f"grammar-error: {exc}"))
-    except (RecursionError, ValueError, IndexError, KeyError, TypeError) as exc:
+    except MemoryError:
+        raise  # the machine's trouble, not the file's
+    except Exception as exc:  # noqa: BLE001 - any defect of the extractor, whatever its class
         # A file the extractor trips on must not stop an index of tens of thousands (the
         # kernel's took 20 minutes); the file is kept, skipped, with the error as its reason.
         return encode(FileExtraction(path=rel, lang=lang, skip_reason=f"extract-error: {type(exc).__name__}: {exc}"))

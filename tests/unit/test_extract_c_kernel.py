@@ -168,3 +168,16 @@ def test_calls_through_a_header_reach_the_one_linked_definition():
     assert "fs/c/copy.c#vfs_thing" not in calls
     # Two linked definitions (configurations): no single target, candidates as before.
     assert {calls["fs/d/one.c#vfs_other"][0], calls["fs/d/two.c#vfs_other"][0]} == {"candidate"}
+
+
+def test_statement_macros_of_one_letter_keep_every_offset():
+    """`N(UP) N(DOWN)` inside a function (net/core/dev.c) reads as a statement macro; its name
+    has no room for `if`, so it stays as written, and the cleaned text keeps its length."""
+    src = ("const char *name(unsigned long cmd)\n{\n#define N(val) case NETDEV_##val: return #val;\n"
+           "\tswitch (cmd) {\n\tN(UP) N(DOWN) N(REBOOT)\n\t}\n\treturn later(cmd);\n}\nint after(void) { return 1; }\n")
+    data = src.encode()
+    cleaned = clean_macros(data, HINTS)
+    assert len(cleaned) == len(data)
+    ext = _extract(src)
+    assert _symbols(ext)["after"] == ("function", 9)
+    assert ("later", 7) in {(c.name, c.line) for c in ext.calls}
