@@ -23,6 +23,20 @@ from graphsvc.settings import get_settings, reload_settings
 _NEO4J_ENV = ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD")
 
 
+# Until the session's throwaway Neo4j starts (`neo4j_instance`), graphsvc is pointed at a port
+# nothing listens on: code that opens the default graph from a test that did not ask for a
+# server fails at once, instead of connecting to (and migrating) whatever Neo4j the machine runs.
+NO_SERVER_URI = "bolt://127.0.0.1:9"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    os.environ["NEO4J_URI"] = NO_SERVER_URI
+    for key in ("NEO4J_USER", "NEO4J_PASSWORD"):
+        os.environ.pop(key, None)
+    reload_settings()
+    reset_graph()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "neo4j_instance" in getattr(item, "fixturenames", ()):

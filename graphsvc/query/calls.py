@@ -153,8 +153,8 @@ def callers(
     unresolved. Candidate guesses only with `include_candidates`; `min_confidence` (default
     any) applies to the rest."""
     ws, floor = _check(workspace, depth, min_confidence)
-    graph = graph or get_graph()
     limit = result_limit(limit, DEFAULT_LIMITS["calls"])
+    graph = graph or get_graph()
     node = resolve(graph, ws, ref)
     sites, by_depth, total, truncated = _walk(graph, ws, node, depth, False, floor, include_candidates, limit)
     unresolved = unresolved_by_name(graph, ws, node["token"]).get(node["name"], []) if node.get("name") else []
@@ -177,8 +177,8 @@ def callees(
     """What `ref` calls, to `depth` levels (1-5), as `callers`; and its own calls the index could
     not resolve, by line and text as written."""
     ws, floor = _check(workspace, depth, min_confidence)
-    graph = graph or get_graph()
     limit = result_limit(limit, DEFAULT_LIMITS["calls"])
+    graph = graph or get_graph()
     node = resolve(graph, ws, ref)
     sites, by_depth, total, truncated = _walk(graph, ws, node, depth, True, floor, include_candidates, limit)
     file = node.get("file") or node.get("path")
@@ -206,8 +206,8 @@ def call_path(
     if not 1 <= max_hops <= MAX_CALL_HOPS:
         raise InputError(f"maxHops must be 1..{MAX_CALL_HOPS}, got {max_hops}")
     ws, floor = _check(workspace, 1, min_confidence)
-    graph = graph or get_graph()
     limit = result_limit(limit, DEFAULT_LIMITS["frontier"])
+    graph = graph or get_graph()
     a = resolve(graph, ws, source, "from")
     b = resolve(graph, ws, target, "to")
     common = {"source": _match(a), "target": _match(b), "max_hops": max_hops}

@@ -57,10 +57,10 @@ def changes(
     ws = resolve_scope(workspace).workspace
     limit = result_limit(limit, DEFAULT_LIMIT)
     floor = confidence_floor(min_confidence)
+    if "\n" in since.strip() and len(since) > MAX_DIFF_CHARS:
+        raise errors.InputError(f"a diff of {len(since)} characters: give at most {MAX_DIFF_CHARS}")
     graph = graph or get_graph()
     if "\n" in since.strip():  # no ref holds a line break: this is a diff
-        if len(since) > MAX_DIFF_CHARS:
-            raise errors.InputError(f"a diff of {len(since)} characters: give at most {MAX_DIFF_CHARS}")
         label, commit, untracked = "diff", None, []
         files = parse_diff(since)
         spans = _graph_sides(files, fresh=set())

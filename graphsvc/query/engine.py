@@ -276,8 +276,8 @@ def _fetch_neighborhood(
 def neighborhood(ref: str, *, depth: int = 1, graph: Graph | None = None, **walk: Unpack[Walk]) -> Neighborhood:
     """Entities within `depth` hops (1-4) along the chosen edges, at most `limit` of them."""
     check_length(ref, "an entity id")
-    graph = graph or get_graph()
     checked = check_walk(walk, DEFAULT_LIMITS["neigh"])
+    graph = graph or get_graph()
     center = _resolve_row(graph, checked.scope.workspace, ref)
     c, nodes, edges, truncated = _fetch_neighborhood(graph, center, depth, checked)
     return Neighborhood(center=c, depth=depth, nodes=nodes, edges=edges, truncated=truncated, limit=checked.limit)
@@ -298,8 +298,8 @@ def paths(
     """The shortest path(s) from `source` to `target`, at most `max_hops` long."""
     check_length(source, "a source id")
     check_length(target, "a target id")
-    graph = graph or get_graph()
     checked = check_walk(walk, DEFAULT_LIMITS["path"])
+    graph = graph or get_graph()
     if not 1 <= max_hops <= MAX_HOPS:
         raise InputError(f"maxHops must be 1..{MAX_HOPS}, got {max_hops}")
     a = _resolve_row(graph, checked.scope.workspace, source)
@@ -334,8 +334,8 @@ def explain(ref: str, *, depth: int = 2, graph: Graph | None = None, **walk: Unp
     the graph and by PageRank on the fetched subgraph.
     """
     check_length(ref, "an entity id")
-    graph = graph or get_graph()
     checked = check_walk(walk, DEFAULT_LIMITS["explain"])
+    graph = graph or get_graph()
     center_row = _resolve_row(graph, checked.scope.workspace, ref)
     center, nodes, edges, truncated = _fetch_neighborhood(graph, center_row, depth, checked)
     everyone = [center, *nodes]

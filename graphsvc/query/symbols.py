@@ -273,8 +273,8 @@ def symbol(ref: str, *, workspace: str, limit: int | None = None, graph: Graph |
     unique suffix of an id. One entity, or the candidates that match equally well, best first."""
     _check_ref(ref, "ref")
     ws = resolve_scope(workspace).workspace
-    graph = graph or get_graph()
     limit = result_limit(limit, DEFAULT_CANDIDATES)
+    graph = graph or get_graph()
     best = _find(graph, ws, ref).best()
     if not best:
         raise _not_found(graph, ws, ref, "ref")
