@@ -11,15 +11,16 @@ import pytest
 from graphsvc.cli import manifest
 
 HEAVY = ("neo4j", "strawberry", "fastapi", "tree_sitter", "pydantic", "igraph", "indexers")
+# Printed by an exit handler: a command that succeeded ends without tearing the interpreter
+# down (`graphsvc.cli._leave`), but its exit handlers run.
 PROBE = """
+import atexit
 import sys
 from graphsvc.cli import run
 sys.argv = ["graphsvc", *sys.argv[1:]]
-try:
-    run()
-finally:
-    sys.stdout.flush()
-    print("MODULES " + " ".join(sorted({m.split(".")[0] for m in sys.modules})), file=sys.stderr)
+atexit.register(lambda: print("MODULES " + " ".join(sorted({m.split(".")[0] for m in sys.modules})),
+                              file=sys.stderr))
+run()
 """
 
 
