@@ -204,12 +204,17 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     text = _text(node)
     if text in spec.null_literals:
         return ""
-    chain = value_chain(without_postfix(text, spec.non_null_postfix), spec.new_operator, spec.new_function)
+    chain = _spec_chain(spec, text)
     if chain is None and spec.values_skip_comments and "(" in text:  # a comment may hold a lone quote
         bare = _without_comments(spec, node, text)
         if bare is not text:
-            chain = value_chain(without_postfix(bare, spec.non_null_postfix), spec.new_operator, spec.new_function)
+            chain = _spec_chain(spec, bare)
     return chain if chain is not None or not spec.cast_expressions else cast_chain(spec, node)
+
+
+def _spec_chain(spec: LanguageSpec, text: str) -> str | None:
+    """``text`` as a chain in the language's terms (its non-null postfix, its `new`)."""
+    return value_chain(without_postfix(text, spec.non_null_postfix), spec.new_operator, spec.new_function)
 
 
 def _without_comments(spec: LanguageSpec, node: tree_sitter.Node, text: str) -> str:
@@ -244,7 +249,7 @@ def cast_chain(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     if written is None:
         return None
     rest = _text(node)[head.end_byte - node.start_byte:]
-    chain = value_chain(without_postfix("x" + rest, spec.non_null_postfix), spec.new_operator, spec.new_function)
+    chain = _spec_chain(spec, "x" + rest)
     return written + chain[1:] if chain is not None else None
 
 

@@ -53,7 +53,7 @@ class Encoded(Sequence):
         # Keyed by the blob: the records are frozen, so equal blobs may share one list.
         found = _decoded.pop(blob, None)
         if found is None or found[0] is not self._cls:
-            found = self._cls, list(starmap(self._cls, marshal.loads(zlib.decompress(blob))))
+            found = self._cls, list(starmap(self._cls, unpacked_rows(blob)))
             if len(_decoded) >= DECODED_LISTS:
                 del _decoded[next(iter(_decoded))]
         _decoded[blob] = found  # the most recent last
@@ -74,7 +74,7 @@ class Encoded(Sequence):
         order = _FIELD_ORDER.get(self._cls)
         if order is None:
             order = _FIELD_ORDER[self._cls] = {f.name: i for i, f in enumerate(fields(self._cls))}
-        return list(map(itemgetter(*(order[n] for n in names)), marshal.loads(zlib.decompress(self._blob))))
+        return list(map(itemgetter(*(order[n] for n in names)), unpacked_rows(self._blob)))
 
     def packed(self) -> tuple[int, bytes]:
         """How many records, and their rows as `packed_rows` gives them."""
@@ -101,6 +101,11 @@ def encoded(cls: type, rows: list[tuple]) -> Encoded:
 def packed_rows(rows: list[tuple]) -> bytes:
     """Rows as `Encoded` keeps them: marshalled, then compressed at zlib's fastest level."""
     return zlib.compress(marshal.dumps(rows), 1)
+
+
+def unpacked_rows(blob: bytes) -> list[tuple]:
+    """The rows `packed_rows` gave ``blob`` for."""
+    return marshal.loads(zlib.decompress(blob))
 
 
 _STATIC = "static"
