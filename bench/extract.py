@@ -70,10 +70,10 @@ class PartClock:
         clock, parser = self, self._parser_for(lang)
 
         class Timed:
-            def parse(self, data):
+            def parse(self, *args):
                 start = time.process_time()
                 try:
-                    return parser.parse(data)
+                    return parser.parse(*args)
                 finally:
                     clock.parse += time.process_time() - start
 

@@ -372,8 +372,9 @@ def _inner_conditionals(data: bytes) -> bytes:
     ``#elif``/``#else`` branches too, so a function or an initialiser is one piece of C.
     Also ``#define f(fmt...)``, GNU's named variadic parameter, as ``#define f(fmt   )``."""
     out = bytearray(data)
-    for m in _VARIADIC_PARAM.finditer(data):
-        out[m.start(2):m.end(2)] = b"   "
+    if b"..." in data:  # found at memchr's speed; the line-anchored scan tries every byte
+        for m in _VARIADIC_PARAM.finditer(data):
+            out[m.start(2):m.end(2)] = b"   "
     depth = 0
     pos = 0
     stack: list[tuple[bool, int | None]] = []  # (opened inside braces, start of a skipped branch)
@@ -544,9 +545,6 @@ def without_macros(parser: tree_sitter.Parser, data: bytes, hints: MacroHints, t
     return retry, cleaned, count, pathological
 
 
-_CHANGED = re.compile(rb"[^\x00]+")
-
-
 def edited(tree: tree_sitter.Tree, old: bytes, new: bytes) -> tree_sitter.Tree:
     """A copy of ``tree`` (parsed from ``old``) told where ``new``, of the same length, differs,
     for an incremental parse of ``new`` that reuses the declarations the cleaning left alone:
@@ -555,10 +553,9 @@ def edited(tree: tree_sitter.Tree, old: bytes, new: bytes) -> tree_sitter.Tree:
     told only the changed bytes, the parser recovered from errors otherwise than a fresh parse
     of ``new`` in one file of the kernel's ``fs`` in a thousand."""
     copy = tree.copy()
-    diff = (int.from_bytes(old, "big") ^ int.from_bytes(new, "big")).to_bytes(len(old), "big")
     edits = []
     row, line_start, pos = 0, 0, 0  # the row and line start of ``pos`` in ``old``
-    for start, end in _changed_spans(tree.root_node, diff):
+    for start, end in _changed_spans(tree.root_node, old, new):
         breaks = old.count(b"\n", pos, start)
         if breaks:
             row, line_start = row + breaks, old.rindex(b"\n", pos, start) + 1
@@ -571,9 +568,11 @@ def edited(tree: tree_sitter.Tree, old: bytes, new: bytes) -> tree_sitter.Tree:
     return copy
 
 
-def _changed_spans(root: tree_sitter.Node, diff: bytes) -> list[list[int]]:
-    """Byte ranges, in order, of the top-level nodes with an error or a non-zero byte of
-    ``diff``, and of any non-zero byte between them."""
+def _changed_spans(root: tree_sitter.Node, old: bytes, new: bytes) -> list[list[int]]:
+    """Byte ranges, in order, of the top-level nodes with an error or a byte that differs
+    between ``old`` and ``new`` (of the same length), and of the text between them where a
+    byte differs. Slices are compared (a copy and a ``memcmp`` each): cheaper than a byte-wise
+    difference of the whole text searched for its changes."""
     spans: list[list[int]] = []
 
     def add(start: int, end: int) -> None:
@@ -585,13 +584,13 @@ def _changed_spans(root: tree_sitter.Node, diff: bytes) -> list[list[int]]:
     pos = 0
     for child in root.children:
         start, end = child.start_byte, child.end_byte
-        if start > pos and _CHANGED.search(diff, pos, start):
+        if start > pos and old[pos:start] != new[pos:start]:
             add(pos, start)
-        if child.has_error or _CHANGED.search(diff, start, end):
+        if child.has_error or old[start:end] != new[start:end]:
             add(start, end)
         pos = max(pos, end)
-    if _CHANGED.search(diff, pos):
-        add(pos, len(diff))
+    if old[pos:] != new[pos:]:
+        add(pos, len(old))
     return spans
 
 

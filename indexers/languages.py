@@ -215,7 +215,7 @@ class LanguageSpec:
     dynamic_members: frozenset[str] = frozenset()
     # Files of this language whose bytes match the pattern are another language's (a `.h`
     # header with classes or namespaces is C++): (pattern, language).
-    dialect: tuple[re.Pattern[bytes], str] | None = None
+    dialect: tuple[LinePattern, str] | None = None
     # Which files and symbols are tests (what an impact answer lists as tests reached).
     tests: TestLayout = TestLayout()
     extra: dict = field(default_factory=dict, hash=False, compare=False)
@@ -244,12 +244,24 @@ class LanguageSpec:
         return _load_query(self.name)[1]
 
 
+class LinePattern:
+    """A pattern searched for at the start of every line, as ``re.M``'s ``^pattern`` would be,
+    but from the line breaks: a pattern led by ``^`` is tried at every byte of the text, one led
+    by a line break only where the engine's literal search stops."""
+
+    def __init__(self, pattern: bytes):
+        self._first = re.compile(pattern, re.M)
+        self._later = re.compile(rb"\n" + pattern, re.M)
+
+    def search(self, data: bytes) -> bool:
+        return self._first.match(data) is not None or self._later.search(data) is not None
+
+
 # Lines only C++ writes (C has no such keywords): a class or namespace head (names, macros,
 # a base clause; not prose in a comment), a template, an access label.
-_CPP_ONLY = re.compile(
-    rb"^[ \t]*(?:class(?:[ \t]+[\w:]+)+[ \t]*(?::[^;.]*)?[{;]?[ \t]*$"
-    rb"|namespace[ \t]+\w+[^;<>'\".]*$|template[ \t]*<|(?:public|private|protected)[ \t]*:)",
-    re.M,
+_CPP_ONLY = LinePattern(
+    rb"[ \t]*(?:class(?:[ \t]+[\w:]+)+[ \t]*(?::[^;.]*)?[{;]?[ \t]*$"
+    rb"|namespace[ \t]+\w+[^;<>'\".]*$|template[ \t]*<|(?:public|private|protected)[ \t]*:)"
 )
 
 _PY_BUILTINS = frozenset(dir(_py_builtins)) | {"__import__", "super"}
