@@ -20,7 +20,7 @@ from itertools import chain
 
 import tree_sitter
 
-from indexers.languages import MacroHints
+from indexers.languages import LinePattern, MacroHints
 from indexers.syntax_errors import scan_errors
 
 # The lexemes whose insides are not C tokens: comments, preprocessor lines and literals. A
@@ -363,7 +363,7 @@ def expand_kernel_macros(data: bytes, hints: MacroHints) -> bytes:
     return bytes(out)
 
 
-_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(?:/\*.*?\*/|\\.|[^\n])*", re.M | re.S)
+_CONDITIONAL = LinePattern(rb"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(?:/\*.*?\*/|\\.|[^\n])*", re.S)
 _VARIADIC_PARAM = re.compile(rb"^([ \t]*#[ \t]*define[ \t]+\w+\([^)\n]*?\w)(\.\.\.)", re.M)
 
 
@@ -378,8 +378,8 @@ def _inner_conditionals(data: bytes) -> bytes:
     depth = 0
     pos = 0
     stack: list[tuple[bool, int | None]] = []  # (opened inside braces, start of a skipped branch)
-    for m in _CONDITIONAL.finditer(data):
-        depth += _brace_delta(data, pos, m.start())
+    for start, m in _CONDITIONAL.finditer(data):
+        depth += _brace_delta(data, pos, start)
         pos = m.end()
         word = m.group(1)
         if word in (b"if", b"ifdef", b"ifndef"):
@@ -392,11 +392,11 @@ def _inner_conditionals(data: bytes) -> bytes:
             if word == b"endif":
                 stack.pop()
                 if inside and skipped is not None:
-                    _blank_code(out, skipped, m.start())
+                    _blank_code(out, skipped, start)
             elif inside and skipped is None:
                 stack[-1] = (True, m.end())
         if inside:
-            _blank_code(out, m.start(), m.end())
+            _blank_code(out, start, m.end())
     return bytes(out)
 
 

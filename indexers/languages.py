@@ -13,6 +13,7 @@ import fnmatch
 import importlib
 import posixpath
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -249,12 +250,23 @@ class LinePattern:
     but from the line breaks: a pattern led by ``^`` is tried at every byte of the text, one led
     by a line break only where the engine's literal search stops."""
 
-    def __init__(self, pattern: bytes):
-        self._first = re.compile(pattern, re.M)
-        self._later = re.compile(rb"\n" + pattern, re.M)
+    def __init__(self, pattern: bytes, flags: int = 0):
+        self._first = re.compile(pattern, re.M | flags)
+        self._later = re.compile(rb"\n" + pattern, re.M | flags)
 
     def search(self, data: bytes) -> bool:
         return self._first.match(data) is not None or self._later.search(data) is not None
+
+    def finditer(self, data: bytes) -> Iterator[tuple[int, re.Match[bytes]]]:
+        """The matches ``finditer`` of ``^pattern`` gives, each with the offset of its line's
+        start: the match of a later line also holds the line break before it."""
+        first = self._first.match(data)
+        pos = 0
+        if first is not None:
+            yield 0, first
+            pos = first.end()
+        for m in self._later.finditer(data, pos):
+            yield m.start() + 1, m
 
 
 # Lines only C++ writes (C has no such keywords): a class or namespace head (names, macros,
