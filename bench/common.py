@@ -109,6 +109,45 @@ class TreeRss:
         self._thread.join()
 
 
+class CpuTimeline:
+    """CPU seconds of our processes and of Neo4j, sampled every `interval_s`, so that a run's
+    phases can be told apart: how many cores each side kept busy while it parsed, resolved or
+    only wrote."""
+
+    def __init__(self, ours: psutil.Process, neo4j: psutil.Process | None, interval_s: float = 2.0):
+        self.ours, self.neo4j, self.interval_s = ours, neo4j, interval_s
+        self.samples: list[tuple[float, float, float]] = []  # (monotonic, ours, Neo4j)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, name="cpu-sampler", daemon=True)
+
+    def _take(self) -> None:
+        self.samples.append((time.monotonic(), cpu_seconds(self.ours), cpu_seconds(self.neo4j)))
+
+    def _sample(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self._take()
+
+    def cores(self, start: float, end: float) -> tuple[float, float]:
+        """Average cores used by ours and by Neo4j between two monotonic times (the samples
+        nearest them)."""
+        def at(t: float) -> tuple[float, float, float]:
+            return min(self.samples, key=lambda s: abs(s[0] - t))
+
+        a, b = at(start), at(end)
+        span = max(b[0] - a[0], 1e-9)
+        return (b[1] - a[1]) / span, (b[2] - a[2]) / span
+
+    def __enter__(self) -> CpuTimeline:
+        self._take()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._take()
+
+
 class Timer:
     def __enter__(self) -> Timer:
         self.start = time.perf_counter()

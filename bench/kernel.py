@@ -33,7 +33,7 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import TreeRss, cpu_seconds, drop_workspace, local_neo4j  # noqa: E402
+from bench.common import CpuTimeline, TreeRss, cpu_seconds, drop_workspace, local_neo4j  # noqa: E402
 from graphsvc.graph.driver import get_graph  # noqa: E402
 from graphsvc.indexing.pipeline import index_symbols  # noqa: E402
 from graphsvc.indexing.pool import parse_files  # noqa: E402
@@ -132,8 +132,8 @@ def _full_run(root: Path, workspace: str, jobs: int | None) -> None:
     neo4j = local_neo4j(graph.uri)
     me = psutil.Process()
     neo4j_cpu0, our_cpu0 = cpu_seconds(neo4j), cpu_seconds(me)
-    with TreeRss() as rss, PeakRss(neo4j) as neo4j_rss:
-        t0 = time.perf_counter()
+    with TreeRss() as rss, PeakRss(neo4j) as neo4j_rss, CpuTimeline(me, neo4j) as cpu:
+        t0, m0 = time.perf_counter(), time.monotonic()
         s = index_symbols(root, workspace=workspace, graph=graph, jobs=jobs, ignore_files=False)
         wall = time.perf_counter() - t0
     edges = sum(s.edges_written.values())
@@ -150,6 +150,21 @@ def _full_run(root: Path, workspace: str, jobs: int | None) -> None:
     print(f"  peak memory: our processes {rss.peak_mb:,.0f} MB (parser processes included), "
           f"Neo4j {neo4j_rss.peak_mb:,.0f} MB" + ("" if neo4j else " (not on this machine)"))
     print(f"  CPU: ours {cpu_seconds(me) - our_cpu0:,.1f} s, Neo4j {cpu_seconds(neo4j) - neo4j_cpu0:,.1f} s")
+    _print_phase_cores(s, cpu, m0, wall)
+
+
+def _print_phase_cores(s, cpu: CpuTimeline, m0: float, wall: float) -> None:
+    """Cores used by each side per stage (the stages follow each other; what falls between
+    them, such as building the symbol table, counts as "other")."""
+    stages = [("tree", s.tree.seconds if s.tree else 0.0), ("parse", s.parse_seconds),
+              ("resolve", s.resolve_seconds), ("writes after", s.write_seconds)]
+    parts, t = [], m0
+    for name, seconds in stages:
+        ours, theirs = cpu.cores(t, t + seconds)
+        parts.append(f"{name} {ours:.2f} + {theirs:.2f}")
+        t += seconds
+    ours, theirs = cpu.cores(m0, m0 + wall)
+    print(f"  cores used, ours + Neo4j: {', '.join(parts)}; whole run {ours:.2f} + {theirs:.2f}")
 
 
 def _edited_run(root: Path, workspace: str, jobs: int | None, count: int) -> None:

@@ -48,6 +48,9 @@ PHASES = {
     "tree": ("upsert_workspace", "upsert_dirs", "upsert_files", "delete_entries"),
     "symbols": ("create_symbols", "upsert_symbols", "delete_symbols", "delete_file_symbols"),
     "relationships": ("create_edges", "upsert_externals", "delete_outgoing_code_edges"),
+    "unresolved": ("set_unresolved_calls",),
+    "file marks": ("mark_files",),
+    "externals gc": ("delete_orphan_externals",),
 }
 # The server is settled once a second passes with less than this much CPU in it.
 SETTLED_CPU_S = 0.05
