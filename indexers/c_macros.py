@@ -79,14 +79,18 @@ def blank_macros(data: bytes, hints: MacroHints) -> bytes:
         blank += _prototype_wrappers(skeleton, words, wrappers)
     first = _FIRST_HEAD.match(skeleton)
     for m in chain([first] if first else [], _HEAD.finditer(skeleton)):
-        head = [(t.group(), t.start()) for t in _HEAD_TOKEN.finditer(skeleton, m.start(1), m.end(1))]
-        if head[-1][1] in wrappers:
+        head = _HEAD_TOKEN.findall(skeleton, m.start(1), m.end(1))
+        if wrappers and m.end(1) - len(head[-1]) in wrappers:  # the head ends with its last token
             head.pop()
-        if head[-1][0] == b"*":
+        macros: list[int] = []
+        if head[-1] == b"*":
             if skeleton[m.end()] in _TYPE_END:  # a type without a name: `(uch FAR *)p`, `f(void FAR *, int)`
-                blank += _head_macros(head, words)
-        elif head[-1][0] not in words.reserved:
-            blank += _head_macros(head[:-1], words)
+                macros = _head_macros(head, words)
+        elif head[-1] not in words.reserved:
+            macros = _head_macros(head[:-1], words)
+        if macros:  # few heads hold one: their tokens' offsets are read only then
+            starts = [t.start() for t in _HEAD_TOKEN.finditer(skeleton, m.start(1), m.end(1))]
+            blank += [(starts[k], starts[k] + len(head[k])) for k in macros]
     if not blank:
         return data
     out = bytearray(data)
@@ -234,14 +238,14 @@ def _macro_words(hints: MacroHints) -> _MacroWords:
                        kernel_places, type_marks)
 
 
-def _head_macros(head: list[tuple[bytes, int]], words: _MacroWords) -> list[tuple[int, int]]:
-    """Byte ranges of the words of a declaration head (the name excluded) that are macros."""
-    before: list[tuple[bytes, int]] = []  # bare words before the first `*`
-    after: list[tuple[bytes, int]] = []  # bare words after it, followed by a word
+def _head_macros(head: list[bytes], words: _MacroWords) -> list[int]:
+    """The words of a declaration head (the name excluded) that are macros, by their index."""
+    before: list[int] = []  # bare words before the first `*`
+    after: list[int] = []  # bare words after it, followed by a word
     typed = False
     pointer = False
     previous = b""
-    for k, (text, start) in enumerate(head):
+    for k, text in enumerate(head):
         if text in words.not_in_declarations:
             return []  # `return a * b`, `if (x and y)`: an expression
         if text == b"*":
@@ -250,15 +254,15 @@ def _head_macros(head: list[tuple[bytes, int]], words: _MacroWords) -> list[tupl
             typed = True
         elif text not in words.reserved and previous not in words.tags:
             if not pointer:
-                before.append((text, start))
-            elif k + 1 == len(head) or head[k + 1][0] != b"*":
-                after.append((text, start))  # `* ZEXPORT name`, not `a * N * b`
+                before.append(k)
+            elif k + 1 == len(head) or head[k + 1] != b"*":
+                after.append(k)  # `* ZEXPORT name`, not `a * N * b`
         previous = text
     if not typed and before:
-        lower = [w for w in before if not w[0].isupper()]
+        lower = [k for k in before if not head[k].isupper()]
         keep = lower[-1] if lower else before[0]
-        before = [w for w in before if w is not keep]
-    return [(start, start + len(text)) for text, start in before + after]
+        before = [k for k in before if k != keep]
+    return before + after
 
 
 # Words followed by a parenthesised head that is not a call (va_arg takes a type, which the
