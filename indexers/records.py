@@ -8,7 +8,7 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import fields
 from itertools import starmap
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 
 from graphsvc.model import CodeEdge as EdgeRecord
 from graphsvc.model import DirectoryNode as DirRecord
@@ -20,17 +20,18 @@ __all__ = [
 ]
 
 
-# Record lists decoded last, kept for their next readings: a file's resolution reads its
-# calls, values and bindings several times over (about ten decodings a file when each reading
+# Rows decoded last, kept for their next readings: a file's resolution reads its calls,
+# values and bindings several times over (about ten decodings a file when each reading
 # decoded), and other files' now and then. Bounded by count, so by a few files' records.
 DECODED_LISTS = 32
-_decoded: dict[bytes, tuple[type, list]] = {}
+# blob -> [record class, its rows, the records built from them or None until read as records]
+_decoded: dict[bytes, list] = {}
 _FIELD_ORDER: dict[type, dict[str, int]] = {}  # record class -> field name -> position in a row
 
 
 class Encoded(Sequence):
     """Records of one kind of a file (its calls, values or bindings), kept marshalled and
-    compressed (`packed_rows`); the lists decoded last are kept (`DECODED_LISTS`), every
+    compressed (`packed_rows`); the rows decoded last are kept (`DECODED_LISTS`), every
     other reading decodes them again.
 
     They are most of an extraction and are read while their own file resolves; other files
@@ -49,32 +50,41 @@ class Encoded(Sequence):
     def __iter__(self) -> Iterator:
         if not self._len:
             return iter(())
-        blob = self._blob
-        # Keyed by the blob: the records are frozen, so equal blobs may share one list.
-        found = _decoded.pop(blob, None)
-        if found is None or found[0] is not self._cls:
-            found = self._cls, list(starmap(self._cls, unpacked_rows(blob)))
-            if len(_decoded) >= DECODED_LISTS:
-                del _decoded[next(iter(_decoded))]
-        _decoded[blob] = found  # the most recent last
-        return iter(found[1])
+        found = self._decoded()
+        if found[2] is None:
+            found[2] = list(starmap(self._cls, found[1]))
+        return iter(found[2])
 
     def __len__(self) -> int:
         return self._len
 
+    def rows(self) -> list[tuple]:
+        """Every record as the tuple of its fields in order, without building the records:
+        the loops over every call of a file read them so (a record is a frozen dataclass,
+        whose construction costs more than reading the tuple)."""
+        return self._decoded()[1] if self._len else []
+
     def columns(self, *names: str) -> list:
-        """Some fields of every record, as ``attrgetter(*names)`` reads them: from the
-        decoded list when it is kept, else from the marshalled rows without building the
-        records (a pass that needs a few fields of every file's records builds none)."""
+        """Some fields of every record, as ``attrgetter(*names)`` reads them, from the rows
+        (a pass that needs a few fields of every file's records builds none)."""
         if not self._len:
             return []
-        found = _decoded.get(self._blob)
-        if found is not None and found[0] is self._cls:
-            return list(map(attrgetter(*names), found[1]))
         order = _FIELD_ORDER.get(self._cls)
         if order is None:
             order = _FIELD_ORDER[self._cls] = {f.name: i for i, f in enumerate(fields(self._cls))}
-        return list(map(itemgetter(*(order[n] for n in names)), unpacked_rows(self._blob)))
+        return list(map(itemgetter(*(order[n] for n in names)), self._decoded()[1]))
+
+    def _decoded(self) -> list:
+        """The cache entry of these records (`_decoded`), decoded now if it was not kept."""
+        blob = self._blob
+        # Keyed by the blob: the records are frozen, so equal blobs may share one list.
+        found = _decoded.pop(blob, None)
+        if found is None or found[0] is not self._cls:
+            found = [self._cls, unpacked_rows(blob), None]
+            if len(_decoded) >= DECODED_LISTS:
+                del _decoded[next(iter(_decoded))]
+        _decoded[blob] = found  # the most recent last
+        return found
 
     def packed(self) -> tuple[int, bytes]:
         """How many records, and their rows as `packed_rows` gives them."""

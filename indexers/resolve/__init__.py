@@ -51,16 +51,27 @@ def resolve_file(ext: FileExtraction, table: SymbolTable, stats: ResolveStats | 
     """
     if ext.lang is None or ext.lang not in LANGUAGES:
         return []
-    r = Resolver(ext, table, stats if stats is not None else ResolveStats())
-    r.contains()
-    r.imports()
-    r.inherits()
-    r.calls()
-    r.iterations()
-    references(r)
-    overrides(r)
-    r.stats.unresolved_sites.extend(unresolved_calls(r))
-    return r.records()
+    stats = stats if stats is not None else ResolveStats()
+    # The resolver other files asked about this one, when there is one: what it answered
+    # them (calls resolved while looking for a function's callers, values of names) is the
+    # same here, and not computed again.
+    r = table.resolvers.get(ext.path)
+    if r is None:
+        r = Resolver(ext, table, stats)
+    r.stats = stats
+    try:
+        r.contains()
+        r.imports()
+        r.inherits()
+        r.calls()
+        r.iterations()
+        references(r)
+        overrides(r)
+        stats.unresolved_sites.extend(unresolved_calls(r))
+        return r.records()
+    finally:
+        # What stays with it is the answers for other files.
+        r.edges, r.missed, r.stats = {}, [], ResolveStats()
 
 
 def resolve_all(table: SymbolTable, paths: Iterable[str] | None = None) -> tuple[list[EdgeRecord], ResolveStats]:

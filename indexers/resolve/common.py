@@ -7,7 +7,7 @@ import gc
 import re
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from operator import attrgetter
 
 from graphsvc.model import TYPE_KINDS, UnresolvedCalls
@@ -78,6 +78,16 @@ class ImportContext:
     unresolved: int = 0
 
 
+def merge_entities(ents: list[Entity]) -> Entity:
+    """What several bindings of a name stand for together: their symbols, else the last."""
+    if len(ents) == 1:
+        return ents[0]
+    syms = [i for e in ents if e[0] == "sym" for i in e[1]]
+    if syms:
+        return ("sym", tuple(dict.fromkeys(syms)))
+    return ents[-1]
+
+
 def record_fields(records, *names: str) -> list:
     """``attrgetter(*names)`` of every record of a list: a list kept encoded (the index
     state's) reads them without building the records."""
@@ -85,6 +95,15 @@ def record_fields(records, *names: str) -> list:
     if columns is not None:
         return columns(*names)
     return list(map(attrgetter(*names), records))
+
+
+def record_rows(records) -> list[tuple]:
+    """Every record of a list as the tuple of its fields in order: a list kept encoded (the
+    index state's) gives its rows without building the records."""
+    rows = getattr(records, "rows", None)
+    if rows is not None:
+        return rows()
+    return [tuple(getattr(r, f.name) for f in fields(r)) for r in records]
 
 
 def last_segment(qual: str) -> str:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from indexers.arguments import ParamRef
 from indexers.extract import RECEIVER_NAME, RECEIVER_NONE, CallRef, FileExtraction
-from indexers.resolve.common import record_fields
+from indexers.resolve.common import record_fields, record_rows
 from indexers.text import value_chain
 
 if TYPE_CHECKING:  # the resolver imports this module
@@ -139,7 +139,7 @@ def _calls_naming(table, ext: FileExtraction) -> dict[str, list[CallRef]]:
     if found is None:
         found = {}
         direct = _DIRECT
-        for row in record_fields(ext.calls, *_CALL_FIELDS):
+        for row in record_rows(ext.calls):
             if row[_ARGS] and row[_KIND] in direct:
                 call = CallRef(*row)
                 for n in (call.name, *[_last_name(v) for _, v in call.args]):
@@ -167,7 +167,7 @@ def _calls_by_name(table, path: str) -> dict[tuple[str, str], list[tuple[int, Ca
     if found is None:
         found = {}
         caller, name, receiver, args = (_CALL_FIELDS.index(f) for f in ("caller", "name", "receiver", "args"))
-        for i, row in enumerate(record_fields(table.files[path].calls, *_CALL_FIELDS)):
+        for i, row in enumerate(record_rows(table.files[path].calls)):
             if row[args] and row[receiver] is None:
                 found.setdefault((row[caller], row[name]), []).append((i, CallRef(*row)))
         table.recursive.values[key] = found

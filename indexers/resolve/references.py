@@ -13,7 +13,7 @@ from dataclasses import fields
 
 from graphsvc.model import Prov, Reason, Rel, UnresolvedCalls
 from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_OTHER, RECEIVER_SELF, RECEIVER_SUPER, CallRef
-from indexers.resolve.common import MAX_CANDIDATES, MAX_HIERARCHY, TYPE_KIND_NAMES, record_fields
+from indexers.resolve.common import MAX_CANDIDATES, MAX_HIERARCHY, TYPE_KIND_NAMES, record_rows
 from indexers.resolve.resolver import Resolver
 from indexers.resolve.table import REFERABLE_KINDS
 
@@ -31,22 +31,24 @@ def references(r: Resolver) -> None:
     # Most values are variables: no definition of the name is ever referenced. Only the others
     # are built from the encoded rows.
     referable = r.table.referable_names()
-    for row in record_fields(r.ext.values, *_VALUE_FIELDS):
+    key_of = r.key_of
+    for row in record_rows(r.ext.values):
         if row[_NAME] not in referable:
             continue
-        ref = CallRef(*row)
-        key = r.memo_key(ref)
+        caller, name, rkind, receiver, line, local, _, block = row  # CallRef's fields in order
+        key = key_of(caller, name, rkind, receiver, local, block)
         found = memo.get(key, memo)
         if found is memo:
+            ref = CallRef(*row)
             found = memo[key] = _referenced(r, ref, key, symbols)
         if found is None:
             continue
         ids, reason, conf = found
         if len(ids) > 1:
             for dst in ids:
-                r.edge(ref.caller, dst, Rel.REFERENCES, Prov.INFERRED, conf / len(ids), Reason.CANDIDATE, ref.line)
+                r.edge(caller, dst, Rel.REFERENCES, Prov.INFERRED, conf / len(ids), Reason.CANDIDATE, line)
         else:
-            r.edge(ref.caller, ids[0], Rel.REFERENCES, r.prov_for(ids[0], reason), conf, reason, ref.line)
+            r.edge(caller, ids[0], Rel.REFERENCES, r.prov_for(ids[0], reason), conf, reason, line)
 
 
 def _referenced(r: Resolver, ref: CallRef, key: tuple, symbols: dict) -> tuple[list[str], str, float] | None:

@@ -31,7 +31,9 @@ from indexers.resolve.common import (
     ResolveStats,
     base_qual,
     c3_merge,
+    merge_entities,
     record_fields,
+    record_rows,
 )
 from indexers.resolve.parameters import parameter_values
 from indexers.resolve.table import SymbolTable, ids as ids_of
@@ -59,6 +61,7 @@ class Resolver:
         self._nested: set[str] | None = None  # names defined below the top level
         self._resolved: dict[tuple, object] = {}  # memo_key -> resolve_call's answer
         self._lookups: dict[tuple[str, str], tuple | None] = {}  # (name, scope) -> lookup's answer
+        self._enclosing: dict[str, str | None] = {}  # scope -> enclosing_type's answer
         self.missed: list[CallRef] = []  # calls left unresolved, in source order
         self.types = Types(self)
 
@@ -210,7 +213,7 @@ class Resolver:
         out: list[tuple[str, str]] = []
         ext = self.table.files.get(sym.file) if sym else None
         if ext is not None:
-            resolver = self if ext is self.ext else Resolver(ext, self.table, ResolveStats())
+            resolver = self.other(ext.path)
             for ref in ext.inherits:
                 if ref.type_id == type_id or (ref.type_id is None and ref.subject == sym.qualified_name):
                     found = resolver.resolve_type(ref.base, sym.qualified_name, guesses=False)
@@ -317,7 +320,7 @@ class Resolver:
     def _members_anywhere(self, type_id: str, own: dict[str, list[str]]) -> dict[str, list[str]]:
         merged = own
         for ext, owner, members in self.table.members_elsewhere(type_id):
-            resolver = self if ext is self.ext else Resolver(ext, self.table, ResolveStats())
+            resolver = self.other(ext.path)
             target = resolver.resolve_type(owner, "")
             if target is None or target[0] != ("sym", (type_id,)) or target[2] < 1.0:
                 continue
@@ -329,7 +332,14 @@ class Resolver:
         return merged
 
     def enclosing_type(self, qual: str) -> str | None:
-        """The type (or Rust impl / Go receiver type) a qualified caller name belongs to."""
+        """The type (or Rust impl / Go receiver type) a qualified caller name belongs to
+        (asked for every ``self`` of the scope: answered once)."""
+        found = self._enclosing.get(qual, self._enclosing)
+        if found is self._enclosing:
+            found = self._enclosing[qual] = self._enclosing_type(qual)
+        return found
+
+    def _enclosing_type(self, qual: str) -> str | None:
         parts = qual.split(".")
         for i in range(len(parts) - 1, 0, -1):
             owner = ".".join(parts[:i])
@@ -422,7 +432,7 @@ class Resolver:
         if bound:
             ents = [e for e in (self.realize(b) for b in bound) if e is not None]
             if ents:
-                return _merge(ents), Reason.IMPORT, 1.0
+                return merge_entities(ents), Reason.IMPORT, 1.0
             return ("unresolved",), Reason.IMPORT, 0.0
         # 3. star imports, includes, wildcard imports
         found: list[Entity] = []
@@ -438,7 +448,7 @@ class Resolver:
             if m is not None and m[0] != "mod":
                 found.append(m)
         if found:
-            return _merge(found), Reason.IMPORT, 1.0
+            return merge_entities(found), Reason.IMPORT, 1.0
         implicit = table.modules(self.system).implicit(path, name)
         if implicit is not None:
             return implicit, Reason.IMPORT, 1.0
@@ -488,20 +498,23 @@ class Resolver:
     # the three kinds of references
     def memo_key(self, call: CallRef) -> tuple:
         """What the resolution of ``call`` depends on: calls with equal keys share one answer."""
-        rkind = call.receiver_kind
+        return self.key_of(call.caller, call.name, call.receiver_kind, call.receiver, call.local, call.block)
+
+    def key_of(self, caller: str, name: str, rkind: str, receiver: str | None, local: bool, block: str) -> tuple:
+        """`memo_key` of a call given by its fields (the loop over every call reads rows)."""
         if rkind == RECEIVER_SELF or rkind == RECEIVER_SUPER:
-            return (call.caller.rpartition(".")[0], call.name, rkind, None, False)
+            return (caller.rpartition(".")[0], name, rkind, None, False)
+        # Locals, the receiver and chains are evaluated in the caller's scope.
+        if local or rkind == RECEIVER_EXPR or self.spec.members_visible:
+            return (caller, name, rkind, receiver, local, block)
         nested = self._nested
         if nested is None:
             # Names defined below the top level of this file are the only ones whose meaning
             # depends on where the call is; every other call can share one answer per file.
             nested = self._nested = {s.name for s in self.ext.symbols if "." in s.qualified_name}
-        name, receiver, local = call.name, call.receiver, call.local
         head = name if receiver is None else _HEAD.match(receiver).group(0)
-        # Locals, the receiver and chains are evaluated in the caller's scope.
-        if (local or rkind == RECEIVER_EXPR or head in nested or (receiver is not None and name in nested)
-                or head in self.spec.self_names or self.spec.members_visible):
-            return (call.caller, name, rkind, receiver, local, call.block)
+        if head in nested or (receiver is not None and name in nested) or head in self.spec.self_names:
+            return (caller, name, rkind, receiver, local, block)
         return ("", name, rkind, receiver, local)
 
     def resolved(self, call: CallRef, key: tuple):
@@ -514,16 +527,19 @@ class Resolver:
 
     def calls(self) -> None:
         stats = self.stats
-        memo, memo_key = self._resolved, self.memo_key
-        calls = self.ext.calls
-        stats.calls += len(calls)
-        for call in calls:
-            key = memo_key(call)
+        memo, key_of = self._resolved, self.key_of
+        # Rows, not records: most calls share a memo key with an earlier one, and only the
+        # others (and the calls left unresolved) need a record.
+        rows = record_rows(self.ext.calls)
+        stats.calls += len(rows)
+        for row in rows:
+            caller, name, rkind, receiver, line, local, _, block = row  # CallRef's fields in order
+            key = key_of(caller, name, rkind, receiver, local, block)
             result = memo.get(key, memo)  # `resolved`, inline: this loop runs for every call
             if result is memo:
-                result = memo[key] = self.resolve_call(call)
+                result = memo[key] = self.resolve_call(CallRef(*row))
             if result is None:
-                self.unresolved(call)
+                self.unresolved(CallRef(*row))
                 continue
             if result == "builtin":
                 stats.builtin += 1
@@ -533,32 +549,32 @@ class Resolver:
                 module, name = ent[1], ent[2]
                 dst = external_symbol_id(module, name) if name else None
                 if dst is None:
-                    self.unresolved(call)
+                    self.unresolved(CallRef(*row))
                     continue
                 stats.external += 1
-                self.edge(call.caller, dst, Rel.CALLS, Prov.INFERRED, 1.0, Reason.EXTERNAL, call.line)
+                self.edge(caller, dst, Rel.CALLS, Prov.INFERRED, 1.0, Reason.EXTERNAL, line)
                 continue
             if ent[0] != "sym":
-                self.unresolved(call)
+                self.unresolved(CallRef(*row))
                 continue
-            ids = list(ent[1])
+            ids = ent[1]
             if reason == Reason.ARGUMENT:  # each one is passed by some caller
                 stats.by_reason[reason] += 1
                 for dst in ids:
-                    self.edge(call.caller, dst, Rel.CALLS, Prov.INFERRED, conf, reason, call.line)
+                    self.edge(caller, dst, Rel.CALLS, Prov.INFERRED, conf, reason, line)
                 continue
             if len(ids) > 1:
                 if len(ids) > MAX_CANDIDATES:
-                    self.unresolved(call)
+                    self.unresolved(CallRef(*row))
                     continue
                 stats.candidate_calls += 1
                 stats.by_reason[Reason.CANDIDATE] += 1
                 each = conf if reason == Reason.CANDIDATE else conf / len(ids)  # candidates are already split
                 for dst in ids:
-                    self.edge(call.caller, dst, Rel.CALLS, Prov.INFERRED, each, Reason.CANDIDATE, call.line)
+                    self.edge(caller, dst, Rel.CALLS, Prov.INFERRED, each, Reason.CANDIDATE, line)
                 continue
             stats.by_reason[reason] += 1
-            self.edge(call.caller, ids[0], Rel.CALLS, self.prov_for(ids[0], reason), conf, reason, call.line)
+            self.edge(caller, ids[0], Rel.CALLS, self.prov_for(ids[0], reason), conf, reason, line)
 
     def resolve_call(self, call: CallRef):
         qual = call.caller.partition("#")[2]
@@ -714,7 +730,7 @@ class Resolver:
                 head = self.lookup(key, qual)
             else:
                 ents = [e for e in (self.realize(b) for b in ctx.names[key]) if e is not None]
-                head = (_merge(ents) if ents else ("unresolved",)), Reason.IMPORT, 1.0
+                head = (merge_entities(ents) if ents else ("unresolved",)), Reason.IMPORT, 1.0
             if head is None:
                 if i == 1 and segs[0][:1].isupper():
                     head = self.unique(segs[0], "type")
@@ -777,13 +793,4 @@ class Resolver:
                 self.edge(src, ids[0], rel, Prov.EXTRACTED, 1.0, Reason.SYNTAX, ref.line)
             else:
                 self.edge(src, ids[0], rel, Prov.INFERRED, conf, reason, ref.line)
-
-
-def _merge(ents: list[Entity]) -> Entity:
-    if len(ents) == 1:
-        return ents[0]
-    syms = [i for e in ents if e[0] == "sym" for i in e[1]]
-    if syms:
-        return ("sym", tuple(dict.fromkeys(syms)))
-    return ents[-1]
 

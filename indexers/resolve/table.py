@@ -6,6 +6,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
+from itertools import starmap
 from typing import Collection, Iterable, Sequence
 
 from graphsvc.model import SymbolKind
@@ -14,7 +15,7 @@ from indexers.languages import LANGUAGES, LanguageSpec
 from indexers.module_config import GoModules, JsPaths
 from indexers.records import SymbolRecord
 from indexers.resolve.common import (
-    SPLIT, TYPE_KIND_NAMES, ImportContext, base_qual, last_segment, paused_gc, record_fields,
+    SPLIT, TYPE_KIND_NAMES, ImportContext, base_qual, last_segment, paused_gc, record_fields, record_rows,
 )
 from indexers.resolve.modules import MODULE_SYSTEMS, ModuleSystem
 
@@ -239,13 +240,20 @@ class SymbolTable:
                 del self._bindings[next(iter(self._bindings))]
             index = self._bindings[path] = {}
             ext = self.files.get(path)
-            for b in ext.bindings if ext is not None else ():
-                key = (b.scope, b.name)
-                if key in index:
-                    index[key].append(b)
+            # Rows, made records when their key is first asked for: most keys never are.
+            for row in record_rows(ext.bindings) if ext is not None else ():
+                key = row[:2]  # (scope, name), a Binding's first fields
+                found = index.get(key)
+                if found is None:
+                    index[key] = [row]
                 else:
-                    index[key] = [b]
-        return index.get((scope, name), ())
+                    found.append(row)
+        found = index.get((scope, name))
+        if found is None:
+            return ()
+        if type(found[0]) is tuple:
+            found[:] = starmap(Binding, found)
+        return found
 
     def referable_names(self) -> Collection[str]:
         """The names of every function, method and type of the workspace: a value of another

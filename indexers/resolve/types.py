@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 import weakref
+from functools import lru_cache
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -55,6 +56,7 @@ UNKNOWN = ("unknown",)
 BUILTIN = ("builtin",)
 ANONYMOUS = ("anonymous",)
 MAX_DEPTH = 24
+STEPS_KEPT = 1 << 16  # chains whose steps are kept parsed, the last ones read
 _FUNCTION_KINDS = frozenset({"function", "method"})
 _VARIABLE_KINDS = frozenset({"variable", "constant"})
 # Types whose values have members: a type alias too (Go's `type Params []Param` has methods);
@@ -217,8 +219,11 @@ class Types:
         return cur
 
     @staticmethod
+    @lru_cache(maxsize=STEPS_KEPT)
     def _steps(text: str, pos: int) -> list[str | None]:
-        """The steps of a chain after its head: None for a call, "[...]" for an element."""
+        """The steps of a chain after its head: None for a call, "[...]" for an element.
+        Shared by every reading of the text (the same chains are written in many functions):
+        not to be changed."""
         return [m.group(1) or (m.group(0) if m.group(0)[0] == "[" else None) for m in _STEP.finditer(text, pos)]
 
     def head(self, name: str, steps: list, qual: str, block: str = "") -> tuple[tuple, int]:
