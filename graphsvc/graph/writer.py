@@ -398,6 +398,27 @@ class GraphWriter:
         self._deferred_edges: list[dict] | None = None  # edge rows of the deferred edge write
         self._after_commit: list[Callable[[], None]] = []
         self._run_log: dict | None = None  # the workspace's run log as `tokens` read it
+        self._open = threading.Condition()  # write transactions open now, and how many may be
+        self._open_count, self._open_limit = 0, self.write_workers
+
+    def limit_transactions(self, most: int | None) -> None:
+        """Open at most `most` write transactions at once from now on (None: `write_workers`):
+        two cost Neo4j 15-18 % more CPU per node than one (docs/scaling.md)."""
+        with self._open:
+            self._open_limit = self.write_workers if most is None else max(1, min(most, self.write_workers))
+            self._open.notify_all()
+
+    def _write_one(self, cypher: str, chunk: list[dict]) -> list[dict]:
+        with self._open:
+            while self._open_count >= self._open_limit:
+                self._open.wait()
+            self._open_count += 1
+        try:
+            return self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, rows=chunk)
+        finally:
+            with self._open:
+                self._open_count -= 1
+                self._open.notify_all()
 
     # -- one transaction for a small run ------------------------------------------------------
     def defer(self) -> None:
@@ -482,7 +503,7 @@ class GraphWriter:
             return
 
         def write(chunk: list[dict]) -> list[dict]:
-            return self.graph.write(cypher, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, rows=chunk)
+            return self._write_one(cypher, chunk)
 
         total = len(rows) if total is None else total  # type: ignore[arg-type]
         ahead = 2 * self.write_workers

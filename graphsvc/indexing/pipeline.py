@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from graphsvc import model
 from graphsvc.errors import InputError
@@ -469,6 +470,7 @@ def _resolve_and_write(writer: GraphWriter, plan: Plan, warm: _Warm | None, root
             following.append(writers.submit(_write_edges, writer, plan, affected, edges, symbols_written, summary,
                                             follow=True))
 
+    writer.limit_transactions(_transactions_beside_resolution(graph_uri))
     try:
         resolved = _resolve(plan, warm, new_exts, old_exts, progress, edges, write_edges_of)
     except BaseException:
@@ -479,6 +481,7 @@ def _resolve_and_write(writer: GraphWriter, plan: Plan, warm: _Warm | None, root
         raise
     finally:
         writers.shutdown(wait=False)
+        writer.limit_transactions(None)
     edges.finish()
     summary.resolved_files = len(resolved.affected)
     summary.calls = resolved.stats.as_dict()
@@ -503,6 +506,15 @@ def _resolve_and_write(writer: GraphWriter, plan: Plan, warm: _Warm | None, root
     summary.symbols_removed = len(stale)
 
     return resolved
+
+
+def _transactions_beside_resolution(graph_uri: str) -> int | None:
+    """How many write transactions to open while this process resolves: one when Neo4j runs
+    on this machine and no core is left beside the resolving one and another for Neo4j (a
+    second transaction would only take CPU from resolution, and costs Neo4j more per node);
+    else as configured (None)."""
+    local = urlsplit(graph_uri).hostname in ("127.0.0.1", "localhost", "::1")
+    return 1 if local and len(os.sched_getaffinity(0)) <= 2 else None
 
 
 def _hashes(plan: Plan) -> dict[str, str]:

@@ -242,6 +242,44 @@ def test_concurrent_write_batches_give_the_same_graph_as_one_transaction(graph, 
     assert "n5" not in stored and "n4" not in stored and {"n0", "n1"} <= stored
 
 
+def test_limited_transactions_are_never_exceeded_and_the_limit_can_rise(graph, workspace):
+    """A writer of two workers limited to one transaction never has two open; lifted again
+    (None), it opens two; every row is stored either way."""
+    import threading
+
+    from graphsvc.graph import writer as writer_module
+
+    writer = writer_module.GraphWriter(graph, workspace, batch_size=3, write_workers=2)
+    lock, open_now, most = threading.Lock(), [0], []
+    real_write = graph.write
+
+    def counting_write(*args, **kwargs):
+        with lock:
+            open_now[0] += 1
+            most.append(open_now[0])
+        try:
+            return real_write(*args, **kwargs)
+        finally:
+            with lock:
+                open_now[0] -= 1
+
+    # Each batch keeps its transaction open a little (counting to 200,000), so two overlap.
+    cypher = ("UNWIND $rows AS row CREATE (:Entity {workspace: $ws, id: row.id}) "
+              "WITH count(*) AS n UNWIND range(1, 200000) AS i RETURN count(i) AS c")
+    graph.write = counting_write
+    try:
+        writer.limit_transactions(1)
+        writer._run_concurrently(cypher, [{"id": f"a{i}"} for i in range(30)])
+        assert max(most) == 1
+        most.clear()
+        writer.limit_transactions(None)
+        writer._run_concurrently(cypher, [{"id": f"b{i}"} for i in range(60)])
+        assert max(most) == 2
+    finally:
+        del graph.write
+    assert len(set(entities(graph, workspace))) == 90
+
+
 def test_import_aliases_of_tsconfig_and_their_changes(graph, workspace, tmp_path):
     repo = tmp_path / "repo"
     (repo / "src" / "lib").mkdir(parents=True)
