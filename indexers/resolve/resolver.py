@@ -370,16 +370,20 @@ class Resolver:
         (prefix, names-visible-inside, owner kind, owner ids)."""
         chain = self._chains.get(qual)
         if chain is None:
-            chain = []
-            parts = qual.split(".") if qual else []
-            for i in range(len(parts), 0, -1):
-                prefix = ".".join(parts[:i])
-                owner_ids = ids_of(self.quals.get(base_qual(prefix)))
-                owner_kind = self.table.symbols[owner_ids[0]].kind if owner_ids else None
-                chain.append((prefix, owner_kind in _SCOPE_KINDS, owner_kind, owner_ids))
-            chain.append(("", True, None, []))
+            if not qual:
+                chain = [("", True, None, [])]
+            else:  # this scope, then the enclosing one's chain (kept from its own lookups)
+                outer = qual.rpartition(".")[0]
+                # `.a`: an empty first segment is a scope of its own
+                rest = self.scope_chain(outer) if outer or "." not in qual else [self._scope_entry(""), *self.scope_chain("")]
+                chain = [self._scope_entry(qual), *rest]
             self._chains[qual] = chain
         return chain
+
+    def _scope_entry(self, prefix: str) -> tuple[str, bool, str | None, list[str]]:
+        owner_ids = ids_of(self.quals.get(base_qual(prefix)))
+        owner_kind = self.table.symbols[owner_ids[0]].kind if owner_ids else None
+        return (prefix, owner_kind in _SCOPE_KINDS, owner_kind, owner_ids)
 
     def lookup(self, name: str, qual: str) -> tuple[Entity, str, float] | None:
         """An unqualified name as seen from the scope ``qual`` of this file (asked again
@@ -528,8 +532,7 @@ class Resolver:
     def calls(self) -> None:
         stats = self.stats
         memo, key_of = self._resolved, self.key_of
-        # Rows, not records: most calls share a memo key with an earlier one, and only the
-        # others (and the calls left unresolved) need a record.
+        # Rows, not records: only calls with a new memo key (or left unresolved) need one.
         rows = record_rows(self.ext.calls)
         stats.calls += len(rows)
         for row in rows:

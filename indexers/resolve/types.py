@@ -468,11 +468,18 @@ class Types:
     def bound(self, scope: str, name: str, block: str | None = "") -> tuple:
         """What every binding of ``name`` in ``scope`` (a function, a file) directly in
         ``block`` agrees on; None: in any block."""
-        return self._cached(("bound", scope, name, block),
-                            lambda: self._agree(_in_block(self.table.bindings(scope, name), block), scope))
+        key = ("bound", scope, name, block)
+        found = self.table.recursive.values.get(key)  # `_cached`'s first look, without its closure
+        if found is not None:
+            return found
+        return self._cached(key, lambda: self._agree(_in_block(self.table.bindings(scope, name), block), scope))
 
     def field(self, type_id: str, name: str) -> tuple:
-        return self._cached(("bound", type_id, name), lambda: self._agree(self.table.bindings(type_id, name), type_id))
+        key = ("bound", type_id, name)
+        found = self.table.recursive.values.get(key)
+        if found is not None:
+            return found
+        return self._cached(key, lambda: self._agree(self.table.bindings(type_id, name), type_id))
 
     def result(self, func_id: str) -> tuple:
         return self.bound(func_id, RESULT)  # a `return` inside a closure is the closure's

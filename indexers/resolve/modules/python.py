@@ -24,6 +24,7 @@ class PythonModules(ModuleSystem):
 
     def __init__(self, table: Files):
         super().__init__(table)
+        self._top_names: dict[str, frozenset[str]] = {}  # file -> `_top_level`
         (self.init,) = self.package_files  # __init__
         init = self.init
         self.index: dict[str, list[str]] = defaultdict(list)
@@ -133,8 +134,21 @@ class PythonModules(ModuleSystem):
         """Whether a module defines ``name`` at its top level: ``from pkg import name`` then
         gets that definition, not the submodule ``pkg/name.py`` (Python looks the attribute
         up on the package first)."""
-        return any(s.qualified_name == name for f in files if f in self.table.files
-                   for s in self.table.files[f].symbols)
+        if "." in name:
+            return any(s.qualified_name == name for f in files if f in self.table.files
+                       for s in self.table.files[f].symbols)
+        return any(name in self._top_level(f) for f in files if f in self.table.files)
+
+    def _top_level(self, path: str) -> frozenset[str]:
+        """The names a file defines at its top level (asked for every ``from`` import of it)."""
+        found = self._top_names.get(path)
+        if found is None:
+            found = self._top_names[path] = frozenset(
+                s.qualified_name for s in self.table.files[path].symbols if "." not in s.qualified_name)
+        return found
+
+    def forget_contents(self) -> None:
+        self._top_names.clear()
 
     def bind(self, ext: FileExtraction, imp: ImportRef, ctx: ImportContext) -> None:
         if imp.name is None:  # import a.b.c [as x]
