@@ -124,12 +124,11 @@ class LanguageSpec:
     # Inside a method, are the class's members callable without `this.` (Java, C++)?
     members_visible: bool = False
     # Does a function nested in a method see the method's receiver by its self name (an arrow
-    # function's `this` is the `this` around it)? Python's nested functions see `self` as a
-    # closure too; left off there until that change of its output is measured on its own.
+    # function's `this` is the `this` around it; Python's nested functions see `self` as a
+    # closure)?
     self_in_nested_functions: bool = False
     # Are comments among a bound call's arguments skipped when its chain is read (a lone
-    # quote in one, `it's`, ends the chain otherwise)? The same holds for Python; left off
-    # there until that change of its output is measured on its own.
+    # quote in one, `it's`, ends the chain otherwise)?
     values_skip_comments: bool = False
     # Does a method replace a same-named method of a base type (OVERRIDES edges)? Not where
     # "bases" are embedded fields whose methods are promoted (Go).
@@ -443,6 +442,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
             # only come from a star import or be an error, so a workspace-wide match is weak.
             unique_name_confidence=0.5,
             caps_are_constants=True,
+            self_in_nested_functions=True,
+            values_skip_comments=True,
             tests=TestLayout(files=("test_*.py", "*_test.py", "conftest.py"), dirs=("tests", "test")),
         ),
         LanguageSpec(
