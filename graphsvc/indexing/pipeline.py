@@ -514,7 +514,9 @@ def _transactions_beside_resolution(graph_uri: str) -> int | None:
     second transaction would only take CPU from resolution, and costs Neo4j more per node);
     else as configured (None)."""
     local = urlsplit(graph_uri).hostname in ("127.0.0.1", "localhost", "::1")
-    return 1 if local and len(os.sched_getaffinity(0)) <= 2 else None
+    # The cores this process may run on where the system says (Linux), else the machine's.
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return 1 if local and cores <= 2 else None
 
 
 def _hashes(plan: Plan) -> dict[str, str]:
