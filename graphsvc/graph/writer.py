@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -20,6 +20,7 @@ from typing import Any
 from graphsvc import model
 from graphsvc.errors import Neo4jUnavailable
 from graphsvc.graph.driver import Graph
+from graphsvc.graph.element_ids import ElementIds
 from graphsvc.model import Label, Rel
 
 BATCH = 5000
@@ -316,46 +317,6 @@ def _counted(items: Iterable[Any], total: int | None) -> tuple[Iterable[Any], in
     return items, len(items)
 
 
-class ElementIds:
-    """Node id -> Neo4j element id, for every node a writer wrote or looked up. An element id
-    is ``<version>:<database id>:<number>`` with the same prefix for every node of a
-    database: the number alone is kept (a small int beside the node id, which the symbol
-    already holds, instead of a 50-character string: about 250 MB less for the Linux
-    kernel's 3.5 M symbols). An element id of another form is kept whole."""
-
-    __slots__ = ("_numbers", "_prefix", "_others")
-
-    def __init__(self) -> None:
-        self._numbers: dict[str, int] = {}
-        self._prefix: str | None = None
-        self._others: dict[str, str] = {}
-
-    def update(self, pairs: Iterable[tuple[str, str]]) -> None:
-        numbers, others = self._numbers, self._others
-        for node_id, eid in pairs:
-            prefix, _, number = eid.rpartition(":")
-            if self._prefix is None and prefix and number.isdigit():
-                self._prefix = prefix
-            if prefix == self._prefix and number.isdigit() and str(int(number)) == number:
-                numbers[node_id] = int(number)
-                others.pop(node_id, None)
-            else:
-                others[node_id] = eid
-                numbers.pop(node_id, None)
-
-    def __contains__(self, node_id: object) -> bool:
-        return node_id in self._numbers or node_id in self._others
-
-    def __getitem__(self, node_id: str) -> str:
-        number = self._numbers.get(node_id)
-        if number is None:
-            return self._others[node_id]
-        return f"{self._prefix}:{number}"
-
-    def __len__(self) -> int:
-        return len(self._numbers) + len(self._others)
-
-
 # A write kept for `GraphWriter.commit`: it gets run(cypher, **params) -> records.
 Run = Callable[..., list[dict]]
 Write = Callable[[Run], None]
@@ -501,25 +462,27 @@ class GraphWriter:
             for chunk in batches(rows, self.batch_size):
                 self._write(lambda run, chunk=chunk: (handle or _ignore)(chunk, run(cypher, rows=chunk)), len(chunk))
             return
-
-        def write(chunk: list[dict]) -> list[dict]:
-            return self._write_one(cypher, chunk)
-
         total = len(rows) if total is None else total  # type: ignore[arg-type]
+        self._send(((cypher, chunk, what) for chunk in batches(rows, self.batch_size)), handle, {what: total})
+
+    def _send(self, work: Iterable[tuple[str, list[dict], str]], handle: Callable[[list[dict], list[dict]], None] | None,
+              totals: dict[str, int]) -> None:
+        """`_run_concurrently`'s sending: each (statement, batch, what) of `work`, taken as
+        sent; progress counts the rows of each `what` against ``totals[what]``, which the
+        caller may raise as it takes more."""
         ahead = 2 * self.write_workers
         pool = ThreadPoolExecutor(self.write_workers, thread_name_prefix="neo4j-writer")
-        pending: deque[tuple[list[dict], Future]] = deque()
-        done = 0
+        pending: deque[tuple[list[dict], str, Future]] = deque()
+        done: Counter[str] = Counter()
 
         def finish() -> None:
-            nonlocal done
-            chunk, future = pending.popleft()
+            chunk, what, future = pending.popleft()
             records = future.result()
             if handle is not None:
                 handle(chunk, records)
-            done += len(chunk)
+            done[what] += len(chunk)
             if self.progress is not None:
-                self.progress(done, total, f"writing {what}: {done:,} of {total:,}")
+                self.progress(done[what], totals[what], f"writing {what}: {done[what]:,} of {totals[what]:,}")
             # The driver leaves a transaction's parameters in reference cycles, which only the
             # cyclic collector frees, and resolution pauses it while symbols and edges are
             # written beside it: emptied, a batch's rows go at once (kept, the Linux kernel's
@@ -527,8 +490,8 @@ class GraphWriter:
             chunk.clear()
 
         try:
-            for chunk in batches(rows, self.batch_size):
-                pending.append((chunk, pool.submit(write, chunk)))
+            for cypher, chunk, what in work:
+                pending.append((chunk, what, pool.submit(self._write_one, cypher, chunk)))
                 if len(pending) >= ahead:
                     finish()
             while pending:
@@ -607,9 +570,31 @@ class GraphWriter:
 
     def create_edges(self, rel: Rel, edges: Sequence[model.CodeEdge]) -> None:
         """Create edges of type `rel`; an edge whose endpoint does not exist is skipped."""
+        self.create_edge_stream([(rel, edges)])
+
+    def create_edge_stream(self, calls: Iterable[tuple[Rel, Sequence[model.CodeEdge]]]) -> None:
+        """`create_edges` for each (type, edges) of `calls`, taken as needed, their batches
+        sent without a pause between two calls (waiting for a call's last batches before the
+        next left a transaction idle, 160 times over the Linux kernel's edges)."""
         if self._deferred is not None:
-            self._defer_edges(rel, edges)
+            for rel, edges in calls:
+                self._defer_edges(rel, edges)
             return
+
+        totals: Counter[str] = Counter()
+
+        def work() -> Iterator[tuple[str, list[dict], str]]:
+            for rel, edges in calls:
+                count, rows = self._keyed_rows(edges)
+                what = f"{rel.value} edges"
+                totals[what] += count
+                for chunk in batches(rows, self.batch_size):
+                    yield _CREATE_EDGES[rel], chunk, what
+
+        self._send(work(), None, totals)
+
+    def _keyed_rows(self, edges: Sequence[model.CodeEdge]) -> tuple[int, Iterator[dict]]:
+        """How many of the edges have both ends, and their rows, ends named by element id."""
         eids = self._eids
         missing = sorted({e.src for e in edges if e.src not in eids} | {e.dst for e in edges if e.dst not in eids})
         for chunk in batches(missing, self.batch_size):
@@ -623,7 +608,7 @@ class GraphWriter:
             r["src"], r["dst"] = eids[e.src], eids[e.dst]
             return r
 
-        self._run_concurrently(_CREATE_EDGES[rel], map(keyed, kept), what=f"{rel.value} edges", total=len(kept))
+        return len(kept), map(keyed, kept)
 
     def _defer_edges(self, rel: Rel, edges: Sequence[model.CodeEdge]) -> None:
         """Keep the edges for one statement that creates those of every type, kept at the

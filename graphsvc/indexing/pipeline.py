@@ -663,13 +663,16 @@ def _write_edges(writer: GraphWriter, plan: Plan, affected: set[str], edges: Edg
     reasons: Counter[str] = Counter()
     # Read back from disk a batch at a time (`EdgeSpool`): a batch's rows are built as it is
     # written, the external nodes it points at created first.
-    for rel, batch in edges.rows(follow=follow):
-        externals = edges.take_externals()
-        if externals:
-            writer.upsert_externals(externals)
-        writer.create_edges(Rel(rel), batch)
-        written[rel] += len(batch)
-        reasons.update(e.reason for e in batch)
+    def spooled() -> Iterator[tuple[Rel, list]]:
+        for rel, batch in edges.rows(follow=follow):
+            externals = edges.take_externals()
+            if externals:
+                writer.upsert_externals(externals)
+            written[rel] += len(batch)
+            reasons.update(e.reason for e in batch)
+            yield Rel(rel), batch
+
+    writer.create_edge_stream(spooled())
     summary.edges_written = {rel.value: written[rel.value] for rel in Rel if written[rel.value]}
     summary.edges_by_reason = dict(reasons)
     writer.set_unresolved_calls(edges.unresolved())

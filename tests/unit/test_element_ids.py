@@ -1,6 +1,6 @@
 """The writer's map of node ids to Neo4j element ids keeps numbers, and gives back the ids."""
 
-from graphsvc.graph.writer import ElementIds
+from graphsvc.graph.element_ids import ElementIds
 
 
 def test_element_ids_round_trip_and_odd_forms():
