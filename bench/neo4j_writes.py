@@ -47,7 +47,7 @@ _TICKS = os.sysconf("SC_CLK_TCK")
 PHASES = {
     "tree": ("upsert_workspace", "upsert_dirs", "upsert_files", "delete_entries"),
     "symbols": ("create_symbols", "upsert_symbols", "delete_symbols", "delete_file_symbols"),
-    "relationships": ("create_edges", "upsert_externals", "delete_outgoing_code_edges"),
+    "relationships": ("create_edges", "create_edge_stream", "upsert_externals", "delete_outgoing_code_edges"),
     "unresolved": ("set_unresolved_calls",),
     "file marks": ("mark_files",),
     "externals gc": ("delete_orphan_externals",),
