@@ -303,9 +303,21 @@ def row(record: Any) -> dict[str, Any]:
     return _ROWS[type(record)](record)
 
 
-def batches(rows: Iterable[Any], size: int = BATCH) -> Iterator[list[Any]]:
+class Rows(list):
+    """A batch of rows sent as one parameter. The driver formats a debug line of every
+    statement's parameters whether or not debug logging is on (neo4j 6.4, ``Bolt5x5.run``):
+    a batch's repr is its length, not its rows, whose repr cost more than packing them (about
+    1.4 against 1.1 µs an edge row)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} rows>"
+
+
+def batches(rows: Iterable[Any], size: int = BATCH) -> Iterator[Rows]:
     it = iter(rows)
-    while chunk := list(islice(it, size)):
+    while chunk := Rows(islice(it, size)):
         yield chunk
 
 
@@ -775,9 +787,9 @@ def _write_partition(tx, workspace: str, communities: list[dict], members: list[
     moves = [m for m in members if before.pop(m["eid"], (None, None))[1] != m["n"]]
     moves.extend({"eid": eid, "id": ident, "cid": None, "n": None} for eid, (ident, _) in before.items())
     for i in range(0, len(communities), batch):
-        tx.run(_UPSERT_COMMUNITIES, rows=communities[i : i + batch], ws=workspace).consume()
+        tx.run(_UPSERT_COMMUNITIES, rows=Rows(communities[i : i + batch]), ws=workspace).consume()
     for i in range(0, len(moves), batch):
-        tx.run(_MOVE_MEMBERS, rows=moves[i : i + batch], ws=workspace).consume()
+        tx.run(_MOVE_MEMBERS, rows=Rows(moves[i : i + batch]), ws=workspace).consume()
     tx.run(_DROP_COMMUNITIES, ws=workspace, keep=[c["id"] for c in communities]).consume()
 
 
