@@ -10,6 +10,7 @@ the workspace root ``/``, an external module ``ext:os.path``, an external symbol
 from __future__ import annotations
 
 import dataclasses
+import operator
 import re
 import types
 import typing
@@ -370,6 +371,12 @@ class CodeEdge:
     reason: str = Reason.SYNTAX.value
     line: int | None = None  # the first line it occurs on
     count: int = 1
+
+
+# An edge as a large run keeps it (`graphsvc.indexing.spool`): its fields' values in their
+# order, so ``CodeEdge(*values)`` is the record again.
+EDGE_FIELDS = tuple(f.name for f in dataclasses.fields(CodeEdge))
+edge_values: typing.Callable[[CodeEdge], tuple] = operator.attrgetter(*EDGE_FIELDS)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

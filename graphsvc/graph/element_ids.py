@@ -35,6 +35,16 @@ class ElementIds:
     def __contains__(self, node_id: object) -> bool:
         return node_id in self._numbers or node_id in self._others
 
+    def get(self, node_id: str) -> str | None:
+        number = self._numbers.get(node_id)
+        if number is None:
+            return self._others.get(node_id)
+        return f"{self._prefix}:{number}"
+
+    def absent(self, node_ids: set[str]) -> set[str]:
+        """Those of `node_ids` without an element id here."""
+        return node_ids - self._numbers.keys() - self._others.keys()
+
     def __getitem__(self, node_id: str) -> str:
         number = self._numbers.get(node_id)
         if number is None:

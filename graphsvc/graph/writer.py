@@ -20,6 +20,8 @@ from typing import Any
 from graphsvc import model
 from graphsvc.errors import Neo4jUnavailable
 from graphsvc.graph.driver import Graph
+from graphsvc.graph import edge_rows
+from graphsvc.graph.edge_rows import EdgeValues
 from graphsvc.graph.element_ids import ElementIds
 from graphsvc.model import Label, Rel
 
@@ -292,9 +294,7 @@ _ROWS = {
     record: _row_getter(record)
     for record in (*model.NODE_RECORDS, *model.NODE_PART_RECORDS, *model.OVERLAY_NODE_RECORDS)
 }
-_ROWS[model.CodeEdge] = _row_getter(model.CodeEdge, ("src", "dst"))
 _SYMBOL_ROW = _ROWS[model.SymbolNode]
-_EDGE_ROW = _ROWS[model.CodeEdge]
 _EXTERNAL_ROW = _ROWS[model.ExternalNode]  # also takes the SymbolNode the resolver makes of one
 
 
@@ -580,24 +580,27 @@ class GraphWriter:
         self._delete_batched(_DELETE_CODE_EDGES, "files", files)
         self._run_batched(_CLEAR_UNRESOLVED, "files", files)
 
-    def create_edges(self, rel: Rel, edges: Sequence[model.CodeEdge]) -> None:
+    def create_edges(self, rel: Rel, edges: Sequence[model.CodeEdge | EdgeValues]) -> None:
         """Create edges of type `rel`; an edge whose endpoint does not exist is skipped."""
         self.create_edge_stream([(rel, edges)])
 
-    def create_edge_stream(self, calls: Iterable[tuple[Rel, Sequence[model.CodeEdge]]]) -> None:
+    def create_edge_stream(self, calls: Iterable[tuple[Rel, Sequence[model.CodeEdge | EdgeValues]]]) -> None:
         """`create_edges` for each (type, edges) of `calls`, taken as needed, their batches
         sent without a pause between two calls (waiting for a call's last batches before the
-        next left a transaction idle, 160 times over the Linux kernel's edges)."""
+        next left a transaction idle, 160 times over the Linux kernel's edges). Edges are
+        records or, as a large run keeps them, their values (`graphsvc.graph.edge_rows`)."""
         if self._deferred is not None:
             for rel, edges in calls:
-                self._defer_edges(rel, edges)
+                self._defer_edges(rel, edge_rows.values_of(edges))
             return
 
         totals: Counter[str] = Counter()
 
         def work() -> Iterator[tuple[str, list[dict], str]]:
             for rel, edges in calls:
-                count, rows = self._keyed_rows(edges)
+                values = edge_rows.values_of(edges)
+                self._look_up(edge_rows.ends(values))
+                count, rows = edge_rows.keyed_rows(self._eids, values)
                 what = f"{rel.value} edges"
                 totals[what] += count
                 for chunk in batches(rows, self.batch_size):
@@ -605,24 +608,13 @@ class GraphWriter:
 
         self._send(work(), None, totals)
 
-    def _keyed_rows(self, edges: Sequence[model.CodeEdge]) -> tuple[int, Iterator[dict]]:
-        """How many of the edges have both ends, and their rows, ends named by element id."""
-        eids = self._eids
-        missing = sorted({e.src for e in edges if e.src not in eids} | {e.dst for e in edges if e.dst not in eids})
-        for chunk in batches(missing, self.batch_size):
+    def _look_up(self, node_ids: set[str]) -> None:
+        """Learn the element ids of those nodes this writer has not written or seen."""
+        for chunk in batches(sorted(self._eids.absent(node_ids)), self.batch_size):
             found = self.graph.read(_ELEMENT_IDS, timeout_s=WRITE_TIMEOUT_S, ws=self.ws, ids=chunk)
-            eids.update((f["id"], f["eid"]) for f in found)
-        kept = [e for e in edges if e.src in eids and e.dst in eids]
+            self._eids.update((f["id"], f["eid"]) for f in found)
 
-        def keyed(e: model.CodeEdge) -> dict:
-            # Each row is built once, as its batch is sent, its ends named by element id.
-            r = _EDGE_ROW(e)
-            r["src"], r["dst"] = eids[e.src], eids[e.dst]
-            return r
-
-        return len(kept), map(keyed, kept)
-
-    def _defer_edges(self, rel: Rel, edges: Sequence[model.CodeEdge]) -> None:
+    def _defer_edges(self, rel: Rel, edges: list[EdgeValues]) -> None:
         """Keep the edges for one statement that creates those of every type, kept at the
         place of the first."""
         if self._deferred_edges is None:
@@ -633,7 +625,7 @@ class GraphWriter:
                     run(_CREATE_EDGES_BY_KEY, rows=chunk)
 
             self._write(create, 0)
-        self._deferred_edges.extend(_EDGE_ROW(e) | {"type": rel.value} for e in edges)
+        self._deferred_edges.extend(edge_rows.typed_rows(rel.value, edges))
         self._deferred_rows += len(edges)
         if self._deferred_rows > self.batch_size:
             self.commit()

@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
+from operator import itemgetter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +31,7 @@ from urllib.parse import urlsplit
 
 from graphsvc import model
 from graphsvc.errors import InputError
+from graphsvc.graph import edge_rows
 from graphsvc.graph.driver import Graph, get_graph
 from graphsvc.graph.writer import GraphWriter
 from graphsvc.graph.writer import row as node_row
@@ -669,7 +671,7 @@ def _write_edges(writer: GraphWriter, plan: Plan, affected: set[str], edges: Edg
             if externals:
                 writer.upsert_externals(externals)
             written[rel] += len(batch)
-            reasons.update(e.reason for e in batch)
+            reasons.update(map(itemgetter(edge_rows.REASON), batch))
             yield Rel(rel), batch
 
     writer.create_edge_stream(spooled())

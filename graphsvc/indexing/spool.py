@@ -23,13 +23,14 @@ import tempfile
 import threading
 from collections.abc import Iterator
 
-from graphsvc.model import UnresolvedCalls
+from graphsvc.model import EDGE_FIELDS, UnresolvedCalls, edge_values
 from indexers.records import EdgeRecord, SymbolRecord
 from indexers.resolve import external_nodes
 
 # Rows of one relationship type handed to the writer at a time: it looks up the element
 # ids of their ends per call, so a call per few batches costs nothing noticeable.
 ROWS_PER_CALL = 50_000
+_TYPE = EDGE_FIELDS.index("type")
 
 
 class EdgeSpool:
@@ -62,7 +63,7 @@ class EdgeSpool:
             if x.id in targets and x.id not in self.externals:
                 self.externals[x.id] = x
                 first_seen.append(x)
-        data = marshal.dumps([(e.src, e.dst, e.type, e.prov, e.confidence, e.reason, e.line, e.count) for e in edges])
+        data = marshal.dumps(list(map(edge_values, edges)))
         self._file.write(data)
         self._file.flush()  # a reader takes the span from the file itself
         with self._added:
@@ -100,20 +101,21 @@ class EdgeSpool:
         taken, self._taken = self._taken, []
         return taken
 
-    def rows(self, per_call: int = ROWS_PER_CALL, follow: bool = False) -> Iterator[tuple[str, list[EdgeRecord]]]:
-        """(relationship type, edges of it), in the order they were added within a type;
-        read once. With `follow`, waits for edges still to come until `finish` (or `abort`,
-        which raises)."""
+    def rows(self, per_call: int = ROWS_PER_CALL, follow: bool = False) -> Iterator[tuple[str, list[tuple]]]:
+        """(relationship type, edges of it as values: `model.edge_values`), in the order they
+        were added within a type; read once. With `follow`, waits for edges still to come
+        until `finish` (or `abort`, which raises)."""
         if self._reading:
             raise RuntimeError("the spooled edges were read already")
         self._reading = True
-        pending: dict[str, list[EdgeRecord]] = {}
+        pending: dict[str, list[tuple]] = {}
         for values in self._values(follow):
-            rows = pending.setdefault(values[2], [])
-            rows.append(EdgeRecord(*values))
+            rel = values[_TYPE]
+            rows = pending.setdefault(rel, [])
+            rows.append(values)
             if len(rows) >= per_call:
-                yield values[2], rows
-                pending[values[2]] = []
+                yield rel, rows
+                pending[rel] = []
         for rel, rows in pending.items():
             if rows:
                 yield rel, rows

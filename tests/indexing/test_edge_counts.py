@@ -11,6 +11,7 @@ from graphsvc.indexing.pipeline import index_symbols
 from graphsvc.indexing.pool import parse_files
 from graphsvc.indexing.spool import EdgeSpool
 from indexers.languages import language_for_path
+from indexers.records import EdgeRecord
 from indexers.resolve import SymbolTable, resolve_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "symbols"
@@ -25,15 +26,19 @@ def test_each_relationship_is_one_row_and_leaves_the_file_that_resolved_it(corpu
              for p in sorted(root.rglob("*")) if p.is_file() and language_for_path(p.name)]
     exts = {ext.path: ext for ext, _ in parse_files(str(root), files, 1, None)}
     table = SymbolTable(exts.values())
-    spool, keys = EdgeSpool(), Counter()
+    spool, keys, added = EdgeSpool(), Counter(), []
     for path in sorted(exts):
         edges = resolve_file(exts[path], table)
         assert all(e.src == path or e.src.startswith(path + "#") for e in edges), path
         keys.update((e.type, e.src, e.dst) for e in edges)
         spool.add(edges)
+        added += edges
     assert keys and max(keys.values()) == 1
-    read = Counter((rel, e.src, e.dst) for rel, edges in spool.rows(per_call=7) for e in edges)
-    assert read == keys
+    # Read back as the values of each record, every field kept.
+    read = [(rel, EdgeRecord(*values)) for rel, batch in spool.rows(per_call=7) for values in batch]
+    assert Counter((rel, e.src, e.dst) for rel, e in read) == keys
+    assert all(rel == e.type for rel, e in read)
+    assert Counter(e for _, e in read) == Counter(added)
 
 
 @pytest.mark.neo4j
@@ -60,7 +65,7 @@ def test_a_following_reader_gets_the_edges_added_while_it_reads():
     spool = EdgeSpool()
     read: list[tuple[str, str]] = []
     reader = threading.Thread(target=lambda: read.extend(
-        (rel, e.dst) for rel, edges in spool.rows(per_call=3, follow=True) for e in edges))
+        (rel, values[1]) for rel, edges in spool.rows(per_call=3, follow=True) for values in edges))
     reader.start()
     added = []
     for i in range(10):
