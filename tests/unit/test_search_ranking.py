@@ -62,3 +62,18 @@ def test_identifier_words_split_snake_and_camel_case_and_acronyms():
     assert identifier_words("getHTTPResponse2") == "get http response 2"
     assert identifier_words("façade_été") == "façade été"
     assert identifier_words(None) == ""
+
+
+def test_identifier_words_of_ascii_names_equal_those_split_at_separators_first():
+    # The ASCII path finds the words over the whole name; the general one part by part.
+    import re
+
+    from graphsvc.model import _CAMEL_WORD, _NOT_ALNUM
+
+    def by_parts(name: str) -> str:
+        return " ".join(w for part in _NOT_ALNUM.split(name) for w in _CAMEL_WORD.findall(part)).lower()
+
+    names = ["ABCdef", "ABC_def", "ABC.Def", "a1B2c3", "__init__", "XMLHttpRequest2D", "x", "_", "A_B_C",
+             "fs/ext4/inode.c#ext4_iget", "Foo::BarBaz<T>", "HTTP2Server.handleHTTPRequest", "utf8Decode"]
+    assert all(re.fullmatch(r"[\x00-\x7f]*", n) for n in names)
+    assert [identifier_words(n) for n in names] == [by_parts(n) for n in names]
