@@ -6,7 +6,6 @@ input); everything else travels as parameters in ``UNWIND`` batches.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import threading
 from collections import Counter, deque
@@ -14,7 +13,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from enum import Enum
-from itertools import islice
 from typing import Any
 
 from graphsvc import model
@@ -23,9 +21,9 @@ from graphsvc.graph.driver import Graph
 from graphsvc.graph import edge_rows
 from graphsvc.graph.edge_rows import EdgeValues
 from graphsvc.graph.element_ids import ElementIds
+from graphsvc.graph.rows import BATCH, EXTERNAL_ROW, SYMBOL_ROW, SYMBOL_VALUES_ROW, Rows, batches, row, row_fields
 from graphsvc.model import Label, Rel
 
-BATCH = 5000
 # Index writes are ours, not user queries: allow them longer than the query limit (a batch
 # takes seconds). A write Neo4j cannot finish fails after this plus the driver's
 # STALL_GRACE_S, with a message, instead of waiting forever.
@@ -42,11 +40,6 @@ RETURN n.id AS id, labels(n) AS labels, n.size AS size, n.mtime_ns AS mtime_ns, 
 def _literal(value: object) -> str:
     """A model constant (never input) as Cypher text."""
     return json.dumps(value.value if isinstance(value, Enum) else value)
-
-
-def _row_fields(record: type) -> tuple[str, ...]:
-    """The keys of a record's row: its stored properties but the constants."""
-    return tuple(f.name for f in model.stored_fields(record) if not model.is_constant(f))
 
 
 def _properties(record: type) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
@@ -247,7 +240,7 @@ RETURN collect(DISTINCT x) AS released
 """
 
 
-_EDGE_PROPS = ", ".join(f"{name}: row.{name}" for name in _row_fields(model.CodeEdge))
+_EDGE_PROPS = ", ".join(f"{name}: row.{name}" for name in row_fields(model.CodeEdge))
 
 
 def _create_edges(rel: Rel) -> str:
@@ -275,50 +268,6 @@ MATCH (b:Entity {workspace: $ws, id: row.dst}) USING INDEX SEEK b:Entity(workspa
     f"  CREATE (a)-[:{rel.value} {{{_EDGE_PROPS}}}]->(b))\n"
     for rel in model.CODE_RELS
 )
-
-
-def _row_getter(record: type, keys: tuple[str, ...] = ()) -> Callable[[Any], dict]:
-    # Compiled from the record's field names (ours, never input), as dataclasses compiles its
-    # __init__: a dict display builds a row faster than zipping an attrgetter's tuple.
-    names = keys + _row_fields(record)
-    if not all(name.isidentifier() for name in names):
-        raise ValueError(f"{record.__name__}: a field name is not an identifier: {names}")
-    derive = {f.name: model.derivation(f) for f in dataclasses.fields(record) if model.derivation(f)}
-    values = [f"derive_{name}(item)" if name in derive else f"item.{name}" for name in names]
-    env = {f"derive_{name}": of for name, of in derive.items()}
-    return eval("lambda item: {" + ", ".join(f"{n!r}: {v}" for n, v in zip(names, values)) + "}", env)  # noqa: S307
-
-
-# Built once: the writer turns millions of records into rows. An edge's row names its ends.
-_ROWS = {
-    record: _row_getter(record)
-    for record in (*model.NODE_RECORDS, *model.NODE_PART_RECORDS, *model.OVERLAY_NODE_RECORDS)
-}
-_SYMBOL_ROW = _ROWS[model.SymbolNode]
-_EXTERNAL_ROW = _ROWS[model.ExternalNode]  # also takes the SymbolNode the resolver makes of one
-
-
-def row(record: Any) -> dict[str, Any]:
-    """The parameters a statement of this module takes for a model record."""
-    return _ROWS[type(record)](record)
-
-
-class Rows(list):
-    """A batch of rows sent as one parameter. The driver formats a debug line of every
-    statement's parameters whether or not debug logging is on (neo4j 6.4, ``Bolt5x5.run``):
-    a batch's repr is its length, not its rows, whose repr cost more than packing them (about
-    1.4 against 1.1 µs an edge row)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return f"<{len(self)} rows>"
-
-
-def batches(rows: Iterable[Any], size: int = BATCH) -> Iterator[Rows]:
-    it = iter(rows)
-    while chunk := Rows(islice(it, size)):
-        yield chunk
 
 
 def _counted(items: Iterable[Any], total: int | None) -> tuple[Iterable[Any], int]:
@@ -552,21 +501,26 @@ class GraphWriter:
     def symbol_ids(self) -> set[str]:
         return {row["id"] for row in self.graph.read(_SYMBOL_IDS, ws=self.ws)}
 
-    def upsert_symbols(self, symbols: Iterable[model.SymbolNode], total: int | None = None) -> None:
+    def upsert_symbols(self, symbols: Iterable[model.SymbolNode | tuple], total: int | None = None,
+                       as_values: bool = False) -> None:
         """`total`: how many `symbols` gives, for progress; with it, `symbols` is read lazily,
-        a batch at a time (a list of the Linux kernel's 3.5 M symbols is not built)."""
+        a batch at a time (a list of the Linux kernel's 3.5 M symbols is not built). With
+        `as_values`, each symbol is given as its fields' values in their order."""
         symbols, total = _counted(symbols, total)
-        self._write_nodes(_UPSERT_SYMBOLS, map(_SYMBOL_ROW, symbols), "symbols", total)
+        rows = map(SYMBOL_VALUES_ROW if as_values else SYMBOL_ROW, symbols)
+        self._write_nodes(_UPSERT_SYMBOLS, rows, "symbols", total)
 
-    def create_symbols(self, symbols: Iterable[model.SymbolNode], total: int | None = None) -> None:
+    def create_symbols(self, symbols: Iterable[model.SymbolNode | tuple], total: int | None = None,
+                       as_values: bool = False) -> None:
         """Create symbols known to be new: the workspace holds no symbol with these ids.
-        `total` as for `upsert_symbols`."""
+        `total` and `as_values` as for `upsert_symbols`."""
         symbols, total = _counted(symbols, total)
-        self._write_nodes(_CREATE_SYMBOLS, map(_SYMBOL_ROW, symbols), "symbols", total)
+        rows = map(SYMBOL_VALUES_ROW if as_values else SYMBOL_ROW, symbols)
+        self._write_nodes(_CREATE_SYMBOLS, rows, "symbols", total)
 
     def upsert_externals(self, externals: Iterable[Any]) -> None:
         """`externals`: records with the fields of an ExternalNode."""
-        self._write_nodes(_UPSERT_EXTERNALS, list(map(_EXTERNAL_ROW, externals)), "external symbols")
+        self._write_nodes(_UPSERT_EXTERNALS, list(map(EXTERNAL_ROW, externals)), "external symbols")
 
     def delete_symbols(self, ids: Sequence[str]) -> None:
         self._delete_batched(_DELETE_BY_ID, "ids", ids)

@@ -324,9 +324,9 @@ def _write_symbols(
     count = sum(len(ext.symbols) for ext in new_exts.values())
     symbols = staged_symbols(spath, new_exts)
     if first and distinct == count:
-        writer.create_symbols(symbols, count)
+        writer.create_symbols(symbols, count, as_values=True)
     else:
-        writer.upsert_symbols(symbols, count)
+        writer.upsert_symbols(symbols, count, as_values=True)
     return stale
 
 

@@ -253,16 +253,17 @@ class Staging:
         self.close()
 
 
-def staged_symbols(path: Path, exts: dict[str, FileExtraction]) -> Iterator[SymbolRecord]:
+def staged_symbols(path: Path, exts: dict[str, FileExtraction]) -> Iterator[tuple]:
     """The symbols of the extractions staged for the run at `path` (`Staging`) whole, with
-    signature and doc; `exts` holds the same extractions decoded for resolution (`decode`
-    without texts), whose ids the records share: a writer keeps the ids it wrote."""
+    signature and doc, as their fields' values in order (``SymbolRecord(*values)``); `exts`
+    holds the same extractions decoded for resolution (`decode` without texts), whose ids the
+    values share: a writer keeps the ids it wrote."""
     with _state_db(path) as conn:
         for fid, blob in conn.execute("SELECT id, ext FROM staged ORDER BY rowid"):
             held = exts[fid].symbols
             rows = marshal.loads(blob)[1]
             for sym, row in zip(held, rows, strict=True):
-                yield SymbolRecord(sym.id, *row[1:])
+                yield (sym.id, *row[1:])
 
 
 def load_state(path: Path, blobs: bool = True) -> IndexState:
