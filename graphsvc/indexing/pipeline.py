@@ -11,8 +11,9 @@ the difference. A symbol run holds the workspace's lock and takes these steps:
 5. `_write_edges` and `_mark_files`, once the symbols they point at are written;
 6. `_record`: the index state and the graph's token, after every write has committed.
 
-The grep index (`graphsvc.indexing.grep_sync`) is brought up to date beside steps 4-5, on a
-thread of its own (SQLite builds the trigram index without holding the GIL).
+The grep index (`graphsvc.indexing.grep_sync`) is brought up to date beside steps 4-6, on a
+thread of its own (SQLite builds the trigram index without holding the GIL), and waited for
+only once the graph has committed (`_grep_beside`).
 """
 
 from __future__ import annotations
@@ -438,11 +439,11 @@ def _index_symbols(
     summary.parse_seconds = time.perf_counter() - t0
 
     old_exts = _previous(plan, warm)
-    resolved = _resolve_and_write(writer, plan, warm, tree.root, graph.uri, indexer, new_exts, old_exts, summary,
-                                  progress, spath)
-    totals = _totals(warm, resolved.all_exts, old_exts, new_exts)
-    _record(spath, writer, plan, indexer, new_exts, resolved, totals)
-    writer.commit()
+    with _grep_beside(tree.root, graph.uri, workspace, indexer, plan, warm, new_exts, summary):
+        resolved = _resolve_and_write(writer, plan, warm, new_exts, old_exts, summary, progress, spath)
+        totals = _totals(warm, resolved.all_exts, old_exts, new_exts)
+        _record(spath, writer, plan, indexer, new_exts, resolved, totals)
+        writer.commit()
     summary.symbols = totals.symbols
     summary.syntax_error_files = totals.syntax_error_files
     summary.skipped.update(+totals.skipped)
@@ -450,20 +451,38 @@ def _index_symbols(
     return summary
 
 
-def _resolve_and_write(writer: GraphWriter, plan: Plan, warm: _Warm | None, root: str, graph_uri: str, indexer: str,
-                       new_exts: dict[str, FileExtraction], old_exts: dict[str, FileExtraction],
-                       summary: SymbolSummary, progress: Progress | None, spath: Path) -> _Resolved:
-    """Resolve the affected files while the parsed files' symbols, the grep index and (in a
-    large run) the edges resolved so far are written; then write what is left."""
+@contextmanager
+def _grep_beside(root: str, graph_uri: str, workspace: str, indexer: str, plan: Plan, warm: _Warm | None,
+                 new_exts: dict[str, FileExtraction], summary: SymbolSummary) -> Iterator[None]:
+    """The grep index brought up to date on a thread of its own while the block resolves and
+    writes the graph, and waited for only after it (never left running behind the caller).
+
+    The grep index lives in the context store that every workspace and the event log share:
+    a write there can wait for another writer's transaction or run the store's checkpoint,
+    each now and then longer than a one-file edit takes. Awaited beside the graph's commit
+    instead of before it, such a wait costs the edit only what it outlasts the commit."""
+    pool = ThreadPoolExecutor(1, thread_name_prefix="grep-sync")
+    synced = pool.submit(_sync_grep, root, graph_uri, workspace, indexer, plan, warm, new_exts, summary)
+    pool.shutdown(wait=False)
+    try:
+        yield
+    finally:
+        wait([synced])
+    synced.result()
+
+
+def _resolve_and_write(writer: GraphWriter, plan: Plan, warm: _Warm | None, new_exts: dict[str, FileExtraction],
+                       old_exts: dict[str, FileExtraction], summary: SymbolSummary, progress: Progress | None,
+                       spath: Path) -> _Resolved:
+    """Resolve the affected files while the parsed files' symbols and (in a large run) the
+    edges resolved so far are written; then write what is left."""
     t0 = time.perf_counter()
     # Symbols depend on nothing but their own file: Neo4j writes them (a thread here waiting
     # on it) while this thread resolves. A large run's edges follow as their files are
     # resolved, once the symbols are written; a small run keeps every write for its one
     # transaction, the edges after resolution.
-    writers = ThreadPoolExecutor(3, thread_name_prefix="graph-writer")
+    writers = ThreadPoolExecutor(2, thread_name_prefix="graph-writer")
     symbols_written = writers.submit(_write_symbols, writer, plan.full, new_exts, old_exts, plan.deleted, spath)
-    grep_synced = writers.submit(_sync_grep, root, graph_uri, writer.ws, indexer, plan, warm, new_exts,
-                                  summary)
     edges = _spool()
     following: list[Future] = []
 
@@ -472,13 +491,13 @@ def _resolve_and_write(writer: GraphWriter, plan: Plan, warm: _Warm | None, root
             following.append(writers.submit(_write_edges, writer, plan, affected, edges, symbols_written, summary,
                                             follow=True))
 
-    writer.limit_transactions(_transactions_beside_resolution(graph_uri))
+    writer.limit_transactions(_transactions_beside_resolution(writer.graph.uri))
     try:
         resolved = _resolve(plan, warm, new_exts, old_exts, progress, edges, write_edges_of)
     except BaseException:
         # Never return while a write is still running behind the caller's back.
         edges.abort()
-        wait([symbols_written, grep_synced, *following])
+        wait([symbols_written, *following])
         edges.close()
         raise
     finally:
@@ -499,9 +518,8 @@ def _resolve_and_write(writer: GraphWriter, plan: Plan, warm: _Warm | None, root
         _mark_files(writer, plan, new_exts)
         writer.delete_orphan_externals(everywhere=plan.full)
     finally:
-        wait([grep_synced, *following])
+        wait(following)
         edges.close()
-    grep_synced.result()
     # The symbol and edge writes ran beside resolution: what is left of them counts as writing.
     summary.write_seconds = time.perf_counter() - t1
     summary.symbols_written = sum(len(ext.symbols) for ext in new_exts.values())

@@ -14,6 +14,7 @@ import pytest
 from graphsvc.context import db, grep_index
 from graphsvc.context.grep_index import GrepIndex
 from graphsvc.errors import InputError, NotFoundError
+from graphsvc.graph.writer import GraphWriter
 from graphsvc.indexing import pipeline
 from graphsvc.indexing.pipeline import index_symbols
 from graphsvc.indexing.workspaces import drop_workspace
@@ -217,6 +218,32 @@ def test_a_run_waits_for_another_writer_of_the_store(graph, indexed):
         other.close()
     assert summary.grep_written == 1
     assert grep("for the lock", workspace=ws, graph=graph).total == 1
+
+
+def test_an_edit_writes_its_grep_rows_beside_the_graph_commit(graph, indexed, monkeypatch):
+    """The shared store can keep a grep write waiting (another writer's lock, a checkpoint):
+    an edit's graph is committed without waiting for its grep rows, which the run still
+    writes before it returns."""
+    root, ws = indexed
+    (root / "pkg" / "util.py").write_text(UTIL + "\nBESIDE = 'the commit'\n")
+    committed = threading.Event()
+    real_commit, real_sync = GraphWriter.commit, pipeline.sync_grep
+
+    def commit(self):
+        real_commit(self)
+        committed.set()
+
+    def sync_grep_after_the_commit(*args):
+        # A run that waited for its grep rows before committing would time out here.
+        if not committed.wait(10):
+            raise AssertionError("the graph waited for the grep rows")
+        return real_sync(*args)
+
+    monkeypatch.setattr(GraphWriter, "commit", commit)
+    monkeypatch.setattr(pipeline, "sync_grep", sync_grep_after_the_commit)
+    summary = index_symbols(root, workspace=ws, jobs=1)
+    assert summary.parsed == 1 and summary.grep_written == 1
+    assert grep("the commit", workspace=ws, graph=graph).total == 1
 
 
 def _fail(*args, **kwargs):
