@@ -1,13 +1,24 @@
 """The indexed files' text and symbol ranges, for `grep` (`graphsvc.query.grep`).
 
 Derived data the indexer keeps beside the graph (`graphsvc.indexing.grep_sync`): per
-workspace of a graph, each file's content hash, its text in an FTS5 trigram table and its
+workspace of a graph, each file's content hash, its text in an FTS5 table of words and its
 symbols' line ranges. The text is stored in chunks of `CHUNK_LINES` lines, the chunk's
 rowid being ``file id << 16 | chunk number``: a file's chunks are one rowid range (deleted
 with one range), and a hit's line follows from the chunk's rowid and the line's place in it.
 Whole lines in chunks rather than one row per line, and detail=none (the index says which
-chunks hold a trigram, not where): the trigram index is the part of an index run that
-costs, and this is its cheapest form that still finds lines fast (`bench/grep.py`).
+chunks hold a term, not where): building the index is the part of an index run that costs,
+and this is its cheapest form that still finds lines fast (`bench/grep.py`).
+
+Words (identifiers, `graphsvc.context.grep_terms`) rather than trigrams: a trigram index
+costs several times as much CPU per character to build (`docs/scaling.md`). A literal then names whole terms,
+starts and ends of terms, and parts of terms; the latter two are looked up in the
+workspace's vocabulary, a table of every term its text has held (`grep_terms_<id>`, written
+with the text: a term of a file since deleted stays, which only widens a lookup). A part
+of a term becomes the shortest term prefixes holding it (`"kmalloc"*` for `alloc` in
+`kmalloc_array`); one that would take more than `TERMS_AT_MOST` of them says nothing, as
+does a literal of separators only: `chunks` then reads more, never fewer, chunks than match.
+The table's layout is `TEXT_FORMAT`; a workspace written in another is read whole until
+the next index run rewrites it.
 
 Each write is one transaction per batch of files: a file's text, symbols and hash change
 together, so every file holds one version of itself (the one its hash names). A batch's
@@ -24,6 +35,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from graphsvc.context import db
+from graphsvc.context.grep_terms import Run, caseless, runs, words
 from graphsvc.settings import Settings
 
 CHUNK_LINES = 64
@@ -31,6 +43,18 @@ _CHUNK_BITS = 16
 _AUTOMERGE = 16  # FTS5's default is 4
 # Text per write transaction: short enough that other writers of the store wait little.
 BATCH_CHARS = 512 * 1024
+# The layout of a workspace's grep tables (`grep_workspaces.format`): 1 was a trigram index.
+TEXT_FORMAT = 2
+_TEXT_TABLE = "USING fts5(text, tokenize = \"ascii tokenchars '_'\", detail = 'none', columnsize = 0)"
+# FTS5 tests every alternative of an OR for each row it returns: past about a thousand,
+# reading every chunk costs less (`bench/grep.py`).
+TERMS_AT_MOST = 1024
+# Terms a write call remembers having added to the vocabulary (`_NewTerms`).
+_KNOWN_AT_MOST = 500_000
+# The vocabulary is appended to (sorted inserts would rewrite most of its pages per batch):
+# each write call adds its files' terms again, and once it has grown past twice its size
+# at the last compaction plus this, the call leaves each term once.
+_COMPACT_AFTER = 20_000
 
 
 def chunk_rowid(file_id: int, chunk: int) -> int:
@@ -46,6 +70,10 @@ def _table(workspace_id: int) -> str:
     return f"grep_text_{int(workspace_id)}"
 
 
+def _terms(workspace_id: int) -> str:
+    return f"grep_terms_{int(workspace_id)}"
+
+
 def chunks(text: str) -> list[str]:
     """`text` as the store keeps it: lines split on '\\n' only (as editors and the parser
     count them), `CHUNK_LINES` per chunk; a file's last chunk takes any lines past the
@@ -59,23 +87,106 @@ def chunks(text: str) -> list[str]:
 
 
 # What a matching chunk holds: every clause; of a clause, one of its alternatives; of an
-# alternative, every literal (of three characters or more).
+# alternative, every literal.
 Condition = list[list[list[str]]]
 
+# An FTS5 query, or: ANYTHING (no test, every chunk may match), NOTHING (no chunk can).
+Expression = str | None
+ANYTHING: Expression = None
+NOTHING: Expression = ""
 
-def match_expression(condition: Condition) -> str:
-    """`condition` as an FTS5 query over trigrams. Each trigram is quoted: FTS5's syntax ('"',
-    '*', AND, '-') is then plain text."""
-    def every(literals: list[str]) -> str:
-        grams = sorted({lit[i:i + 3] for lit in literals for i in range(len(lit) - 2)})
-        return " AND ".join('"' + g.replace('"', '""') + '"' for g in grams)
 
-    clauses = []
-    for clause in condition:
-        alternatives = [every(a) for a in clause]
-        clauses.append(alternatives[0] if len(alternatives) == 1 else
-                       "(" + " OR ".join(f"({a})" for a in alternatives) + ")")
-    return " AND ".join(clauses)
+def _all(parts: list[Expression]) -> Expression:
+    if NOTHING in parts:
+        return NOTHING
+    parts = [p for p in parts if p]
+    return None if not parts else parts[0] if len(parts) == 1 else " AND ".join(f"({p})" for p in parts)
+
+
+def _any(parts: list[Expression]) -> Expression:
+    if ANYTHING in parts:
+        return ANYTHING
+    parts = [p for p in parts if p]
+    return NOTHING if not parts else parts[0] if len(parts) == 1 else " OR ".join(f"({p})" for p in parts)
+
+
+def _quoted(term: str) -> str:
+    # A term has no '"' (a separator): quoted, FTS5's keywords (AND, NEAR) are plain words.
+    return f'"{term}"'
+
+
+class _Vocabulary:
+    """A condition as an FTS5 query over a workspace's terms, inside the caller's read
+    transaction (the vocabulary and the text it describes are then of one moment)."""
+
+    def __init__(self, conn, workspace_id: int, ignore_case: bool):
+        self.conn, self.table, self.ignore_case = conn, _terms(workspace_id), ignore_case
+        self._caseless: list[tuple[str, str]] | None = None
+
+    def expression(self, condition: Condition) -> Expression:
+        return _all([_any([_all([self._run(r) for lit in alt for r in runs(lit, self.ignore_case)])
+                           for alt in clause]) for clause in condition])
+
+    def _run(self, run: Run) -> Expression:
+        if run.starts:
+            items = [_quoted(run.text) + ("" if run.ends else "*")]
+        else:
+            prefixes = self._prefixes(run)
+            if prefixes is None:
+                return ANYTHING
+            items = [_quoted(p) + "*" for p in prefixes]
+        if self.ignore_case:
+            items += [_quoted(term) for term, folded in self._caseless_terms() if run.allows(folded)]
+        return " OR ".join(items)
+
+    def _prefixes(self, run: Run) -> list[str] | None:
+        """The shortest prefixes of the terms that end with (`run.ends`) or hold `run.text`,
+        each up to the first place it holds it: every term with one of them holds it too.
+        None when more than `TERMS_AT_MOST`."""
+        found = self.conn.execute(
+            f"SELECT DISTINCT substr(term, 1, instr(term, ?1) + length(?1) - 1) FROM {self.table} "
+            "WHERE term GLOB ?2 LIMIT ?3",
+            (run.text, f"*{run.text}" + ("" if run.ends else "*"), 4 * TERMS_AT_MOST + 1)).fetchall()
+        if len(found) > 4 * TERMS_AT_MOST:
+            return None
+        shortest: list[str] = []
+        for prefix in sorted(row[0] for row in found):
+            if not shortest or not prefix.startswith(shortest[-1]):
+                shortest.append(prefix)
+        return shortest if len(shortest) <= TERMS_AT_MOST else None
+
+    def _caseless_terms(self) -> list[tuple[str, str]]:
+        """Terms holding a letter that case-insensitive matching pairs with an ASCII one."""
+        if self._caseless is None:
+            self._caseless = [(row[0], row[1]) for row in self.conn.execute(
+                f"SELECT term, caseless FROM {self.table} WHERE caseless IS NOT NULL")]
+        return self._caseless
+
+
+class _NewTerms:
+    """The terms one write call has added to the vocabulary: each goes in once per call (as
+    long as the call remembers it), and whether the vocabulary then holds each once."""
+
+    def __init__(self, vocabulary_empty: bool):
+        self._added: set[bytes] = set()
+        self.each_once = vocabulary_empty
+
+    def of(self, files: list[FileText]) -> set[bytes]:
+        return words("\n".join(f.text for f in files)) - self._added
+
+    def added(self, terms: set[bytes]) -> None:
+        if len(self._added) + len(terms) > _KNOWN_AT_MOST:
+            self._added.clear()
+            self.each_once = False
+        self._added |= terms
+
+
+def _term_rows(terms: set[bytes]) -> tuple[str, list[tuple[str, str]]]:
+    """`terms` as a JSON array of those without a `caseless` form, and (term, caseless form)
+    of the others. A term holds no '"', '\\' or control character: joined, it is JSON."""
+    paired = [(t, c) for t in (b.decode() for b in terms if not b.isascii()) if (c := caseless(t)) is not None]
+    rest = [b for b in terms if b.isascii() or caseless(b.decode()) is None] if paired else terms
+    return (b'["' + b'","'.join(rest) + b'"]').decode() if rest else "[]", paired
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +204,11 @@ class GrepWorkspace:
     id: int
     indexer: str | None
     hashes: dict[str, str]  # path -> content hash of the text held
+    format: int  # of its tables: rows in another than `TEXT_FORMAT` are rewritten
+
+    def current(self, indexer: str) -> bool:
+        """Whether a run of `indexer` may add to these rows (else it writes them anew)."""
+        return self.indexer == indexer and self.format == TEXT_FORMAT
 
 
 class GrepIndex(db.Connected):
@@ -104,56 +220,68 @@ class GrepIndex(db.Connected):
 
     def workspace(self, graph: str, name: str) -> GrepWorkspace | None:
         with self._read() as conn:
-            row = conn.execute("SELECT id, indexer FROM grep_workspaces WHERE graph = ? AND name = ?",
+            row = conn.execute("SELECT id, indexer, format FROM grep_workspaces WHERE graph = ? AND name = ?",
                                (graph, name)).fetchone()
             if row is None:
                 return None
             hashes = dict(conn.execute("SELECT path, hash FROM grep_files WHERE workspace = ?", (row["id"],)))
-        return GrepWorkspace(row["id"], row["indexer"], hashes)
+        return GrepWorkspace(row["id"], row["indexer"], hashes, row["format"])
 
     def open_workspace(self, graph: str, name: str, indexer: str) -> GrepWorkspace:
         """The workspace's rows, created when missing; emptied when another indexer wrote
-        them (its symbols may differ from this one's)."""
+        them (its symbols may differ from this one's) or they are of another `TEXT_FORMAT`."""
         with self._write() as conn:
-            row = conn.execute("SELECT id, indexer FROM grep_workspaces WHERE graph = ? AND name = ?",
+            row = conn.execute("SELECT id, indexer, format FROM grep_workspaces WHERE graph = ? AND name = ?",
                                (graph, name)).fetchone()
             if row is None:
-                ws_id = conn.execute("INSERT INTO grep_workspaces (graph, name, indexer) VALUES (?, ?, ?)",
-                                     (graph, name, indexer)).lastrowid
+                ws_id = conn.execute("INSERT INTO grep_workspaces (graph, name, indexer, format) VALUES (?, ?, ?, ?)",
+                                     (graph, name, indexer, TEXT_FORMAT)).lastrowid
             else:
                 ws_id = row["id"]
-                if row["indexer"] != indexer:
-                    conn.execute(f"DROP TABLE IF EXISTS {_table(ws_id)}")
+                if row["indexer"] != indexer or row["format"] != TEXT_FORMAT:
+                    self._drop_tables(conn, ws_id)
                     conn.execute("DELETE FROM grep_files WHERE workspace = ?", (ws_id,))
-                    conn.execute("UPDATE grep_workspaces SET indexer = ? WHERE id = ?", (indexer, ws_id))
-            conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {_table(ws_id)} "
-                         "USING fts5(text, tokenize = 'trigram', detail = 'none')")
+                    conn.execute("UPDATE grep_workspaces SET indexer = ?, format = ?, terms_compacted = 0 "
+                                 "WHERE id = ?", (indexer, TEXT_FORMAT, ws_id))
+            table, terms = _table(ws_id), _terms(ws_id)
+            conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} {_TEXT_TABLE}")
             # Kept in the table's own config (tables written before it get it here too).
-            conn.execute(f"INSERT INTO {_table(ws_id)} ({_table(ws_id)}, rank) VALUES ('automerge', ?)",
-                         (_AUTOMERGE,))
+            conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('automerge', ?)", (_AUTOMERGE,))
+            conn.execute(f"CREATE TABLE IF NOT EXISTS {terms} (term TEXT NOT NULL, caseless TEXT)")
+            conn.execute(f"CREATE INDEX IF NOT EXISTS {terms}_caseless ON {terms} (caseless) "
+                         "WHERE caseless IS NOT NULL")
         found = self.workspace(graph, name)
         assert found is not None
         return found
+
+    @staticmethod
+    def _drop_tables(conn, workspace_id: int) -> None:
+        conn.execute(f"DROP TABLE IF EXISTS {_table(workspace_id)}")
+        conn.execute(f"DROP TABLE IF EXISTS {_terms(workspace_id)}")
 
     def write(self, workspace_id: int, files: Iterable[FileText]) -> int:
         """Replace the text and symbols of `files` (new ones are added), in batches; returns
         how many were written."""
         batch: list[FileText] = []
         size = written = 0
+        terms = _NewTerms(self._vocabulary_rows(workspace_id) == 0)
         for f in files:
             batch.append(f)
             size += len(f.text)
             if size >= BATCH_CHARS:
-                self._write_batch(workspace_id, batch)
+                self._write_batch(workspace_id, batch, terms)
                 written += len(batch)
                 batch, size = [], 0
         if batch:
-            self._write_batch(workspace_id, batch)
+            self._write_batch(workspace_id, batch, terms)
             written += len(batch)
+        if written:
+            self._compact_terms(workspace_id, terms.each_once)
         return written
 
-    def _write_batch(self, workspace_id: int, files: list[FileText]) -> None:
+    def _write_batch(self, workspace_id: int, files: list[FileText], terms: _NewTerms) -> None:
         table = _table(workspace_id)
+        new_terms = terms.of(files)
         with self._write() as conn:
             self._delete(conn, workspace_id, [f.path for f in files])
             texts, symbols = [], []
@@ -170,6 +298,34 @@ class GrepIndex(db.Connected):
             conn.execute("INSERT INTO grep_symbols (file, start_line, end_line, id, kind, qualified_name) "
                          "SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 "
                          "FROM json_each(?)", (json.dumps(symbols, ensure_ascii=False),))
+            # In the text's transaction: a reader never sees a term the vocabulary lacks.
+            plain, paired = _term_rows(new_terms)
+            conn.execute(f"INSERT INTO {_terms(workspace_id)} (term) SELECT value FROM json_each(?)", (plain,))
+            conn.executemany(f"INSERT INTO {_terms(workspace_id)} (term, caseless) VALUES (?, ?)", paired)
+        terms.added(new_terms)
+
+    def _vocabulary_rows(self, workspace_id: int) -> int:
+        with self._read() as conn:
+            return conn.execute(f"SELECT max(rowid) FROM {_terms(workspace_id)}").fetchone()[0] or 0
+
+    def _compact_terms(self, workspace_id: int, each_once: bool) -> None:
+        """Record the vocabulary's size; first leave each term once when appends have
+        doubled it since it last was (`_COMPACT_AFTER`)."""
+        terms = _terms(workspace_id)
+        with self._read() as conn:
+            kept = conn.execute("SELECT terms_compacted FROM grep_workspaces WHERE id = ?",
+                                (workspace_id,)).fetchone()[0]
+        if not each_once and self._vocabulary_rows(workspace_id) <= 2 * kept + _COMPACT_AFTER:
+            return
+        with self._write() as conn:
+            if not each_once:
+                conn.execute(f"CREATE TEMP TABLE grep_kept AS SELECT term, max(caseless) AS caseless FROM {terms} "
+                             "GROUP BY term")
+                conn.execute(f"DELETE FROM {terms}")  # rowids start again at 1: max(rowid) counts rows
+                conn.execute(f"INSERT INTO {terms} (term, caseless) SELECT term, caseless FROM temp.grep_kept")
+                conn.execute("DROP TABLE temp.grep_kept")
+            conn.execute(f"UPDATE grep_workspaces SET terms_compacted = (SELECT max(rowid) FROM {terms}) "
+                         "WHERE id = ?", (workspace_id,))
 
     def remove(self, workspace_id: int, paths: list[str]) -> None:
         """Forget files that are gone (or no longer indexed)."""
@@ -196,7 +352,7 @@ class GrepIndex(db.Connected):
                                (graph, name)).fetchone()
             if row is None:
                 return False
-            conn.execute(f"DROP TABLE IF EXISTS {_table(row['id'])}")
+            self._drop_tables(conn, row["id"])
             conn.execute("DELETE FROM grep_workspaces WHERE id = ?", (row["id"],))  # files, symbols
         return True
 
@@ -217,18 +373,30 @@ class GrepIndex(db.Connected):
         with self._read() as conn:
             return dict(conn.execute(f"SELECT id, path FROM grep_files WHERE id IN ({','.join('?' * len(ids))})", ids))
 
-    def chunks(self, workspace_id: int, condition: Condition | None) -> Iterator[tuple[int, str]]:
-        """(rowid, text) of the chunks that may meet `condition` (their trigrams say so,
-        case-insensitively), in rowid order, or of every chunk when None. Read lazily: the
-        caller may stop early."""
+    def chunks(self, workspace_id: int, condition: Condition | None,
+               ignore_case: bool = False) -> Iterator[tuple[int, str]]:
+        """(rowid, text) of the chunks that may meet `condition` (their terms say so; matched
+        ignoring case when `ignore_case`, else ASCII case only), in rowid order, or of every
+        chunk when None. Read lazily: the caller may stop early."""
         table = _table(workspace_id)
-        where, args = "", ()
-        if condition:
-            where, args = f"WHERE {table} MATCH ?", (match_expression(condition),)
         with self._read() as conn:
-            cursor = conn.execute(f"SELECT rowid, text FROM {table} {where} ORDER BY rowid", args)
-            while rows := cursor.fetchmany(64):
-                yield from rows
+            conn.execute("BEGIN")  # the vocabulary and the text of one moment
+            cursor = None
+            try:
+                expression = ANYTHING
+                if condition and conn.execute("SELECT format FROM grep_workspaces WHERE id = ?",
+                                              (workspace_id,)).fetchone()[0] == TEXT_FORMAT:
+                    expression = _Vocabulary(conn, workspace_id, ignore_case).expression(condition)
+                if expression == NOTHING:
+                    return
+                where, args = ("", ()) if expression is ANYTHING else (f"WHERE {table} MATCH ?", (expression,))
+                cursor = conn.execute(f"SELECT rowid, text FROM {table} {where} ORDER BY rowid", args)
+                while rows := cursor.fetchmany(64):
+                    yield from rows
+            finally:
+                if cursor is not None:
+                    cursor.close()
+                conn.execute("COMMIT")
 
     def enclosing(self, places: Iterable[tuple[int, int]]) -> dict[tuple[int, int], tuple[str, str, str]]:
         """The innermost symbol spanning each (file id, line): (id, kind, qualified name)."""

@@ -56,10 +56,11 @@ class GrepSync:
 
 
 def out_of_sync(graph: str, workspace: str, indexer: str, current: dict[str, str]) -> bool:
-    """Whether the index holds other files, hashes or symbols than `current` (path -> hash)."""
+    """Whether the index holds other files, hashes or symbols than `current` (path -> hash),
+    or holds them in tables of an older layout."""
     with _index() as index:
         held = index.workspace(graph, workspace)
-    return held is None or held.indexer != indexer or held.hashes != current
+    return held is None or not held.current(indexer) or held.hashes != current
 
 
 def sync_grep(
@@ -75,7 +76,7 @@ def sync_grep(
     started = time.perf_counter()
     with _index() as index:
         held = index.workspace(graph, workspace)
-        if held is None or held.indexer != indexer:
+        if held is None or not held.current(indexer):
             held = index.open_workspace(graph, workspace, indexer)
         gone = sorted(p for p in held.hashes if p not in current)
         changed = sorted(p for p, h in current.items() if held.hashes.get(p) != h)

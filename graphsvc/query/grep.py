@@ -1,13 +1,14 @@
 """`grep`: lines of the indexed files that hold a literal or match a regular expression.
 
 Read from the grep index the indexer keeps in the context store (`graphsvc.context.grep_index`),
-not from Neo4j: the files' text in an FTS5 trigram index, and each file's symbol ranges for
-a hit's enclosing symbol.
+not from Neo4j: the files' text in an FTS5 index of its words, and each file's symbol ranges
+for a hit's enclosing symbol.
 
-- A literal of three characters or more is looked up by its trigrams (the index folds case),
-  and every candidate is checked in Python; a shorter one scans the workspace's text.
+- A literal of three characters or more is looked up by the words it holds, starts, ends
+  or lies in (`graphsvc.context.grep_terms`), and every candidate is checked in Python; a
+  shorter one, or one the words do not narrow, scans the workspace's text.
 - A regular expression (Python's `re` syntax, matched against one line at a time) is looked
-  up by the trigrams of the literal runs every match must contain (`required`; of `a|b`, one
+  up in the same way by the literal runs every match must contain (`required`; of `a|b`, one
   alternative's), when it has any, else it scans; each candidate line is checked with `re`.
 - Case-sensitive unless `ignore_case` (Unicode lower case of both sides; for a regex,
   `re.IGNORECASE`).
@@ -105,7 +106,7 @@ def grep(
     if len(pattern) > MAX_PATTERN_CHARS:
         raise InputError(f"a pattern of {len(pattern)} characters: give at most {MAX_PATTERN_CHARS}")
     limit = result_limit(limit, DEFAULT_LIMIT)
-    lines_of, condition = _matcher(pattern, regex, ignore_case)
+    lines_of, condition, folds = _matcher(pattern, regex, ignore_case)
     graph = graph or get_graph()
     index = reader(get_settings())
     ws_id = index.workspace_id(graph.uri, workspace)
@@ -117,7 +118,7 @@ def grep(
     found: list[tuple[int, int, int, str]] = []  # chunk rowid, line in it, column, the chunk's text
     total, complete = 0, True
     started, budget = time.perf_counter(), SCAN_CHARS
-    for rowid, text in index.chunks(ws_id, condition):
+    for rowid, text in index.chunks(ws_id, condition, folds):
         if allowed is not None and chunk_place(rowid)[0] not in allowed:
             continue
         budget -= len(text)
@@ -153,16 +154,17 @@ def _result(index: GrepIndex, workspace: str, pattern: str, regex: bool, ignore_
 LineMatches = Callable[[str], list[tuple[int, int]]]
 
 
-def _matcher(pattern: str, regex: bool, ignore_case: bool) -> tuple[LineMatches, Condition | None]:
-    """How to find matching lines in a chunk, and what every matching chunk holds (None:
-    nothing known, every chunk is a candidate)."""
+def _matcher(pattern: str, regex: bool, ignore_case: bool) -> tuple[LineMatches, Condition | None, bool]:
+    """How to find matching lines in a chunk, what every matching chunk holds (None:
+    nothing known, every chunk is a candidate), and whether it is matched ignoring case
+    anywhere (a regex's `(?i:...)` too)."""
     if not regex:
-        return _literal_lines(pattern, ignore_case), [[[pattern]]] if len(pattern) >= 3 else None
+        return _literal_lines(pattern, ignore_case), [[[pattern]]] if len(pattern) >= 3 else None, ignore_case
     try:
         compiled = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
     except re.error as exc:
         raise InputError(f"invalid regular expression {pattern!r}: {exc}") from None
-    return _regex_lines(compiled), required(compiled) or None
+    return _regex_lines(compiled), required(compiled) or None, _ignores_case(compiled)
 
 
 def _literal_lines(needle: str, ignore_case: bool) -> LineMatches:
@@ -214,13 +216,24 @@ def _regex_lines(compiled: re.Pattern) -> LineMatches:
 
 def _bounded(compiled: re.Pattern) -> bool:
     """Whether the pattern has \\A, \\Z or a lookaround (text beyond its line may change it)."""
+    return _any_item(compiled, lambda op, arg: op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT) or (
+        op is sre_constants.AT and arg in (sre_constants.AT_BEGINNING_STRING, sre_constants.AT_END_STRING)))
+
+
+def _ignores_case(compiled: re.Pattern) -> bool:
+    """Whether any part of the pattern is matched ignoring case: its flags or a group's."""
+    return bool(compiled.flags & re.IGNORECASE) or _any_item(
+        compiled, lambda op, arg: op is sre_constants.SUBPATTERN and bool(arg[1] & re.IGNORECASE))
+
+
+def _any_item(compiled: re.Pattern, test: Callable[[object, object], bool]) -> bool:
+    """Whether `test(op, arg)` holds for an item of the pattern's parse tree, at any depth."""
     found = False
 
     def walk(items) -> None:
         nonlocal found
         for op, arg in items:
-            if op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT) or (
-                    op is sre_constants.AT and arg in (sre_constants.AT_BEGINNING_STRING, sre_constants.AT_END_STRING)):
+            if test(op, arg):
                 found = True
             elif isinstance(arg, (list, tuple)):
                 for a in arg:
@@ -240,13 +253,9 @@ def _bounded(compiled: re.Pattern) -> bool:
 def required(compiled: re.Pattern) -> Condition:
     """The literal runs (three characters or more) every match of `compiled` contains: runs
     in sequence, groups and repeats of at least one; of a branch, one alternative's (when
-    each has some). A class or an optional part breaks a run."""
-    clauses = _required(sre_parse.parse(compiled.pattern, compiled.flags))
-    if compiled.flags & re.IGNORECASE:
-        # The index folds ASCII letters as `re` does; other letters may fold otherwise.
-        clauses = [[[lit for lit in alt if lit.isascii()] for alt in clause] for clause in clauses]
-        clauses = [clause for clause in clauses if all(clause)]
-    return clauses
+    each has some). A class or an optional part breaks a run. As written in the pattern:
+    the index's lookup knows what ignoring case may pair them with."""
+    return _required(sre_parse.parse(compiled.pattern, compiled.flags))
 
 
 def _required(items) -> Condition:

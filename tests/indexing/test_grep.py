@@ -93,7 +93,10 @@ def indexed(graph, workspace, tmp_path):
     ("Accept-Language", False, False),
     ("accept-language", False, True),
     ("accept-language", False, False),  # case-sensitive by default: nothing
-    ("os", False, False),  # shorter than a trigram: scanned
+    ("os", False, False),  # short: scanned
+    ("ccept-Lang", False, False),  # the end of a word, then the start of one
+    ("ENVIRON.GET(", False, True),
+    ("headers)", False, False),
     (r"def \w+\(self", True, False),
     (r"^\s+return", True, False),
     (r"(get|fetch)\(", True, False),
@@ -258,6 +261,38 @@ def test_rows_lost_from_the_store_come_back_on_a_run_with_nothing_else_to_do(gra
     summary = index_symbols(root, workspace=ws, jobs=1)
     assert summary.parsed == 0 and summary.grep_written == 2
     assert grep("Accept-Language", workspace=ws, graph=graph).hits[0].symbol == "pkg/app.py#Client.fetch"
+
+
+def _as_a_trigram_store(graph, ws: str) -> None:
+    """The workspace's rows as a store written before the word index held them."""
+    index = GrepIndex(settings=get_settings())
+    ws_id = index.workspace(graph.uri, ws).id
+    table = f"grep_text_{ws_id}"
+    with index.conn:
+        rows = index.conn.execute(f"SELECT rowid, text FROM {table}").fetchall()
+        index.conn.execute(f"DROP TABLE {table}")
+        index.conn.execute(f"DROP TABLE grep_terms_{ws_id}")
+        index.conn.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(text, tokenize = 'trigram', detail = 'none')")
+        index.conn.executemany(f"INSERT INTO {table} (rowid, text) VALUES (?, ?)", [tuple(r) for r in rows])
+        index.conn.execute("UPDATE grep_workspaces SET format = 1 WHERE id = ?", (ws_id,))
+    index.close()
+
+
+def test_a_store_of_the_trigram_format_answers_right_until_a_run_rewrites_it(graph, indexed):
+    root, ws = indexed
+    _as_a_trigram_store(graph, ws)
+    for pattern, regex, ignore_case in [("APP_TIMEOUT", False, False), ("accept-language", False, True),
+                                        (r"(get|fetch)\(", True, False), ("headers)", False, False)]:
+        result = grep(pattern, workspace=ws, regex=regex, ignore_case=ignore_case, limit=100, graph=graph)
+        assert [(h.file, h.line) for h in result.hits] == _oracle(root, pattern, regex=regex, ignore_case=ignore_case)
+    summary = index_symbols(root, workspace=ws, jobs=1)
+    assert summary.parsed == 0 and summary.grep_written == 2
+    index = GrepIndex(settings=get_settings())
+    try:
+        assert index.workspace(graph.uri, ws).format == grep_index.TEXT_FORMAT
+    finally:
+        index.close()
+    assert [(h.file, h.line) for h in grep("Accept-Language", workspace=ws, graph=graph).hits] == [("pkg/app.py", 9)]
 
 
 def test_cli_prints_lines_and_json(graph, indexed):
