@@ -10,7 +10,9 @@ language table; the order of resolution is the same for all of them:
 3. explicit imports (aliases, relative imports, re-exports of a package),
 4. star imports, includes, the same package,
 5. a unique workspace-wide definition (confidence from the language table),
-6. otherwise several candidates (``reason='candidate'``, confidence ``1/k``) or nothing.
+6. otherwise several candidates (``reason='candidate'``, confidence ``1/k``) or nothing;
+   a callee whose value is not proven but whose readable bindings name targets gets those
+   as candidates (``possible``).
 
 Confidence 1.0 is kept for certain resolutions (scope, self, explicit import). Calls on an
 object of unknown type (``obj.save()``) are matched by method name only: a unique method gets
@@ -19,6 +21,7 @@ all of these fall below the default query threshold.
 
 Where things are: ``table`` (the symbol table, updated one file at a time), ``modules/``
 (one module system per family of languages), ``resolver`` (one file's references),
+``types`` (what an expression is), ``possible`` (what it may be),
 ``affected`` (what an incremental run re-resolves), ``common`` (what they share).
 """
 

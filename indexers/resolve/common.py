@@ -22,6 +22,21 @@ _SUFFIX = re.compile(r"@\d+$")
 SPLIT = re.compile(r"\.|::|->")
 
 
+def imported_in_functions(ext, name: str) -> set[str] | None:
+    """The functions whose bodies hold every import of ``name`` in the file extracted as
+    ``ext`` (such an import binds the name there only); None when one is outside functions."""
+    functions = [s for s in ext.symbols if s.kind in ("function", "method")]
+    found = set()
+    for imp in ext.imports:
+        if (imp.alias or (imp.name if imp.name not in (None, "*") else imp.module.split(".")[0])) != name:
+            continue
+        around = [s for s in functions if s.start_line <= imp.line <= s.end_line]
+        if not around:
+            return None
+        found.add(max(around, key=lambda s: s.start_line).qualified_name)
+    return found
+
+
 def base_qual(qual: str) -> str:
     """``f@2.g@3`` -> ``f@2.g``: the lookup key of a possibly redefined name."""
     return _SUFFIX.sub("", qual) if "@" in qual else qual

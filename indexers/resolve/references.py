@@ -26,6 +26,15 @@ _NAME = _VALUE_FIELDS.index("name")
 
 def references(r: Resolver) -> None:
     """REFERENCES edges from each value's enclosing symbol (or file) to what it names."""
+    # A value read is no call: what it may be, as a guess, says nothing it refers to.
+    r.reading_values = True
+    try:
+        _references(r)
+    finally:
+        r.reading_values = False
+
+
+def _references(r: Resolver) -> None:
     memo: dict[tuple, tuple | None] = {}
     symbols = r.table.symbols
     # Most values are variables: no definition of the name is ever referenced. Only the others

@@ -31,11 +31,13 @@ from indexers.resolve.common import (
     ResolveStats,
     base_qual,
     c3_merge,
+    imported_in_functions,
     merge_entities,
     record_fields,
     record_rows,
 )
 from indexers.resolve.parameters import parameter_values
+from indexers.resolve.possible import possible_call
 from indexers.resolve.table import SymbolTable, ids as ids_of
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of
 
@@ -63,6 +65,7 @@ class Resolver:
         self._lookups: dict[tuple[str, str], tuple | None] = {}  # (name, scope) -> lookup's answer
         self._enclosing: dict[str, str | None] = {}  # scope -> enclosing_type's answer
         self.missed: list[CallRef] = []  # calls left unresolved, in source order
+        self.reading_values = False  # while `references` reads values: no candidates are worked out
         self.types = Types(self)
 
     def other(self, path: str) -> Resolver:
@@ -89,20 +92,6 @@ class Resolver:
     def unresolved(self, call: CallRef) -> None:
         self.stats.unresolved += 1
         self.missed.append(call)
-
-    def imported_in_functions(self, name: str) -> set[str] | None:
-        """The functions whose bodies hold every import of ``name`` in this file (such an
-        import binds the name there only); None when one is outside functions."""
-        functions = [s for s in self.ext.symbols if s.kind in _CALLEE_KINDS]
-        found = set()
-        for imp in self.ext.imports:
-            if (imp.alias or (imp.name if imp.name not in (None, "*") else imp.module.split(".")[0])) != name:
-                continue
-            around = [s for s in functions if s.start_line <= imp.line <= s.end_line]
-            if not around:
-                return None
-            found.add(max(around, key=lambda s: s.start_line).qualified_name)
-        return found
 
     def records(self) -> list[EdgeRecord]:
         # Plain strings (not enum members) for the writer and for pickling across processes;
@@ -421,7 +410,7 @@ class Resolver:
                     return ("sym", tuple(ids)), Reason.SCOPE, 1.0
                 if all(table.symbols[i].kind in ("variable", "constant") for i in ids):
                     break  # `const util = require("./util")`: the import says more than the variable
-                inside = self.imported_in_functions(name)
+                inside = imported_in_functions(self.ext, name)
                 if inside is not None and not any(qual == f or qual.startswith(f + ".") for f in inside):
                     return ("sym", tuple(ids)), Reason.SCOPE, 1.0  # imported only in other functions
                 # Bound twice at top level (`try: from _c import f` / `except: def f()`):
@@ -598,7 +587,7 @@ class Resolver:
                 passed = parameter_values(self, call.caller, name)
                 if passed:
                     return ("sym", passed), Reason.ARGUMENT, 1.0
-            return found if found is not UNKNOWN else None
+            return found if found is not UNKNOWN else possible_call(self, call)
         if kind == RECEIVER_NONE:
             found = self.lookup(name, qual)
             if found is not None:
@@ -632,7 +621,7 @@ class Resolver:
                 return ("sym", tuple(ids)), Reason.SELF, 1.0
             # A field holding a function, or a member an external base provides.
             found = self.callee(self.types.member((tid,), name, instance=True, skip_self=kind == RECEIVER_SUPER))
-            return found if found is not UNKNOWN else None
+            return found if found is not UNKNOWN else possible_call(self, call)
         if kind == RECEIVER_EXPR or (kind == RECEIVER_NAME and (call.local or _HEAD.match(call.receiver).group(0)
                                                                  in self.spec.self_names)):
             found = self.callee(self.types.value(chain_of(call.receiver, name), qual, call.block))
@@ -662,7 +651,7 @@ class Resolver:
         # An object of unknown type: match the method name alone, weakly.
         ids = self.table.by_name(self.system, "method", name)
         if not ids or len(ids) > MAX_CANDIDATES:
-            return None
+            return possible_call(self, call)  # what the receiver may be, when its name says nothing
         if len(ids) == 1:
             return ("sym", tuple(ids)), Reason.UNIQUE_NAME, METHOD_NAME_CONFIDENCE
         return ("sym", tuple(ids)), Reason.CANDIDATE, 1.0 / len(ids)

@@ -181,12 +181,21 @@ class Types:
             cur, used = self.declared(text[1:pos - 1], qual), 0
             steps = self._steps(text, pos)
         else:
-            head = _HEAD.match(text)
-            if head is None:
+            split = self.split_chain(text)
+            if split is None:
                 return UNKNOWN
-            steps = self._steps(text, head.end())
-            cur, used = self.head(head.group(0), steps, qual, block)
-        rest = steps[used:]
+            steps = split[1]
+            cur, used = self.head(split[0], steps, qual, block)
+        return self.follow(cur, steps[used:])
+
+    @classmethod
+    def split_chain(cls, text: str) -> tuple[str, list[str | None]] | None:
+        """A chain's head name and its steps (``_steps``); None when it has no head name."""
+        head = _HEAD.match(text)
+        return None if head is None else (head.group(0), cls._steps(text, head.end()))
+
+    def follow(self, cur: tuple, rest: list[str | None]) -> tuple:
+        """The value the chain's ``rest`` of steps reaches from the value ``cur``."""
         skip = False
         for i, step in enumerate(rest):
             if skip:  # the call of a container method read with its name
@@ -269,11 +278,17 @@ class Types:
         """The value of a name bound in a function around ``qual`` (None: not bound there):
         in ``qual`` itself, as bound in the innermost of the blocks around ``block`` that binds
         it; in the functions around, as all their bindings of it agree."""
+        where = self.binder(name, qual, block)
+        return None if where is None else self.bound(where[0], name, where[1])
+
+    def binder(self, name: str, qual: str, block: str = "") -> tuple[str, str | None] | None:
+        """The scope and block whose bindings of ``name`` are its value at ``qual`` in
+        ``block``; None when no function around binds it."""
         key = (name, qual, block)
         where = self.binders.get(key, self.binders)
         if where is self.binders:
             where = self.binders[key] = self._binder(name, qual, block)
-        return None if where is None else self.bound(where[0], name, where[1])
+        return where
 
     def _binder(self, name: str, qual: str, block: str) -> tuple[str, str | None] | None:
         """The scope and block whose bindings of ``name`` are its value at ``qual`` in
@@ -472,7 +487,7 @@ class Types:
         found = self.table.recursive.values.get(key)  # `_cached`'s first look, without its closure
         if found is not None:
             return found
-        return self._cached(key, lambda: self._agree(_in_block(self.table.bindings(scope, name), block), scope))
+        return self._cached(key, lambda: self._agree(in_block(self.table.bindings(scope, name), block), scope))
 
     def field(self, type_id: str, name: str) -> tuple:
         key = ("bound", type_id, name)
@@ -615,7 +630,7 @@ def _members(body: str) -> list[str]:
     return [p for p in (*parts, body[last:].strip()) if p]
 
 
-def _in_block(binds: list[Binding], block: str | None) -> list[Binding]:
+def in_block(binds: list[Binding], block: str | None) -> list[Binding]:
     if block is None or all(b.block == block for b in binds):
         return binds
     return [b for b in binds if b.block == block]

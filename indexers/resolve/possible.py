@@ -1,0 +1,212 @@
+"""Candidates from what a callee may be, when ``types`` cannot prove what it is.
+
+``types`` gives a name a value only when every binding of it agrees, so one binding it cannot
+read (a parameter, a tuple unpacked, a ``global`` statement, a class attribute left ``None``)
+or two that differ leave the callee unknown. The bindings it can read still say what the call
+may reach::
+
+    cls = self.client_class        # unknown: set by a subclass, or None
+    if cls is None:
+        from .testing import Client as cls
+    cls(self)                      # may call Client
+
+    template, origin = self.find(name)
+    if not hasattr(template, "render"):
+        template = Template(template)
+    return template                # get_template() may return a Template
+
+Here a name, a field or a function result is *every* value its readable bindings give
+(an import of the name inside the function binds it too), and a conditional expression every
+value of its branches. What the call of such a value reaches becomes candidate edges: the
+unknown bindings may hold anything, so each target gets ``1 / (k + 1)`` for ``k`` targets and
+none is asserted. Nothing here changes a value ``types`` proves.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from graphsvc.model import Reason
+from indexers.bindings import ALTERNATIVES, RESULT
+from indexers.extract import RECEIVER_SELF, RECEIVER_SUPER, CallRef
+from indexers.resolve.common import MAX_CANDIDATES, imported_in_functions
+from indexers.resolve.types import UNKNOWN, Types, chain_of, in_block
+
+if TYPE_CHECKING:  # the resolver imports this module
+    from indexers.resolve.resolver import Resolver
+
+NOTHING: frozenset[tuple] = frozenset()
+MAX_DEPTH = 12  # bindings followed through bindings, at most
+MAX_BINDINGS = 4  # bindings of one name read, at most
+_UNKNOWN_KINDS = frozenset({"unknown", "missing"})
+
+
+def possible_call(r: Resolver, call: CallRef):
+    """Candidate targets of a call ``types`` left unknown (as ``resolve_call`` answers), or None."""
+    if call.receiver_kind == RECEIVER_SUPER or r.reading_values:
+        return None
+    qual = call.caller.partition("#")[2]
+    if call.receiver_kind == RECEIVER_SELF:
+        tid = r.enclosing_type(qual)
+        found = _fields(r, ("this", tid), call.name, 0) if tid is not None else NOTHING
+    else:
+        text = chain_of(call.receiver, call.name) if call.receiver else call.name
+        found = values(r, text, qual, call.block)
+    ids: set[str] = set()
+    for value in found:
+        target = r.callee(value)
+        if isinstance(target, tuple) and len(target) == 3 and target[0][0] == "sym":
+            ids.update(target[0][1])
+    if not ids or len(ids) > MAX_CANDIDATES:
+        return None
+    return ("sym", tuple(sorted(ids))), Reason.CANDIDATE, 1.0 / (len(ids) + 1)
+
+
+def values(r: Resolver, text: str, qual: str, block: str = "", depth: int = 0) -> frozenset[tuple]:
+    """Every value the chain ``text`` written in the scope ``qual`` may have, as far as its
+    readable bindings say (``types``' raw values); empty when none is known."""
+    types = r.types
+    split = Types.split_chain(text)
+    # `types` reads a self name (`cls`) as the receiver even where a function binds it anew.
+    rebound = (split is not None and not split[1] and split[0] in r.spec.self_names
+               and _rebound(r, split[0], qual, block))
+    found = UNKNOWN if rebound else types.raw(text, qual, block)
+    if _known(found):
+        return frozenset((found,))
+    if depth >= MAX_DEPTH or not text:
+        return NOTHING
+    if text[0] == ALTERNATIVES:
+        return _union(values(r, alt, qual, block, depth + 1) for alt in text[1:].split("|"))
+    if split is None:
+        return NOTHING
+    name, steps = split
+    head, used = (UNKNOWN, 0) if rebound else types.head(name, steps, qual, block)
+    if _known(head):
+        return _follow(r, head, steps[used:], depth + 1)
+    return _union(_follow(r, start, steps, depth + 1) for start in _name_values(r, name, qual, block, depth))
+
+
+def _name_values(r: Resolver, name: str, qual: str, block: str, depth: int) -> frozenset[tuple]:
+    """What a name may be: its bindings in the function around that binds it (and an import
+    of it there), or at the top level of the file when nothing in scope defines it."""
+    path = r.ext.path
+    where = r.types.binder(name, qual, block)
+    if where is None:
+        if r.lookup(name, qual) is not None or not r.table.bindings(path, name):
+            return NOTHING
+        where = (path, "")
+    scope, inner = where
+    found = bound_values(r, scope, name, inner, depth)
+    function = scope.partition("#")[2]
+    names = r.context(path).names
+    if function and name in names and function in (imported_in_functions(r.ext, name) or ()):
+        imported = (r.realize(b) for b in names[name])
+        found = found | {v for v in (r.types.entity(e) for e in imported if e is not None) if _known(v)}
+    return found
+
+
+def _rebound(r: Resolver, name: str, qual: str, block: str) -> bool:
+    """Does a function around ``qual`` bind ``name`` to something (not as a parameter)?"""
+    where = r.types.binder(name, qual, block)
+    return where is not None and any(b.value or b.type for b in in_block(r.table.bindings(where[0], name), where[1]))
+
+
+def bound_values(r: Resolver, scope: str, name: str, block: str | None, depth: int) -> frozenset[tuple]:
+    """Every value the readable bindings of ``name`` in ``scope`` (in ``block``; None: any)
+    give; a declared type stands for the values, as in ``types``."""
+    if depth >= MAX_DEPTH:
+        return NOTHING
+    key = ("possible", scope, name, block)
+    recursive = r.table.recursive
+    found = recursive.values.get(key)  # `get`'s first look, without its closure
+    if found is not None:
+        return found
+    return recursive.get(key, NOTHING, lambda: _bound_values(r, scope, name, block, depth))
+
+
+def _bound_values(r: Resolver, scope: str, name: str, block: str | None, depth: int) -> frozenset[tuple]:
+    binds = in_block(r.table.bindings(scope, name), block)
+    if len(binds) > MAX_BINDINGS:
+        return NOTHING  # a name rebound again and again: its values are too many to follow
+    declared = [b for b in binds if b.type is not None]
+    found: set[tuple] = set()
+    for b in declared if declared and not r.spec.bindings_declare else binds:
+        where = b.context or scope
+        other = r.other(where.partition("#")[0])
+        qual = where.partition("#")[2]
+        if b.type is not None:
+            value = other.types.declared(b.type, qual)
+            found.update((value,) if _known(value) else ())
+        elif b.value and (Types.split_chain(b.value) or ("",))[0] != name:
+            # (not `x = x.next()`: it reads the name being read)
+            found.update(values(other, b.value, qual, b.block, depth + 1))
+        if len(found) > MAX_CANDIDATES:
+            return NOTHING  # so many possibilities say nothing
+    return frozenset(found)
+
+
+def _follow(r: Resolver, cur: tuple, steps: list[str | None], depth: int) -> frozenset[tuple]:
+    """Every value the ``steps`` of a chain may reach from ``cur``: a step ``types`` cannot
+    take is taken through the readable bindings of a function's result or an object's field."""
+    types = r.types
+    for i, step in enumerate(steps):  # the steps `types` can take
+        one = types.follow(cur, steps[i:i + 1])
+        if not _known(one):
+            break
+        cur = one
+    else:
+        return frozenset((cur,))
+    if depth >= MAX_DEPTH:
+        return NOTHING
+    rest = steps[i + 1:]
+    if step is None:
+        nexts = _results(r, cur, depth)
+    elif step[0] != "[" and cur[0] in ("inst", "this"):
+        nexts = _fields(r, cur, step, depth)
+    else:
+        return NOTHING
+    if len(nexts) == 1:
+        return _follow(r, next(iter(nexts)), rest, depth + 1)
+    return _union(_follow(r, n, rest, depth + 1) for n in nexts)
+
+
+def _results(r: Resolver, cur: tuple, depth: int) -> frozenset[tuple]:
+    """What a call of a function (or of methods of an instance) may return."""
+    if cur[0] not in ("method", "sym"):
+        return NOTHING
+    syms = [r.table.symbols.get(i) for i in cur[1]]
+    if not syms or any(s is None or s.kind not in ("function", "method") for s in syms):
+        return NOTHING
+    found: set[tuple] = set()
+    for s in syms:
+        for value in bound_values(r, s.id, RESULT, "", depth + 1):
+            if value[0] == "this":  # the method returns the instance it is called on
+                value = ("inst", cur[2]) if cur[0] == "method" else ("inst", (value[1],))
+            found.add(value)
+    return frozenset(found)
+
+
+def _fields(r: Resolver, cur: tuple, name: str, depth: int) -> frozenset[tuple]:
+    """What a field of an instance of one type may hold, bound in the type or its bases."""
+    type_ids = cur[1] if cur[0] == "inst" else (cur[1],)
+    if len(type_ids) != 1:
+        return NOTHING
+    for t in r.linearization(type_ids[0]):
+        if r.members_of(t).get(name):
+            return NOTHING  # a method or nested type: `types` answers for those
+        if r.table.bindings(t, name):
+            return bound_values(r, t, name, None, depth + 1)
+    return NOTHING
+
+
+def _known(value: tuple) -> bool:
+    return value[0] not in _UNKNOWN_KINDS
+
+
+def _union(sets) -> frozenset[tuple]:
+    out: set[tuple] = set()
+    for s in sets:
+        out.update(s)
+        if len(out) > MAX_CANDIDATES:
+            return NOTHING
+    return frozenset(out)
