@@ -112,7 +112,7 @@
 (for_statement left: (identifier) @local right: (_) @local.element)
 (for_statement left: (pattern_list (identifier) @local))
 (for_statement left: (tuple_pattern (identifier) @local))
-(for_in_clause left: (identifier) @local)
+(for_in_clause left: (identifier) @local right: (_) @local.element)
 (for_in_clause left: (pattern_list (identifier) @local))
 ; (a more specific pattern for the same name, with its value, wins over this one)
 (as_pattern alias: (as_pattern_target (identifier) @local))

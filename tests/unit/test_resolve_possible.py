@@ -1,6 +1,7 @@
 """A callee ``types`` cannot prove, because some of its bindings are unreadable or they
 disagree, still reaches what its readable bindings hold: those become candidate edges,
-never confident ones."""
+never confident ones. And a comprehension's variable is an element of what it iterates,
+as a loop's is."""
 
 from indexers.extract import extract_file
 from indexers.resolve import SymbolTable, resolve_all
@@ -16,6 +17,7 @@ class Client:
 """,
     "pkg/widgets.py": RENDERERS,
     "pkg/app.py": """\
+import typing as t
 from pkg.widgets import *
 
 def hidden(text): pass
@@ -70,6 +72,19 @@ class Decoder:
 
     def read(self, data):
         return self.convert(data)
+
+class Param:
+    def info(self): pass
+
+class Other:
+    def info(self): pass
+
+class Command:
+    def get_params(self) -> t.List["Param"]:
+        return []
+
+    def to_info(self):
+        return [p.info() for p in self.get_params()]
 """,
 }
 
@@ -108,3 +123,7 @@ def test_a_field_bound_to_different_methods_may_be_each():
     read = CALLS["pkg/app.py#Decoder.read"]
     assert read == {"pkg/app.py#Decoder.ulaw": ("candidate", 0.3333), "pkg/app.py#Decoder.alaw": ("candidate", 0.3333)}
 
+
+def test_a_comprehension_variable_is_an_element_of_what_it_iterates():
+    assert CALLS["pkg/app.py#Command.to_info"]["pkg/app.py#Param.info"] == ("type", 1.0)
+    assert "pkg/app.py#Other.info" not in CALLS["pkg/app.py#Command.to_info"]
