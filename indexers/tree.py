@@ -16,7 +16,7 @@ import os
 import posixpath
 import re
 import stat
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -30,6 +30,9 @@ from indexers.records import DirRecord, FileRecord
 IGNORE_FILES = (".gitignore", ".graphsvcignore")
 ALWAYS_IGNORED = frozenset({".git", ".hg", ".svn"})
 BINARY_SNIFF_BYTES = 8192
+# Files a walk asks the kernel to read ahead before it hashes the oldest: with a cold page
+# cache each read would otherwise wait on the disk in turn.
+READ_AHEAD_FILES = 128
 
 
 class Skip:
@@ -284,7 +287,11 @@ def scan_tree(
 
 class _Walker:
     """Lists directories into a TreeScan: `scan_tree`'s walk, and `rescan_tree`'s of the
-    directories that changed (which keeps the subdirectories it was told are known)."""
+    directories that changed (which keeps the subdirectories it was told are known).
+
+    A file to hash is read ahead by the kernel and hashed a few files later: its place in
+    `scan.files` is kept, so the records are the same, in the same order, as a walk hashing
+    each file when found."""
 
     def __init__(self, scan: TreeScan, root_str: str, max_file_bytes: int,
                  known: Mapping[str, tuple[int, int, str, str | None]], ignore_files: bool,
@@ -295,6 +302,7 @@ class _Walker:
         self.progress, self.on_listing = progress, on_listing
         self.seen = 0
         self.kept_seen: set[str] = set()  # the `kept` subdirectories a walk found still there
+        self.reading: deque[tuple[int, _ToHash]] = deque()  # (place in scan.files, file), oldest first
 
     @staticmethod
     def base(exclude: Sequence[str]) -> _Ignore:
@@ -348,8 +356,25 @@ class _Walker:
                 self.seen += 1
                 if self.progress and self.seen % 500 == 0:
                     self.progress(self.seen, rel)
-                scan.files.append(_file_record(entry, rel, name, valid, self.root_str, self.max_file_bytes,
-                                               self.known, scan))
+                self.add_file(_file_record(entry, rel, name, valid, self.root_str, self.max_file_bytes,
+                                           self.known, scan))
+        self.hash_read_ahead(0)
+
+    def add_file(self, record: FileRecord | _ToHash) -> None:
+        """Append a file's record, or its place while the kernel reads it ahead."""
+        if isinstance(record, FileRecord):
+            self.scan.files.append(record)
+            return
+        _read_ahead(record.path)
+        self.reading.append((len(self.scan.files), record))
+        self.scan.files.append(None)  # filled when hashed
+        self.hash_read_ahead(READ_AHEAD_FILES)
+
+    def hash_read_ahead(self, left: int) -> None:
+        """Hash the files read ahead, oldest first, until `left` remain."""
+        while len(self.reading) > left:
+            index, file = self.reading.popleft()
+            self.scan.files[index] = _hashed(file, self.scan)
 
 
 def _identity(entry: os.DirEntry[str]) -> tuple[int, int]:
@@ -534,7 +559,8 @@ def _file_record(
     max_file_bytes: int,
     known: Mapping[str, tuple[int, int, str, str | None]],
     scan: TreeScan,
-) -> FileRecord:
+) -> FileRecord | _ToHash:
+    """The file's record, or what to hash to make it (a regular file not known unchanged)."""
     if not valid:
         return _skipped(rel, name, Skip.INVALID_NAME)
     path = entry.path
@@ -563,13 +589,45 @@ def _file_record(
     scan.stamps[fid] = (size, st.st_mtime_ns)
     prior = known.get(fid)
     if prior is not None and prior[0] == size and prior[1] == st.st_mtime_ns and prior[2]:
-        digest, reason = prior[2], prior[3]
-    else:
-        try:
-            digest, binary = _hash_file(path, size)
-        except OSError:
-            return _skipped(rel, name, Skip.UNREADABLE, size)
-        scan.bytes_read += size
-        reason = Skip.BINARY if binary else (Skip.EMPTY if size == 0 else None)
-    return FileRecord(id=fid, name=name, path=rel, size=size, lang=None if reason == Skip.BINARY else lang,
-                      hash=digest, skip_reason=reason)
+        return _record(_ToHash(fid, name, rel, size, lang, path), prior[2], prior[3])
+    return _ToHash(fid, name, rel, size, lang, path)
+
+
+@dataclass(frozen=True, slots=True)
+class _ToHash:
+    """A regular file whose content must be read: what its record holds but the hash."""
+
+    id: str
+    name: str
+    rel: str
+    size: int
+    lang: str | None
+    path: str  # the file to read (a link's target)
+
+
+def _read_ahead(path: str) -> None:
+    """Have the kernel start reading the file into the page cache (and return at once)."""
+    if not hasattr(os, "posix_fadvise"):
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # NONBLOCK: a file replaced by a FIFO
+    except OSError:
+        return
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
+    finally:
+        os.close(fd)
+
+
+def _hashed(file: _ToHash, scan: TreeScan) -> FileRecord:
+    try:
+        digest, binary = _hash_file(file.path, file.size)
+    except OSError:
+        return _skipped(file.rel, file.name, Skip.UNREADABLE, file.size)
+    scan.bytes_read += file.size
+    return _record(file, digest, Skip.BINARY if binary else (Skip.EMPTY if file.size == 0 else None))
+
+
+def _record(file: _ToHash, digest: str, reason: str | None) -> FileRecord:
+    return FileRecord(id=file.id, name=file.name, path=file.rel, size=file.size,
+                      lang=None if reason == Skip.BINARY else file.lang, hash=digest, skip_reason=reason)
