@@ -113,10 +113,10 @@ def main() -> None:
     pages = index.conn.execute("PRAGMA page_size").fetchone()[0]
     data = index.conn.execute(f"SELECT count(*), sum(length(block)) FROM {table}_data").fetchone()
     content = index.conn.execute(f"SELECT count(*), sum(length(c0)) FROM {table}_content").fetchone()
-    terms = index.conn.execute(f"SELECT count(*), sum(length(CAST(term AS BLOB))) FROM {_terms(held.id)}").fetchone()
+    terms = index.conn.execute(f"SELECT count(*), sum(length(CAST(terms AS BLOB))) FROM {_terms(held.id)}").fetchone()
     print(f"\nstore: page size {pages} B; {content[0]} chunks, "
           f"text {content[1] / 1e6:.1f} MB, word index {(data[1] or 0) / 1e6:.1f} MB, "
-          f"vocabulary {terms[0]} terms {(terms[1] or 0) / 1e6:.1f} MB; "
+          f"vocabulary {terms[0]} rows {(terms[1] or 0) / 1e6:.1f} MB; "
           f"store file {os.path.getsize(_store_file(index)) / 1e6:.1f} MB")
     index.close()
 

@@ -10,13 +10,15 @@ chunks hold a term, not where): building the index is the part of an index run t
 and this is its cheapest form that still finds lines fast (`bench/grep.py`).
 
 Words (identifiers, `graphsvc.context.grep_terms`) rather than trigrams: a trigram index
-costs several times as much CPU per character to build (`docs/scaling.md`). A literal then names whole terms,
-starts and ends of terms, and parts of terms; the latter two are looked up in the
-workspace's vocabulary, a table of every term its text has held (`grep_terms_<id>`, written
-with the text: a term of a file since deleted stays, which only widens a lookup). A part
-of a term becomes the shortest term prefixes holding it (`"kmalloc"*` for `alloc` in
-`kmalloc_array`); one that would take more than `TERMS_AT_MOST` of them says nothing, as
-does a literal of separators only: `chunks` then reads more, never fewer, chunks than match.
+costs several times as much CPU per character to build (`docs/scaling.md`). A literal then
+names whole terms, starts and ends of terms, and parts of terms; the latter two are looked
+up in the workspace's vocabulary, every term its text has held in blocks of lines
+(`grep_terms_<id>`, written with the text: a term of a file since deleted stays, which only
+widens a lookup; blocks rather than a row per term, since Python finds a part of a term in
+a few long strings much faster than SQLite tests many rows). A part of a term becomes the
+shortest term prefixes holding it (`"kmalloc"*` for `alloc` in `kmalloc_array`); one that
+would take more than `TERMS_AT_MOST` of them says nothing, as does a literal of separators
+only: `chunks` then reads more, never fewer, chunks than match.
 The table's layout is `TEXT_FORMAT`; a workspace written in another is read whole until
 the next index run rewrites it.
 
@@ -43,18 +45,20 @@ _CHUNK_BITS = 16
 _AUTOMERGE = 16  # FTS5's default is 4
 # Text per write transaction: short enough that other writers of the store wait little.
 BATCH_CHARS = 512 * 1024
-# The layout of a workspace's grep tables (`grep_workspaces.format`): 1 was a trigram index.
-TEXT_FORMAT = 2
+# The layout of a workspace's grep tables (`grep_workspaces.format`): 1 was a trigram index,
+# 2 a vocabulary of one row per term.
+TEXT_FORMAT = 3
 _TEXT_TABLE = "USING fts5(text, tokenize = \"ascii tokenchars '_'\", detail = 'none', columnsize = 0)"
 # FTS5 tests every alternative of an OR for each row it returns: past about a thousand,
 # reading every chunk costs less (`bench/grep.py`).
 TERMS_AT_MOST = 1024
 # Terms a write call remembers having added to the vocabulary (`_NewTerms`).
 _KNOWN_AT_MOST = 500_000
-# The vocabulary is appended to (sorted inserts would rewrite most of its pages per batch):
-# each write call adds its files' terms again, and once it has grown past twice its size
-# at the last compaction plus this, the call leaves each term once.
-_COMPACT_AFTER = 20_000
+# The vocabulary is appended to, a block per batch (sorted inserts would rewrite most of its
+# pages): each write call adds its files' terms again, and once it has grown past twice its
+# characters at the last compaction plus this, the call leaves each term once.
+_COMPACT_AFTER = 200_000
+_BLOCK_TERMS = 4096  # terms per block of a compacted vocabulary
 
 
 def chunk_rowid(file_id: int, chunk: int) -> int:
@@ -143,14 +147,19 @@ class _Vocabulary:
         """The shortest prefixes of the terms that end with (`run.ends`) or hold `run.text`,
         each up to the first place it holds it: every term with one of them holds it too.
         None when more than `TERMS_AT_MOST`."""
-        found = self.conn.execute(
-            f"SELECT DISTINCT substr(term, 1, instr(term, ?1) + length(?1) - 1) FROM {self.table} "
-            "WHERE term GLOB ?2 LIMIT ?3",
-            (run.text, f"*{run.text}" + ("" if run.ends else "*"), 4 * TERMS_AT_MOST + 1)).fetchall()
-        if len(found) > 4 * TERMS_AT_MOST:
-            return None
+        text, found = run.text, set()
+        needle = text + "\n" if run.ends else text  # a term ending with it is followed by a newline
+        for row in self.conn.execute(f"SELECT terms FROM {self.table}"):
+            block = row[0] + "\n"
+            at = block.find(needle)
+            while at >= 0:
+                start = block.rfind("\n", 0, at) + 1
+                found.add(block[start:block.find(text, start) + len(text)])
+                if len(found) > 4 * TERMS_AT_MOST:
+                    return None
+                at = block.find(needle, block.find("\n", at + len(text) - 1))
         shortest: list[str] = []
-        for prefix in sorted(row[0] for row in found):
+        for prefix in sorted(found):
             if not shortest or not prefix.startswith(shortest[-1]):
                 shortest.append(prefix)
         return shortest if len(shortest) <= TERMS_AT_MOST else None
@@ -159,7 +168,7 @@ class _Vocabulary:
         """Terms holding a letter that case-insensitive matching pairs with an ASCII one."""
         if self._caseless is None:
             self._caseless = [(row[0], row[1]) for row in self.conn.execute(
-                f"SELECT term, caseless FROM {self.table} WHERE caseless IS NOT NULL")]
+                f"SELECT terms, caseless FROM {self.table} WHERE caseless IS NOT NULL")]
         return self._caseless
 
 
@@ -181,12 +190,15 @@ class _NewTerms:
         self._added |= terms
 
 
-def _term_rows(terms: set[bytes]) -> tuple[str, list[tuple[str, str]]]:
-    """`terms` as a JSON array of those without a `caseless` form, and (term, caseless form)
-    of the others. A term holds no '"', '\\' or control character: joined, it is JSON."""
-    paired = [(t, c) for t in (b.decode() for b in terms if not b.isascii()) if (c := caseless(t)) is not None]
-    rest = [b for b in terms if b.isascii() or caseless(b.decode()) is None] if paired else terms
-    return (b'["' + b'","'.join(rest) + b'"]').decode() if rest else "[]", paired
+def _vocabulary_blocks(terms: list[str], caseless_terms: Iterable[str]) -> Iterator[tuple[str, str | None]]:
+    """Rows of the vocabulary: `terms` in blocks of lines, then a row of its own for each
+    term with a `caseless` form (found by the partial index)."""
+    for start in range(0, len(terms), _BLOCK_TERMS):
+        yield "\n".join(terms[start:start + _BLOCK_TERMS]), None
+    for term in caseless_terms:
+        form = caseless(term)
+        if form is not None:
+            yield term, form
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +259,7 @@ class GrepIndex(db.Connected):
             conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} {_TEXT_TABLE}")
             # Kept in the table's own config (tables written before it get it here too).
             conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('automerge', ?)", (_AUTOMERGE,))
-            conn.execute(f"CREATE TABLE IF NOT EXISTS {terms} (term TEXT NOT NULL, caseless TEXT)")
+            conn.execute(f"CREATE TABLE IF NOT EXISTS {terms} (terms TEXT NOT NULL, caseless TEXT)")
             conn.execute(f"CREATE INDEX IF NOT EXISTS {terms}_caseless ON {terms} (caseless) "
                          "WHERE caseless IS NOT NULL")
         found = self.workspace(graph, name)
@@ -264,7 +276,7 @@ class GrepIndex(db.Connected):
         how many were written."""
         batch: list[FileText] = []
         size = written = 0
-        terms = _NewTerms(self._vocabulary_rows(workspace_id) == 0)
+        terms = _NewTerms(self._vocabulary_chars(workspace_id) == 0)
         for f in files:
             batch.append(f)
             size += len(f.text)
@@ -299,32 +311,32 @@ class GrepIndex(db.Connected):
                          "SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 "
                          "FROM json_each(?)", (json.dumps(symbols, ensure_ascii=False),))
             # In the text's transaction: a reader never sees a term the vocabulary lacks.
-            plain, paired = _term_rows(new_terms)
-            conn.execute(f"INSERT INTO {_terms(workspace_id)} (term) SELECT value FROM json_each(?)", (plain,))
-            conn.executemany(f"INSERT INTO {_terms(workspace_id)} (term, caseless) VALUES (?, ?)", paired)
+            added = [t.decode() for t in new_terms]
+            conn.executemany(f"INSERT INTO {_terms(workspace_id)} (terms, caseless) VALUES (?, ?)",
+                             _vocabulary_blocks(added, (t for t in added if not t.isascii())))
         terms.added(new_terms)
 
-    def _vocabulary_rows(self, workspace_id: int) -> int:
+    def _vocabulary_chars(self, workspace_id: int) -> int:
         with self._read() as conn:
-            return conn.execute(f"SELECT max(rowid) FROM {_terms(workspace_id)}").fetchone()[0] or 0
+            return conn.execute(f"SELECT sum(length(terms)) FROM {_terms(workspace_id)}").fetchone()[0] or 0
 
     def _compact_terms(self, workspace_id: int, each_once: bool) -> None:
-        """Record the vocabulary's size; first leave each term once when appends have
-        doubled it since it last was (`_COMPACT_AFTER`)."""
+        """Record the vocabulary's size; first leave each term once, in sorted blocks, when
+        appends have doubled it since it last was (`_COMPACT_AFTER`)."""
         terms = _terms(workspace_id)
         with self._read() as conn:
             kept = conn.execute("SELECT terms_compacted FROM grep_workspaces WHERE id = ?",
                                 (workspace_id,)).fetchone()[0]
-        if not each_once and self._vocabulary_rows(workspace_id) <= 2 * kept + _COMPACT_AFTER:
+        if not each_once and self._vocabulary_chars(workspace_id) <= 2 * kept + _COMPACT_AFTER:
             return
         with self._write() as conn:
             if not each_once:
-                conn.execute(f"CREATE TEMP TABLE grep_kept AS SELECT term, max(caseless) AS caseless FROM {terms} "
-                             "GROUP BY term")
-                conn.execute(f"DELETE FROM {terms}")  # rowids start again at 1: max(rowid) counts rows
-                conn.execute(f"INSERT INTO {terms} (term, caseless) SELECT term, caseless FROM temp.grep_kept")
-                conn.execute("DROP TABLE temp.grep_kept")
-            conn.execute(f"UPDATE grep_workspaces SET terms_compacted = (SELECT max(rowid) FROM {terms}) "
+                held = sorted({term for row in conn.execute(f"SELECT terms FROM {terms} WHERE caseless IS NULL")
+                               for term in row[0].split("\n")})
+                conn.execute(f"DELETE FROM {terms}")
+                conn.executemany(f"INSERT INTO {terms} (terms, caseless) VALUES (?, ?)",
+                                 _vocabulary_blocks(held, (t for t in held if not t.isascii())))
+            conn.execute(f"UPDATE grep_workspaces SET terms_compacted = (SELECT sum(length(terms)) FROM {terms}) "
                          "WHERE id = ?", (workspace_id,))
 
     def remove(self, workspace_id: int, paths: list[str]) -> None:

@@ -4,5 +4,5 @@
 -- grep reads the old table whole rather than query it as it would the new one.
 ALTER TABLE grep_workspaces ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
 
--- Rows of the workspace's vocabulary (`grep_terms_<id>`) after it was last compacted.
+-- Characters of the workspace's vocabulary (`grep_terms_<id>`) after it was last compacted.
 ALTER TABLE grep_workspaces ADD COLUMN terms_compacted INTEGER NOT NULL DEFAULT 0;
