@@ -32,10 +32,8 @@ class ElementIds:
                 others[node_id] = eid
                 numbers.pop(node_id, None)
 
-    def __contains__(self, node_id: object) -> bool:
-        return node_id in self._numbers or node_id in self._others
-
     def get(self, node_id: str) -> str | None:
+        """The node's element id, or None when neither written nor looked up here."""
         number = self._numbers.get(node_id)
         if number is None:
             return self._others.get(node_id)
@@ -46,10 +44,13 @@ class ElementIds:
         return node_ids - self._numbers.keys() - self._others.keys()
 
     def __getitem__(self, node_id: str) -> str:
-        number = self._numbers.get(node_id)
-        if number is None:
-            return self._others[node_id]
-        return f"{self._prefix}:{number}"
+        eid = self.get(node_id)
+        if eid is None:
+            raise KeyError(node_id)
+        return eid
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._numbers or node_id in self._others
 
     def __len__(self) -> int:
         return len(self._numbers) + len(self._others)
