@@ -12,7 +12,7 @@ the difference. A symbol run holds the workspace's lock and takes these steps:
 6. `_record`: the index state and the graph's token, after every write has committed.
 
 The grep index (`graphsvc.indexing.grep_sync`) is brought up to date beside steps 4-6, on a
-thread of its own (SQLite builds the trigram index without holding the GIL), and waited for
+thread of its own (SQLite builds the full-text index without holding the GIL), and waited for
 only once the graph has committed (`_grep_beside`).
 """
 
