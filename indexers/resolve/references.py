@@ -10,6 +10,7 @@ than a function, and only functions, methods and types are referenced.
 from __future__ import annotations
 
 from dataclasses import fields
+from itertools import starmap
 
 from graphsvc.model import Prov, Reason, Rel, UnresolvedCalls
 from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_OTHER, RECEIVER_SELF, RECEIVER_SUPER, CallRef
@@ -154,15 +155,15 @@ def _steps(r: Resolver, type_id: str, reason: str | None, conf: float,
 
 def unresolved_calls(r: Resolver) -> list[UnresolvedCalls]:
     """Per caller, how many calls were left unresolved and the first of them as written."""
-    by_caller: dict[str, list[CallRef]] = {}
-    for call in r.missed:
-        by_caller.setdefault(call.caller, []).append(call)
+    by_caller: dict[str, list[tuple]] = {}
+    for row in r.missed:
+        by_caller.setdefault(row[0], []).append(row)  # a CallRef's first field is its caller
     return [
         UnresolvedCalls(
-            id=caller, unresolved_calls=len(calls),
-            unresolved_sites=[f"{c.line}: {_written(r, c)}" for c in calls[:MAX_UNRESOLVED_SITES]],
+            id=caller, unresolved_calls=len(rows),
+            unresolved_sites=[f"{c.line}: {_written(r, c)}" for c in starmap(CallRef, rows[:MAX_UNRESOLVED_SITES])],
         )
-        for caller, calls in by_caller.items()
+        for caller, rows in by_caller.items()
     ]
 
 

@@ -8,33 +8,12 @@ import re
 
 from graphsvc.model import Prov, Reason, Rel, external_module_id, external_symbol_id
 from indexers.bindings import ALTERNATIVES, ELEMENT
-from indexers.extract import (
-    RECEIVER_EXPR,
-    RECEIVER_NAME,
-    RECEIVER_NONE,
-    RECEIVER_SELF,
-    RECEIVER_SUPER,
-    CallRef,
-    FileExtraction,
-)
+from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef, FileExtraction
 from indexers.languages import LANGUAGES
 from indexers.records import EdgeRecord
 from indexers.resolve.common import (
-    MAX_CANDIDATES,
-    MAX_HIERARCHY,
-    MAX_REEXPORT_HOPS,
-    METHOD_NAME_CONFIDENCE,
-    SPLIT,
-    TYPE_KIND_NAMES,
-    Entity,
-    ImportContext,
-    ResolveStats,
-    base_qual,
-    c3_merge,
-    imported_in_functions,
-    merge_entities,
-    record_fields,
-    record_rows,
+    MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT_HOPS, METHOD_NAME_CONFIDENCE, SPLIT, TYPE_KIND_NAMES, Entity,
+    ImportContext, ResolveStats, base_qual, c3_merge, imported_in_functions, merge_entities, record_fields, record_rows,
 )
 from indexers.resolve.parameters import parameter_values
 from indexers.resolve.possible import possible_call
@@ -63,8 +42,11 @@ class Resolver:
         self._nested: set[str] | None = None  # names defined below the top level
         self._resolved: dict[tuple, object] = {}  # memo_key -> resolve_call's answer
         self._lookups: dict[tuple[str, str], tuple | None] = {}  # (name, scope) -> lookup's answer
+        self._outside: dict[str, tuple | None] = {}  # name -> `_lookup_outside`'s answer
         self._enclosing: dict[str, str | None] = {}  # scope -> enclosing_type's answer
-        self.missed: list[CallRef] = []  # calls left unresolved, in source order
+        # Calls left unresolved, in source order, as rows of CallRef's fields: most are only
+        # counted (`unresolved_calls` writes out a few per caller).
+        self.missed: list[tuple] = []
         self.reading_values = False  # while `references` reads values: no candidates are worked out
         self.types = Types(self)
 
@@ -89,9 +71,10 @@ class Resolver:
         if conf > old[1]:
             old[0], old[1], old[2] = prov, conf, reason
 
-    def unresolved(self, call: CallRef) -> None:
+    def unresolved(self, row: tuple) -> None:
+        """A call (a row of CallRef's fields) no target was found for."""
         self.stats.unresolved += 1
-        self.missed.append(call)
+        self.missed.append(row)
 
     def records(self) -> list[EdgeRecord]:
         # Plain strings (not enum members) for the writer and for pickling across processes;
@@ -113,23 +96,29 @@ class Resolver:
         return self.table.import_context(path)
 
     def module_member(self, files: tuple[str, ...], name: str, hops: int = 0) -> Entity | None:
-        ids = [i for f in files for i in self.table.defs_in(f, name)]
+        # Asked for each name a file looks up against each of its star imports and includes
+        # (a kernel file includes dozens of headers): most answers are None, found lean.
+        table = self.table
+        if len(files) == 1:
+            ids = ids_of(table.quals_in(files[0]).get(name))
+        else:
+            ids = [i for f in files for i in table.defs_in(f, name)]
         if ids:
             return ("sym", tuple(ids))
-        sub = self.table.modules(self.system).submodule(files, name)
+        modules = table.modules(self.system)
+        sub = modules.submodule(files, name)
         if sub:
             return ("mod", sub)
         if hops >= MAX_REEXPORT_HOPS:
             return None
-        modules = self.table.modules(self.system)
-        for f in files if modules.imports_are_members else ():  # `from .impl import name` in __init__
-            bound = self.context(f).names.get(name)
+        contexts = [table.import_context(f) for f in files]
+        for ctx in contexts if modules.imports_are_members else ():  # `from .impl import name` in __init__
+            bound = ctx.names.get(name)
             if bound:
                 ent = self.realize(bound[0], hops + 1)
                 if ent is not None:
                     return ent
-        for f in files:  # exports: `export {impl as name} from "./impl"`, `export * from "./impl"`
-            ctx = self.context(f)
+        for ctx in contexts:  # exports: `export {impl as name} from "./impl"`, `export * from "./impl"`
             for ent in ctx.exports.get(name, ()):
                 found = self.realize(ent, hops + 1)
                 if found is not None:
@@ -419,6 +408,18 @@ class Resolver:
                 targets = list(ids) + [i for e in others if e[0] == "sym" for i in e[1] if i not in ids]
                 k = len(targets) + sum(1 for e in others if e[0] != "sym")
                 return ("sym", tuple(targets)), Reason.CANDIDATE, 1.0 / k
+        found = self._outside.get(name, self._outside)
+        if found is self._outside:
+            found = self._outside[name] = self._lookup_outside(name)
+        return found
+
+    def _lookup_outside(self, name: str) -> tuple[Entity, str, float] | None:
+        """A name no scope of the file defines, as imports and the package give it: the same
+        answer from every scope, so asked once per name (a C file's includes are read for
+        each name, from each function that calls it, otherwise)."""
+        table = self.table
+        path = self.ext.path
+        spec = self.spec
         # 2. explicit imports
         ctx = self.context(path)
         bound = ctx.names.get(name)
@@ -531,7 +532,7 @@ class Resolver:
             if result is memo:
                 result = memo[key] = self.resolve_call(CallRef(*row))
             if result is None:
-                self.unresolved(CallRef(*row))
+                self.unresolved(row)
                 continue
             if result == "builtin":
                 stats.builtin += 1
@@ -541,13 +542,13 @@ class Resolver:
                 module, name = ent[1], ent[2]
                 dst = external_symbol_id(module, name) if name else None
                 if dst is None:
-                    self.unresolved(CallRef(*row))
+                    self.unresolved(row)
                     continue
                 stats.external += 1
                 self.edge(caller, dst, Rel.CALLS, Prov.INFERRED, 1.0, Reason.EXTERNAL, line)
                 continue
             if ent[0] != "sym":
-                self.unresolved(CallRef(*row))
+                self.unresolved(row)
                 continue
             ids = ent[1]
             if reason == Reason.ARGUMENT:  # each one is passed by some caller
@@ -557,7 +558,7 @@ class Resolver:
                 continue
             if len(ids) > 1:
                 if len(ids) > MAX_CANDIDATES:
-                    self.unresolved(CallRef(*row))
+                    self.unresolved(row)
                     continue
                 stats.candidate_calls += 1
                 stats.by_reason[Reason.CANDIDATE] += 1

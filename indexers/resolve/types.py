@@ -188,11 +188,13 @@ class Types:
             cur, used = self.head(split[0], steps, qual, block)
         return self.follow(cur, steps[used:])
 
-    @classmethod
-    def split_chain(cls, text: str) -> tuple[str, list[str | None]] | None:
-        """A chain's head name and its steps (``_steps``); None when it has no head name."""
+    @staticmethod
+    @lru_cache(maxsize=STEPS_KEPT)
+    def split_chain(text: str) -> tuple[str, list[str | None]] | None:
+        """A chain's head name and its steps (``_steps``); None when it has no head name.
+        Kept per text like the steps: a file asks for the same chains in scope after scope."""
         head = _HEAD.match(text)
-        return None if head is None else (head.group(0), cls._steps(text, head.end()))
+        return None if head is None else (head.group(0), Types._steps(text, head.end()))
 
     def follow(self, cur: tuple, rest: list[str | None]) -> tuple:
         """The value the chain's ``rest`` of steps reaches from the value ``cur``."""
