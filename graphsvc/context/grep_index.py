@@ -48,6 +48,9 @@ BATCH_CHARS = 512 * 1024
 # The layout of a workspace's grep tables (`grep_workspaces.format`): 1 was a trigram index,
 # 2 a vocabulary of one row per term.
 TEXT_FORMAT = 3
+# The format of a workspace being written for the first time, whose vocabulary is made at
+# the end (`GrepIndex.write`): read whole meanwhile, rewritten by a run after one that stopped.
+_VOCABULARY_PENDING = -TEXT_FORMAT
 _TEXT_TABLE = "USING fts5(text, tokenize = \"ascii tokenchars '_'\", detail = 'none', columnsize = 0)"
 # FTS5 tests every alternative of an OR for each row it returns: past about a thousand,
 # reading every chunk costs less (`bench/grep.py`).
@@ -273,10 +276,20 @@ class GrepIndex(db.Connected):
 
     def write(self, workspace_id: int, files: Iterable[FileText]) -> int:
         """Replace the text and symbols of `files` (new ones are added), in batches; returns
-        how many were written."""
+        how many were written.
+
+        A workspace's first write leaves its vocabulary to SQLite: FTS5 lists the terms it
+        has indexed (`fts5vocab`), once, after the last batch, where finding each batch's
+        terms in Python took more of the run's interpreter than the rest of the grep index
+        (the Linux kernel: about a gigabyte of text). Meanwhile the workspace is of format
+        `_VOCABULARY_PENDING`: readers read its chunks whole, and a run that stops before the
+        end leaves it to be written anew by the next."""
         batch: list[FileText] = []
         size = written = 0
-        terms = _NewTerms(self._vocabulary_chars(workspace_id) == 0)
+        first = self._unwritten(workspace_id)
+        terms = None if first else _NewTerms(self._vocabulary_chars(workspace_id) == 0)
+        if first:
+            self._set_format(workspace_id, _VOCABULARY_PENDING)
         for f in files:
             batch.append(f)
             size += len(f.text)
@@ -287,13 +300,47 @@ class GrepIndex(db.Connected):
         if batch:
             self._write_batch(workspace_id, batch, terms)
             written += len(batch)
-        if written:
+        if first:
+            self._vocabulary_from_index(workspace_id)
+        elif written:
             self._compact_terms(workspace_id, terms.each_once)
         return written
 
-    def _write_batch(self, workspace_id: int, files: list[FileText], terms: _NewTerms) -> None:
+    def _unwritten(self, workspace_id: int) -> bool:
+        with self._read() as conn:
+            return (conn.execute("SELECT 1 FROM grep_files WHERE workspace = ? LIMIT 1", (workspace_id,)).fetchone()
+                    is None and conn.execute(f"SELECT 1 FROM {_terms(workspace_id)} LIMIT 1").fetchone() is None)
+
+    def _set_format(self, workspace_id: int, text_format: int) -> None:
+        with self._write() as conn:
+            conn.execute("UPDATE grep_workspaces SET format = ? WHERE id = ?", (text_format, workspace_id))
+
+    def _vocabulary_from_index(self, workspace_id: int) -> None:
+        """Fill the empty vocabulary with the terms FTS5 holds, in blocks made by SQLite
+        (terms with a non-ASCII character, few, pass through Python for their `caseless`
+        form), and make the workspace's format `TEXT_FORMAT` in the same transaction."""
+        vocab, terms = f"grep_vocab_{int(workspace_id)}", _terms(workspace_id)
+        with self._write() as conn:
+            conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{vocab} "
+                         f"USING fts5vocab(main, {_table(workspace_id)}, 'row')")
+            try:
+                conn.execute(f"INSERT INTO {terms} (terms) SELECT group_concat(term, char(10)) FROM "
+                             f"(SELECT term, (row_number() OVER (ORDER BY term) - 1) / ? AS block FROM temp.{vocab}) "
+                             "GROUP BY block", (_BLOCK_TERMS,))
+                # A character past ASCII takes more than one byte in UTF-8.
+                odd = [row[0] for row in conn.execute(
+                    f"SELECT term FROM temp.{vocab} WHERE length(term) <> length(CAST(term AS BLOB))")]
+                conn.executemany(f"INSERT INTO {terms} (terms, caseless) VALUES (?, ?)",
+                                 ((t, f) for t in odd if (f := caseless(t)) is not None))
+                conn.execute(f"UPDATE grep_workspaces SET format = ?, terms_compacted = "
+                             f"(SELECT coalesce(sum(length(terms)), 0) FROM {terms}) WHERE id = ?",
+                             (TEXT_FORMAT, workspace_id))
+            finally:
+                conn.execute(f"DROP TABLE IF EXISTS temp.{vocab}")
+
+    def _write_batch(self, workspace_id: int, files: list[FileText], terms: _NewTerms | None) -> None:
         table = _table(workspace_id)
-        new_terms = terms.of(files)
+        new_terms = terms.of(files) if terms is not None else set()
         with self._write() as conn:
             self._delete(conn, workspace_id, [f.path for f in files])
             texts, symbols = [], []
@@ -314,7 +361,8 @@ class GrepIndex(db.Connected):
             added = [t.decode() for t in new_terms]
             conn.executemany(f"INSERT INTO {_terms(workspace_id)} (terms, caseless) VALUES (?, ?)",
                              _vocabulary_blocks(added, (t for t in added if not t.isascii())))
-        terms.added(new_terms)
+        if terms is not None:
+            terms.added(new_terms)
 
     def _vocabulary_chars(self, workspace_id: int) -> int:
         with self._read() as conn:

@@ -154,8 +154,50 @@ def test_a_literal_in_a_word_of_a_late_batch_is_found(tmp_path, monkeypatch):
     monkeypatch.setattr(grep_index, "BATCH_CHARS", 1)  # one file per batch: terms added in steps
     index = GrepIndex(tmp_path / "store.db")
     ws = index.open_workspace("g", "w", "indexer")
-    index.write(ws.id, [FileText(f"f{i}.c", str(i), line) for i, line in enumerate(LINES)])
+    index.write(ws.id, [FileText("f0.c", "0", LINES[0])])  # the rest is not a first write
+    index.write(ws.id, [FileText(f"f{i}.c", str(i), line) for i, line in enumerate(LINES) if i])
     for literal in ["alloc", "elvin", "le32", "inside"]:
         assert _check(index, ws.id, literal, False, False) != set(), literal
     assert re.search("le32", LINES[19])
+    index.close()
+
+
+def _vocabulary(index: GrepIndex, ws_id: int) -> tuple[set[str], set[tuple[str, str]]]:
+    table = grep_index._terms(ws_id)
+    plain = {term for row in index.conn.execute(f"SELECT terms FROM {table} WHERE caseless IS NULL")
+             for term in row[0].split("\n")}
+    odd = index.conn.execute(f"SELECT terms, caseless FROM {table} WHERE caseless IS NOT NULL")
+    return plain, {tuple(row) for row in odd}
+
+
+def test_a_first_write_takes_its_vocabulary_from_fts5_as_later_writes_find_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(grep_index, "_BLOCK_TERMS", 5)
+    index = GrepIndex(tmp_path / "store.db")
+    files = [FileText(f"f{i}.c", str(i), line) for i, line in enumerate(LINES)]
+    first, stepwise = index.open_workspace("g", "first", "x"), index.open_workspace("g", "steps", "x")
+    index.write(first.id, files)
+    index.write(stepwise.id, files[:1])
+    index.write(stepwise.id, files[1:])
+    plain, odd = _vocabulary(index, first.id)
+    assert plain == {t.decode() for t in words("\n".join(LINES))}
+    assert (plain, odd) == _vocabulary(index, stepwise.id)
+    assert ("\u212aelvin", "kelvin") in odd
+    assert index.workspace("g", "first").current("x")
+    index.close()
+
+
+def test_a_first_write_that_stops_is_read_whole_and_written_anew(tmp_path, monkeypatch):
+    monkeypatch.setattr(grep_index, "BATCH_CHARS", 1)  # the first file's batch commits before the failure
+    index = GrepIndex(tmp_path / "store.db")
+    ws = index.open_workspace("g", "w", "x")
+
+    def files_then_a_failure():
+        yield FileText("f0.c", "0", LINES[0])
+        raise OSError("disk gone")
+
+    with pytest.raises(OSError):
+        index.write(ws.id, files_then_a_failure())
+    assert _check(index, ws.id, "alloc", False, False) == {"f0.c"}  # read whole, still found
+    assert not index.workspace("g", "w").current("x")
+    assert index.open_workspace("g", "w", "x").hashes == {}
     index.close()
