@@ -433,6 +433,12 @@ class Resolver:
         for star, provides in ctx.stars:
             if provides is not None and name not in provides:
                 continue
+            if star[0] == "mod" and table.defines_all(self.system, star[1]):  # a header: `member`, short
+                files = star[1]
+                ids = table.defs_in(files[0], name) if len(files) == 1 else [i for f in files for i in table.defs_in(f, name)]
+                if ids:
+                    found.append(("sym", tuple(ids)))
+                continue
             ent = self.realize(star)
             if ent is None:
                 continue

@@ -71,6 +71,7 @@ class SymbolTable:
         # such file then), for the paths added or removed since.
         self._reshaped: dict[str, tuple | None] = {}
         self._ctx_cache: dict[str, ImportContext] = {}
+        self._defines_all: dict[tuple[str, tuple[str, ...]], bool] = {}  # (system, module files) -> answer
         self._bindings: dict[str, dict[tuple[str, str], list[Binding]]] = {}  # file -> (scope, name) -> bindings
         self.resolvers: dict[str, object] = {}  # file -> its resolver, for lookups from other files
         self.recursive = RecursiveCache()  # base types and members found anywhere
@@ -188,6 +189,7 @@ class SymbolTable:
 
     def _touch(self) -> None:
         self._ctx_cache.clear()
+        self._defines_all.clear()
         self.resolvers.clear()
         self.recursive = RecursiveCache()
 
@@ -228,6 +230,21 @@ class SymbolTable:
                 del cache[next(iter(cache))]  # the oldest
             cache[path] = ctx
         return ctx
+
+    def defines_all(self, system: str, files: tuple[str, ...]) -> bool:
+        """Are the members of the module ``files`` what they define, and nothing else: no
+        submodule, nothing outside the workspace, nothing imported, exported or re-exported
+        as a member? Then looking a name up in the module is looking at its definitions (a
+        kernel file looks each name it calls up in the dozens of headers it includes)."""
+        key = (system, files)
+        found = self._defines_all.get(key)
+        if found is None:
+            modules = self.modules(system)
+            contexts = [self.import_context(f) for f in files]
+            found = self._defines_all[key] = (
+                modules.members_are_files and not modules.star_reexports
+                and not any((c.names and modules.imports_are_members) or c.exports or c.export_stars for c in contexts))
+        return found
 
     def bindings(self, scope: str, name: str) -> Sequence[Binding]:
         """The bindings of ``name`` in a scope (a function, type or file id); not to be changed."""

@@ -46,6 +46,10 @@ class ModuleSystem:
 
     def __init__(self, table: Files):
         self.table = table
+        # A module of this system has no submodules and nothing outside the workspace: its
+        # members are what its files define, import or export.
+        self.members_are_files = (type(self).submodule is ModuleSystem.submodule
+                                  and type(self).outside is ModuleSystem.outside)
         # Sorted: which of several same-named files comes first must not depend on the order
         # in which files entered the table (a clean run and an incremental one differ there).
         self.paths = sorted(p for p, e in table.files.items() if e.lang and LANGUAGES[e.lang].module_system == self.system)

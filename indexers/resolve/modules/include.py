@@ -17,7 +17,7 @@ class IncludeModules(ModuleSystem):
 
     def __init__(self, table: Files):
         super().__init__(table)
-        self._headers: dict[str, tuple[str, ...]] = {}  # importer -> the files it includes
+        self._headers: dict[str, tuple[frozenset[str], ...]] = {}  # importer -> what the files it includes declare
         self._declared: dict[str, frozenset[str]] = {}  # included file -> the names it declares
         self.by_base: dict[str, list[str]] = defaultdict(list)
         self.by_stem: dict[str, list[str]] = defaultdict(list)
@@ -73,13 +73,13 @@ class IncludeModules(ModuleSystem):
         """A function declared by an included header and defined, not ``static``, in exactly
         one source file anywhere (``include/linux/x.h`` declares it, ``fs/x/y.c`` defines it):
         the linker's one target."""
-        headers = self._headers.get(importer)
-        if headers is None:
+        declared = self._headers.get(importer)
+        if declared is None:
             ctx = self.table.import_context(importer)  # type: ignore[attr-defined]
-            headers = tuple(f for ent, provides in ctx.stars if provides is None and ent[0] == "mod" for f in ent[1])
-            self._headers[importer] = headers
+            headers = [f for ent, provides in ctx.stars if provides is None and ent[0] == "mod" for f in ent[1]]
+            declared = self._headers[importer] = tuple(self._declared_in(f) for f in headers)
         # One set per header, shared by its importers: a kernel file includes dozens.
-        if not any(name in self._declared_in(f) for f in headers):
+        if not any(name in names for names in declared):
             return None
         ids = [i for i in self.table.by_name(self.system, "callable", name)  # type: ignore[attr-defined]
                if self._linked(i)]
