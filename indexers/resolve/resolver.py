@@ -6,21 +6,24 @@ from __future__ import annotations
 import posixpath
 import re
 
-from graphsvc.model import Prov, Reason, Rel, external_module_id, external_symbol_id
+from graphsvc import model
+from graphsvc.model import external_module_id, external_symbol_id
 from indexers.bindings import ALTERNATIVES, ELEMENT
 from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef, FileExtraction
 from indexers.languages import LANGUAGES
 from indexers.records import EdgeRecord
 from indexers.resolve.common import (
     MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT_HOPS, METHOD_NAME_CONFIDENCE, SPLIT, TYPE_KIND_NAMES, Entity,
-    ImportContext, ResolveStats, base_qual, c3_merge, imported_in_functions, merge_entities, record_fields, record_rows,
+    ImportContext, ResolveStats, base_qual, c3_merge, imported_in_functions, merge_entities, plain_members, record_fields,
+    record_rows,
 )
 from indexers.resolve.parameters import parameter_values
 from indexers.resolve.possible import possible_call
 from indexers.resolve.table import SymbolTable, ids as ids_of
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of
 
-_PLAIN = {m: m.value for enum in (Rel, Prov, Reason) for m in enum}
+Prov, Reason, Rel = plain_members(model.Prov), plain_members(model.Reason), plain_members(model.Rel)
+_PLAIN = {m: m.value for enum in (model.Rel, model.Prov, model.Reason) for m in enum}
 _LOCAL_REASONS = frozenset({Reason.SCOPE, Reason.SELF, Reason.SYNTAX})
 _CALLEE_KINDS = frozenset({"function", "method"})
 _HEAD = re.compile(r"[^.:>(\[-]*")
@@ -433,9 +436,9 @@ class Resolver:
         for star, provides in ctx.stars:
             if provides is not None and name not in provides:
                 continue
-            if star[0] == "mod" and table.defines_all(self.system, star[1]):  # a header: `member`, short
-                files = star[1]
-                ids = table.defs_in(files[0], name) if len(files) == 1 else [i for f in files for i in table.defs_in(f, name)]
+            definitions = table.module_definitions(self.system, star[1]) if star[0] == "mod" else None
+            if definitions is not None:  # a header: what `member` finds, found without it
+                ids = [i for quals in definitions for i in ids_of(quals.get(name))]
                 if ids:
                     found.append(("sym", tuple(ids)))
                 continue

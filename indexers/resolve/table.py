@@ -71,7 +71,7 @@ class SymbolTable:
         # such file then), for the paths added or removed since.
         self._reshaped: dict[str, tuple | None] = {}
         self._ctx_cache: dict[str, ImportContext] = {}
-        self._defines_all: dict[tuple[str, tuple[str, ...]], bool] = {}  # (system, module files) -> answer
+        self._module_definitions: dict[tuple[str, tuple[str, ...]], list | None] = {}  # (system, files) -> answer
         self._bindings: dict[str, dict[tuple[str, str], list[Binding]]] = {}  # file -> (scope, name) -> bindings
         self.resolvers: dict[str, object] = {}  # file -> its resolver, for lookups from other files
         self.recursive = RecursiveCache()  # base types and members found anywhere
@@ -189,7 +189,7 @@ class SymbolTable:
 
     def _touch(self) -> None:
         self._ctx_cache.clear()
-        self._defines_all.clear()
+        self._module_definitions.clear()
         self.resolvers.clear()
         self.recursive = RecursiveCache()
 
@@ -231,19 +231,20 @@ class SymbolTable:
             cache[path] = ctx
         return ctx
 
-    def defines_all(self, system: str, files: tuple[str, ...]) -> bool:
-        """Are the members of the module ``files`` what they define, and nothing else: no
-        submodule, nothing outside the workspace, nothing imported, exported or re-exported
-        as a member? Then looking a name up in the module is looking at its definitions (a
-        kernel file looks each name it calls up in the dozens of headers it includes)."""
+    def module_definitions(self, system: str, files: tuple[str, ...]) -> list[dict[str, _StoredIds]] | None:
+        """The definitions (`quals_in`) of the files of a module whose members are those and
+        nothing else: no submodule, nothing outside the workspace, nothing imported, exported
+        or re-exported as a member; None for any other module. Looking a name up in such a
+        module is looking at its definitions (a kernel file looks each name it calls up in
+        the dozens of headers it includes)."""
         key = (system, files)
-        found = self._defines_all.get(key)
-        if found is None:
+        found = self._module_definitions.get(key, key)
+        if found is key:
             modules = self.modules(system)
             contexts = [self.import_context(f) for f in files]
-            found = self._defines_all[key] = (
-                modules.members_are_files and not modules.star_reexports
-                and not any((c.names and modules.imports_are_members) or c.exports or c.export_stars for c in contexts))
+            plain = (modules.members_are_files and not modules.star_reexports
+                     and not any((c.names and modules.imports_are_members) or c.exports or c.export_stars for c in contexts))
+            found = self._module_definitions[key] = [self.quals_in(f) for f in files] if plain else None
         return found
 
     def bindings(self, scope: str, name: str) -> Sequence[Binding]:
