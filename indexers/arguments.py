@@ -32,33 +32,42 @@ def call_arguments(matches: list[dict], text=None) -> dict[int | tuple[int, int]
     descending from the root): position (among all arguments; unknown after a splat such as
     ``*xs``) or keyword, and the value as written. Two lists that end at the same byte (error
     recovery's zero-width closing brackets) map that byte to None, and are keyed by the byte
-    range of their call instead."""
+    range of their call instead. A list's matches come in the order of its arguments, one per
+    argument at most, so when there are as many as the list has items, their order is their
+    position."""
     text = text or _text  # the extractor's reads the source, cheaper than a node's own text
-    found: dict[int, tuple[tree_sitter.Node, list[tuple[int | str, str]]]] = {}  # per list (by id)
-    positions: dict[int, dict[int, int]] = {}  # per list, the position of each argument
+    lists: dict[int, tuple[tree_sitter.Node, list[tuple[tree_sitter.Node, list | None]]]] = {}  # per list (by id)
     for caps in matches:
         value = caps["argument"][0]
-        if value.end_byte - value.start_byte > MAX_ARGUMENT:
-            continue
         keyword = caps.get("argument.keyword")
         arg_list = caps["argument.list"][0] if "argument.list" in caps else (value.parent if keyword else value).parent
         if arg_list is None:
             continue
-        key: int | str | None
-        if keyword:
-            key = text(keyword[0])
-        else:
-            at = positions.get(arg_list.id)
-            if at is None:
-                at = positions[arg_list.id] = _positions(arg_list)
-            key = at.get(value.id)
-            if key is None:
+        group = lists.get(arg_list.id)
+        if group is None:
+            group = lists[arg_list.id] = (arg_list, [])
+        group[1].append((value, keyword))
+    found = []
+    for arg_list, group in lists.values():
+        # Every item matched (most lists): reading the list's items would cost more.
+        positions = None if arg_list.named_child_count == len(group) else _positions(arg_list)
+        entries = []
+        for index, (value, keyword) in enumerate(group):
+            if value.end_byte - value.start_byte > MAX_ARGUMENT:
                 continue
-        entry = found.get(arg_list.id)
-        if entry is None:
-            entry = found[arg_list.id] = (arg_list, [])
-        entry[1].append((key, text(value)))
-    return _by_call(found.values())
+            key: int | str | None
+            if keyword:
+                key = text(keyword[0])
+            elif positions is None:
+                key = index
+            else:
+                key = positions.get(value.id)
+                if key is None:
+                    continue
+            entries.append((key, text(value)))
+        if entries:
+            found.append((arg_list, entries))
+    return _by_call(found)
 
 
 def _by_call(lists) -> dict[int | tuple[int, int], Arguments | None]:

@@ -63,8 +63,8 @@ class Binding:
 
 
 def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tuple]:
-    """(role, name node, type text, value text, name or None for the node's text) of each
-    bound name of the matches, in source order. A name matched by a general and a specific pattern keeps what the specific one
+    """(first byte, role, name node, type text, value text, name or None for the node's text)
+    of each bound name of the matches, in source order. A name matched by a general and a specific pattern keeps what the specific one
     says (a declared type over a value, a value over nothing). A list of names bound to a list of values (``a, b = f, g``) pairs them in order
     when there are as many, else binds them to nothing known. Names bound to the null
     literal are left out."""
@@ -99,7 +99,7 @@ def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tup
             old = best.get(key)
             if old is None or known > old[0]:
                 best[key] = (known, start, role, node, type_text, value_text, name)
-    return [item[2:] for item in sorted(best.values(), key=_START)]
+    return [item[1:] for item in sorted(best.values(), key=_START)]
 
 
 def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
@@ -205,8 +205,8 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     if text in spec.null_literals:
         return ""
     chain = _spec_chain(spec, text)
-    if chain is None and spec.values_skip_comments and "(" in text:  # a comment may hold a lone quote
-        bare = _without_comments(spec, node, text)
+    if chain is None and spec.values_skip_comments and "(" in text and _may_comment(spec, text):
+        bare = _without_comments(spec, node, text)  # a comment may hold a lone quote
         if bare is not text:
             chain = _spec_chain(spec, bare)
     return chain if chain is not None or not spec.cast_expressions else cast_chain(spec, node)
@@ -215,6 +215,12 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
 def _spec_chain(spec: LanguageSpec, text: str) -> str | None:
     """``text`` as a chain in the language's terms (its non-null postfix, its `new`)."""
     return value_chain(without_postfix(text, spec.non_null_postfix), spec.new_operator, spec.new_function)
+
+
+def _may_comment(spec: LanguageSpec, text: str) -> bool:
+    """Whether ``text`` may hold a comment (one of the comment markers is in it): the walk
+    over an expression's nodes that finds comments costs more than these searches."""
+    return any(prefix in text for prefix in spec.comment_prefixes)
 
 
 def _without_comments(spec: LanguageSpec, node: tree_sitter.Node, text: str) -> str:

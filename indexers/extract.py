@@ -86,6 +86,7 @@ from __future__ import annotations
 
 import gc
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
@@ -311,6 +312,7 @@ class _Extractor:
         self.out = out
         self.seps = spec.scope_separators
         self.blocks: list[tuple[int, int]] = []  # (start, end) of each ``@block``, outer ones first
+        self._steps: tuple = ((), [None], [None])  # `_owners`, once the definitions are nested
         self.bindings: list[tuple] = []  # rows of ``Binding``, emitted marshalled (`encoded`) as the calls
 
     def run(self, root: tree_sitter.Node) -> None:
@@ -343,16 +345,17 @@ class _Extractor:
         ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
         self.blocks = sorted(set(self.blocks), key=lambda b: (b[0], -b[1]))
         self._nest(ordered)
-        local_names = self._bindings(ordered, binds)
+        self._steps = self._owners(ordered)
+        local_names = self._bindings(binds)
         if params:
             starts = [(c.get("parameter") or c["parameter.rest"])[0].start_byte for c in params]
-            self.out.params = parameters(params, starts, self._enclosing_all(ordered, starts), self.bindings)
+            self.out.params = parameters(params, starts, self._enclosing_all(starts), self.bindings)
         args = call_arguments([caps for _, caps in values if "argument" in caps], self.text)
         self.out.calls = encoded(CallRef, self._calls(ordered, narrowest_receivers(calls), local_names, args=args))
         named = [v for v in values if "name" in v[1]]  # a call as an argument is no value of its own
         self.out.values = encoded(CallRef, self._calls(ordered, named, local_names, only_typed_locals=True))
         self.out.bindings = encoded(Binding, self.bindings)
-        self._inherits(ordered, inherits)
+        self._inherits(inherits)
         self._imports(imports)
 
     # -- definitions -------------------------------------------------------------------
@@ -391,7 +394,9 @@ class _Extractor:
     def _nest(self, ordered: list[_Def]) -> None:
         stack: list[_Def] = []
         seen: dict[str, int] = {}
-        last_in_block: dict[str, tuple[tuple, str]] = {}  # qual -> (its block, id of its last definition)
+        # qual -> (the node of its last definition, that definition's id); the statement lists
+        # they are written in are compared only for a name defined twice (a parent walk each).
+        last_in_block: dict[str, tuple[tree_sitter.Node, str]] = {}
         by_qual: dict[str, SymbolRecord] = {}
         symbols = self.out.symbols
         deep = False
@@ -426,11 +431,10 @@ class _Extractor:
             # Redefinitions and overloads: the second one is Name@2, in source order.
             uqual = qual if n == 1 else f"{qual}@{n}"
             if self.spec.redefinition_shadows:
-                block = self._block(d.node)
                 earlier = last_in_block.get(qual)
-                if earlier is not None and earlier[0] == block:
+                if earlier is not None and self._block(earlier[0]) == self._block(d.node):
                     self.out.shadowed.append(earlier[1])
-                last_in_block[qual] = (block, symbol_id(self.path, uqual))
+                last_in_block[qual] = (d.node, symbol_id(self.path, uqual))
             d.qual = uqual
             parent_id = self.path
             owner = prefix
@@ -517,18 +521,28 @@ class _Extractor:
 
     # -- references --------------------------------------------------------------------
 
+    def _enclosing_all(self, starts: list[int], symbols: bool = False) -> list[_Def | None]:
+        """Innermost emitted definition or scope around each node (by its first byte); with
+        ``symbols``, the nearest of it and the definitions around it that is a symbol.
+        Variables are skipped: a call in ``X = f()`` belongs to the file (or to the function
+        around the assignment). Looked up in the step function of `_owners`: a sweep per
+        list of nodes had to sort them."""
+        points, owners = self._steps[0], self._steps[2 if symbols else 1]
+        return [owners[bisect_right(points, pos)] for pos in starts]
+
     @staticmethod
-    def _enclosing_all(ordered: list[_Def], starts: list[int]) -> list[_Def | None]:
-        """Innermost emitted definition or scope around each node (by its first byte), by one
-        sweep over both lists in source order. Variables are skipped: a call in ``X = f()``
-        belongs to the file (or to the function around the assignment)."""
-        result: list[_Def | None] = [None] * len(starts)
+    def _owners(ordered: list[_Def]) -> tuple[list[int], list[_Def | None], list[_Def | None]]:
+        """The innermost definition around a byte as a step function: the bytes where it may
+        change (where a definition starts or ends), and after each of them the definition, then
+        the nearest symbol around it; both lists start with None for the bytes before the
+        first. One sweep over the definitions in source order, with a stack."""
         defs = [d for d in ordered if d.qual and d.kind not in ("variable", "constant")]
+        points = sorted({d.start for d in defs} | {d.end for d in defs})
+        owners: list[_Def | None] = [None]
         count = len(defs)
         stack: list[_Def] = []
         j = 0
-        for i in sorted(range(len(starts)), key=starts.__getitem__):
-            pos = starts[i]
+        for pos in points:
             while j < count and defs[j].start <= pos:
                 d = defs[j]
                 while stack and stack[-1].end <= d.start:
@@ -537,8 +551,8 @@ class _Extractor:
                 j += 1
             while stack and stack[-1].end <= pos:
                 stack.pop()
-            result[i] = stack[-1] if stack else None
-        return result
+            owners.append(stack[-1] if stack else None)
+        return points, owners, _with_symbols(list(owners))
 
     def _block_paths(self, starts: list[int], enclosing: list[_Def | None]) -> list[str]:
         """Per node (by its first byte), the ``@block`` nodes around it inside its enclosing
@@ -564,7 +578,7 @@ class _Extractor:
             paths[i] = "/".join(str(s) for s, e in stack if lo <= s and e <= hi and (s, e) != (lo, hi) and pos < e)
         return paths
 
-    def _bindings(self, ordered: list[_Def], binds: list[tuple[str, dict]]) -> dict[int | str, dict[str, bool]]:
+    def _bindings(self, binds: list[tuple[str, dict]]) -> dict[int | str, dict[str, bool]]:
         """Record every binding (a row of ``Binding``); return the names bound inside each function,
         keyed by ``id()`` of its definition (outside functions, by the block), and whether
         any binding says what the name is."""
@@ -573,14 +587,14 @@ class _Extractor:
             return local_names
         out = self.bindings
         items = binding_items(self.spec, binds)
-        starts = [node.start_byte for _, node, _, _, _ in items]
-        enclosing = _with_symbols(self._enclosing_all(ordered, starts))
+        starts = [item[0] for item in items]
+        enclosing = self._enclosing_all(starts, symbols=True)
         blocks = self._block_paths(starts, enclosing)
         text = self.text
         append = out.append
         path = self.path
         functions: dict[int, _Def | None] = {}  # per enclosing definition, the function around it
-        for (role, node, type_text, value_text, name), encl, block in zip(items, enclosing, blocks):
+        for (_, role, node, type_text, value_text, name), encl, block in zip(items, enclosing, blocks):
             line = node.start_point[0] + 1
             if role == "result" or role == "return" or role == "signature":
                 if encl is not None and (encl.kind in _FUNCTION_KINDS or role == "result" and encl.kind == "type_alias"):
@@ -630,7 +644,7 @@ class _Extractor:
         name_chain = _NAME_CHAIN.match
         head_of = _HEAD.match
         starts = [node.start_byte for node, _ in calls]
-        enclosing = _with_symbols(self._enclosing_all(ordered, starts))
+        enclosing = self._enclosing_all(starts, symbols=True)
         blocks = self._block_paths(starts, enclosing)
         # Per enclosing definition: its receiver name, and the local names it sees, innermost first.
         receivers: dict[int, str | None] = {}
@@ -690,11 +704,11 @@ class _Extractor:
             append((caller, name, rkind, receiver, node.start_point[0] + 1, local, call_args, block))
         return out
 
-    def _inherits(self, ordered: list[_Def], refs: list) -> None:
+    def _inherits(self, refs: list) -> None:
         if not refs:
             return
         by_qual = {s.qualified_name: s for s in self.out.symbols}
-        enclosing = self._enclosing_all(ordered, [node.start_byte for _, node, _ in refs])
+        enclosing = self._enclosing_all([node.start_byte for _, node, _ in refs])
         for (kind, node, caps), encl in zip(refs, enclosing):
             name_nodes = caps.get("name")
             if not name_nodes:

@@ -165,7 +165,7 @@ def test_argument_lists_ending_at_one_byte_are_told_apart_by_their_calls():
 
     def node(start, end, parent=None, named=()):
         return SimpleNamespace(start_byte=start, end_byte=end, id=(start, end), type="identifier", parent=parent,
-                               named_children=list(named))
+                               named_children=list(named), named_child_count=len(named))
 
     outer_call, inner_call = node(0, 9), node(5, 9)
     a, b = node(2, 3), node(7, 8)
@@ -175,3 +175,16 @@ def test_argument_lists_ending_at_one_byte_are_told_apart_by_their_calls():
                           lambda n: text(n.id))
     assert args[9] is None
     assert args[(0, 9)] == ((0, "a"),) and args[(5, 9)] == ((0, "b"),)
+
+
+def test_argument_positions_count_every_argument_and_stop_at_a_splat():
+    # Positions are read from the matches when every argument is one, else from the list.
+    src = ("f(a, b)\n"
+           "g(1, a, k=b, c)\n"
+           "h(a, # note\n  b)\n"
+           "i(a, *xs, b)\n")
+    calls = {c.name: c.args for c in extract_file("m.py", src.encode(), "python").calls}
+    assert calls["f"] == ((0, "a"), (1, "b"))
+    assert calls["g"] == ((1, "a"), ("k", "b"), (3, "c"))
+    assert calls["h"] == ((0, "a"), (2, "b"))
+    assert calls["i"] == ((0, "a"),)
