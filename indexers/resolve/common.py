@@ -92,6 +92,9 @@ class ImportContext:
     export_stars: list[Entity] = field(default_factory=list)
     edges: dict[str, tuple[str, int]] = field(default_factory=dict)  # target id -> (reason, line)
     unresolved: int = 0
+    # Per star, the definition indexes of its module where they are all its members
+    # (`SymbolTable.star_definitions`); worked out when first read.
+    star_definitions: list | None = field(default=None, compare=False)
 
 
 def merge_entities(ents: list[Entity]) -> Entity:

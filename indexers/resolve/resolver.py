@@ -433,10 +433,9 @@ class Resolver:
             return ("unresolved",), Reason.IMPORT, 0.0
         # 3. star imports, includes, wildcard imports
         found: list[Entity] = []
-        for star, provides in ctx.stars:
+        for (star, provides), definitions in zip(ctx.stars, table.star_definitions(path)):
             if provides is not None and name not in provides:
                 continue
-            definitions = table.module_definitions(self.system, star[1]) if star[0] == "mod" else None
             if definitions is not None:  # a header: what `member` finds, found without it
                 ids = [i for quals in definitions for i in ids_of(quals.get(name))]
                 if ids:

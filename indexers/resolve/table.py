@@ -247,6 +247,17 @@ class SymbolTable:
             found = self._module_definitions[key] = [self.quals_in(f) for f in files] if plain else None
         return found
 
+    def star_definitions(self, path: str) -> list[list[dict[str, _StoredIds]] | None]:
+        """`module_definitions` of each star import of a file, in the order of its import
+        context's stars (None for a star that is no such module): every name the file looks
+        up outside its scopes is looked for in each of them."""
+        ctx = self.import_context(path)
+        if ctx.star_definitions is None:
+            system = LANGUAGES[self.files[path].lang].module_system
+            ctx.star_definitions = [self.module_definitions(system, star[1]) if star[0] == "mod" else None
+                                    for star, _ in ctx.stars]
+        return ctx.star_definitions
+
     def bindings(self, scope: str, name: str) -> Sequence[Binding]:
         """The bindings of ``name`` in a scope (a function, type or file id); not to be changed."""
         path = scope.partition("#")[0]
