@@ -13,7 +13,7 @@ import tree_sitter
 
 from graphsvc.model import _slot_init
 from indexers.languages import LanguageSpec
-from indexers.text import MAX_VALUE, strip_string, value_chain, without_postfix
+from indexers.text import MAX_VALUE, may_start_chain, strip_string, value_chain, without_postfix
 
 BINDING_ROLES = frozenset({"local", "field", "result", "return", "signature"})
 # The name a function's result is bound to in ``Binding`` (no identifier can be it).
@@ -205,7 +205,8 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     if text in spec.null_literals:
         return ""
     chain = _spec_chain(spec, text)
-    if chain is None and spec.values_skip_comments and "(" in text and _may_comment(spec, text):
+    if chain is None and spec.values_skip_comments and "(" in text and _may_comment(spec, text) \
+            and may_start_chain(text):  # blanking comments keeps the first character (no node starts with one)
         bare = _without_comments(spec, node, text)  # a comment may hold a lone quote
         if bare is not text:
             chain = _spec_chain(spec, bare)

@@ -367,7 +367,8 @@ class _Extractor:
         name_nodes = caps.get("name")
         if not name_nodes:
             return
-        name = _GENERIC_ARGS.sub("", self.text(name_nodes[0])).strip()
+        name = self.text(name_nodes[0])
+        name = (_GENERIC_ARGS.sub("", name) if "<" in name else name).strip()
         qualifier = None
         for sep in self.seps:
             if sep in name:

@@ -33,6 +33,8 @@ def value_chain(text: str, new_operator: str = "", new_function: str = "") -> st
     class (``a.Foo().m()``); so is the language's ``new_function`` given a type (Go
     ``new(Foo).m()``). A subscript is an element: ``a[0]`` -> ``a[i:0]``, ``d["k"]`` ->
     ``d[s:k]``, by any other key ``a[]``."""
+    if not may_start_chain(text):
+        return None
     if len(text) <= MAX_VALUE and _PLAIN_CHAIN.fullmatch(text):
         return text  # names and member accesses only (most values): nothing to drop
     if len(text) > 64 * MAX_VALUE:
@@ -80,13 +82,27 @@ def value_chain(text: str, new_operator: str = "", new_function: str = "") -> st
             return None
         parts.append(text[kept:])
         text = "".join(parts)
-    if len(text) > MAX_VALUE and len("".join(text.split())) > MAX_VALUE:
+    if len(text) > MAX_VALUE and _longer_than_value(text):
         return None  # too long without its white space: the sub below costs the square of a run
     if _SPACE.search(text):
         text = _WS_AROUND_OPS.sub(r"\1", text.strip())
     if len(text) > MAX_VALUE or not _VALUE_CHAIN.match(text):
         return None
     return text
+
+
+def may_start_chain(text: str) -> bool:
+    """Whether ``value_chain`` may read ``text`` as a chain, as far as its first character
+    tells: one that starts with a literal, a bracket or an operator never is (the rewrites
+    before the test of its head change a text that starts with a name, ``<`` or ``::`` only)."""
+    first = text[:1]
+    return ("a" <= first <= "z") or ("A" <= first <= "Z") or first in "_$<:" or first.isspace()
+
+
+def _longer_than_value(text: str) -> bool:
+    """Whether ``text`` holds more than ``MAX_VALUE`` characters that are not white space,
+    read from its start as far as needed (a long text is seldom mostly white space)."""
+    return len("".join(text[: 4 * MAX_VALUE].split())) > MAX_VALUE or len("".join(text.split())) > MAX_VALUE
 
 
 def _element_step(m: re.Match) -> str:
