@@ -330,8 +330,7 @@ class GrepIndex(db.Connected):
                 # A character past ASCII takes more than one byte in UTF-8.
                 odd = [row[0] for row in conn.execute(
                     f"SELECT term FROM temp.{vocab} WHERE length(term) <> length(CAST(term AS BLOB))")]
-                conn.executemany(f"INSERT INTO {terms} (terms, caseless) VALUES (?, ?)",
-                                 ((t, f) for t in odd if (f := caseless(t)) is not None))
+                conn.executemany(f"INSERT INTO {terms} (terms, caseless) VALUES (?, ?)", _vocabulary_blocks([], odd))
                 conn.execute(f"UPDATE grep_workspaces SET format = ?, terms_compacted = "
                              f"(SELECT coalesce(sum(length(terms)), 0) FROM {terms}) WHERE id = ?",
                              (TEXT_FORMAT, workspace_id))
