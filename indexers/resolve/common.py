@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from types import SimpleNamespace
 
+from graphsvc import model
 from graphsvc.model import TYPE_KINDS, UnresolvedCalls
 
 METHOD_NAME_CONFIDENCE = 0.5
@@ -112,6 +113,10 @@ def plain_members(enum: type) -> SimpleNamespace:
     the enum class's attribute look-up (three times a plain one's cost), which resolution
     pays a few times for every call site."""
     return SimpleNamespace(**enum.__members__)
+
+
+# The enums resolution reads for every call site, as `plain_members`.
+Prov, Reason, Rel = plain_members(model.Prov), plain_members(model.Reason), plain_members(model.Rel)
 
 
 def record_fields(records, *names: str) -> list:

@@ -26,10 +26,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from graphsvc.model import Reason
 from indexers.bindings import ALTERNATIVES, RESULT
 from indexers.extract import RECEIVER_SELF, RECEIVER_SUPER, CallRef
-from indexers.resolve.common import MAX_CANDIDATES, imported_in_functions
+from indexers.resolve.common import MAX_CANDIDATES, Reason, imported_in_functions
 from indexers.resolve.types import UNKNOWN, Types, chain_of, in_block
 
 if TYPE_CHECKING:  # the resolver imports this module
@@ -165,8 +164,6 @@ def _follow(r: Resolver, cur: tuple, steps: list[str | None], depth: int) -> fro
         nexts = _fields(r, cur, step, depth)
     else:
         return NOTHING
-    if len(nexts) == 1:
-        return _follow(r, next(iter(nexts)), rest, depth + 1)
     return _union(_follow(r, n, rest, depth + 1) for n in nexts)
 
 

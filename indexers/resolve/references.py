@@ -12,14 +12,12 @@ from __future__ import annotations
 from dataclasses import fields
 from itertools import starmap
 
-from graphsvc import model
 from graphsvc.model import UnresolvedCalls
 from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_OTHER, RECEIVER_SELF, RECEIVER_SUPER, CallRef
-from indexers.resolve.common import MAX_CANDIDATES, MAX_HIERARCHY, TYPE_KIND_NAMES, plain_members, record_rows
+from indexers.resolve.common import MAX_CANDIDATES, MAX_HIERARCHY, TYPE_KIND_NAMES, Prov, Reason, Rel, record_rows
 from indexers.resolve.resolver import Resolver
 from indexers.resolve.table import REFERABLE_KINDS
 
-Prov, Reason, Rel = plain_members(model.Prov), plain_members(model.Reason), plain_members(model.Rel)
 MAX_UNRESOLVED_SITES = 20  # call sites kept per caller; the count says how many there were
 
 _GUESSES = frozenset({Reason.UNIQUE_NAME, Reason.CANDIDATE})

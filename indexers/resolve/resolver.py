@@ -14,15 +14,14 @@ from indexers.languages import LANGUAGES
 from indexers.records import EdgeRecord
 from indexers.resolve.common import (
     MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT_HOPS, METHOD_NAME_CONFIDENCE, SPLIT, TYPE_KIND_NAMES, Entity,
-    ImportContext, ResolveStats, base_qual, c3_merge, imported_in_functions, merge_entities, plain_members, record_fields,
-    record_rows,
+    ImportContext, Prov, Reason, Rel, ResolveStats, base_qual, c3_merge, imported_in_functions, merge_entities,
+    record_fields, record_rows,
 )
 from indexers.resolve.parameters import parameter_values
 from indexers.resolve.possible import possible_call
 from indexers.resolve.table import SymbolTable, ids as ids_of
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of
 
-Prov, Reason, Rel = plain_members(model.Prov), plain_members(model.Reason), plain_members(model.Rel)
 _PLAIN = {m: m.value for enum in (model.Rel, model.Prov, model.Reason) for m in enum}
 _LOCAL_REASONS = frozenset({Reason.SCOPE, Reason.SELF, Reason.SYNTAX})
 _CALLEE_KINDS = frozenset({"function", "method"})
@@ -102,10 +101,7 @@ class Resolver:
         # Asked for each name a file looks up against each of its star imports and includes
         # (a kernel file includes dozens of headers): most answers are None, found lean.
         table = self.table
-        if len(files) == 1:
-            ids = ids_of(table.quals_in(files[0]).get(name))
-        else:
-            ids = [i for f in files for i in table.defs_in(f, name)]
+        ids = table.defs_in(files[0], name) if len(files) == 1 else [i for f in files for i in table.defs_in(f, name)]
         if ids:
             return ("sym", tuple(ids))
         modules = table.modules(self.system)

@@ -42,17 +42,15 @@ from functools import lru_cache
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from graphsvc import model
 from indexers.bindings import ALTERNATIVES, CAST, TYPED_ARRAY
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
 from indexers.extract import RECEIVER_NAME
-from indexers.resolve.common import SPLIT, TYPE_KIND_NAMES, Entity, plain_members, record_fields
+from indexers.resolve.common import SPLIT, TYPE_KIND_NAMES, Entity, Reason, record_fields
 
 if TYPE_CHECKING:
     from indexers.resolve.resolver import Resolver
 
-Reason = plain_members(model.Reason)
 UNKNOWN = ("unknown",)
 BUILTIN = ("builtin",)
 ANONYMOUS = ("anonymous",)
