@@ -110,6 +110,8 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
         return [(nodes[0], None, value_of(spec, nodes[0]))]
     if role == "signature":
         return [(caps["signature.parameter"][0], type_text(caps["signature.type"][0]), None)]
+    if role + ".unpacked" in caps:
+        return _unpacked(spec, nodes[0].named_children, caps[role + ".unpacked"][0])
     type_cap, value_cap = _TYPE_VALUE[role]
     decl, values = caps.get(type_cap), caps.get(value_cap)
     if len(nodes) == 1 and values and nodes[0].named_child_count:
@@ -123,6 +125,20 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
     if values:
         return [(nodes[0], declared, value_of(spec, values[0]))]
     return [(nodes[0], declared, _bound_value(spec, role, caps))]
+
+
+def _unpacked(spec: LanguageSpec, names: list[tree_sitter.Node], of: tree_sitter.Node) -> list[tuple]:
+    """Names bound to the elements of one value by position (``a, b = f()``: ``f()[i:0]``,
+    ``f()[i:1]``); from a splat on (``a, *rest = ...``), positions are not known."""
+    value = value_of(spec, of)
+    out = []
+    for k, name in enumerate(names):
+        if name.named_child_count:  # a splat or a nested list: its names are unknown
+            value = None
+            out.append((name, None, None))
+            continue
+        out.append((name, None, _then(value, f"[i:{k}]")))
+    return out
 
 
 def _bound_value(spec: LanguageSpec, role: str, caps: dict) -> str | None:
@@ -196,7 +212,15 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     if kind in spec.sequence_literals or kind in spec.mapping_literals:
         return _literal(spec, node)
     if kind in spec.conditional_expressions:
-        return _alternatives(spec, node)
+        children = node.named_children
+        if len(children) <= max(spec.conditional_branches, default=0):
+            return None
+        return _alternatives(spec, [children[i] for i in spec.conditional_branches])
+    if kind in spec.either_expressions:
+        op = node.child_by_field_name("operator")
+        if op is None or op.type not in spec.either_operators:
+            return None
+        return _alternatives(spec, [node.child_by_field_name("left"), node.child_by_field_name("right")])
     if kind in spec.cast_expressions:
         return _cast_type(spec, node)
     if kind in spec.typed_arrays:
@@ -288,16 +312,15 @@ def _then(value: str | None, step: str) -> str | None:
     return value + step
 
 
-def _alternatives(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
-    """A conditional expression: the chain its branches share, or ``?a|b`` for the resolver to
-    check that they agree; a null branch says nothing (``Foo() if c else None`` is a
-    ``Foo``). None when a branch is not a chain."""
-    children = node.named_children
-    if len(children) <= max(spec.conditional_branches, default=0):
-        return None
+def _alternatives(spec: LanguageSpec, branches: list[tree_sitter.Node | None]) -> str | None:
+    """The branches of a conditional expression (or the operands of ``a or b``): the chain
+    they share, or ``?a|b`` for the resolver to check that they agree; a null branch says
+    nothing (``Foo() if c else None`` is a ``Foo``). None when a branch is not a chain."""
     chains: list[str] = []
-    for i in spec.conditional_branches:
-        text = value_of(spec, children[i])
+    for branch in branches:
+        if branch is None:
+            return None
+        text = value_of(spec, branch)
         if text is None or text == ANONYMOUS or text[:1] == "{":
             return None
         if text and text not in chains:

@@ -26,6 +26,8 @@ tags.scm-style captures:
 ``@local.element``      the expression whose elements it is bound to in turn (a loop
                         variable): the element type of the expression's declared container
                         type (``LanguageSpec.container_types``)
+``@local.unpacked``     on a list of names (``a, b = f()``): the expression whose elements
+                        they are bound to by position, each ``f()[i:k]``, up to a splat
 ``@local.of``           the expression whose member of the same name it is bound to
                         (JavaScript ``const {a} = obj``: ``obj.a``)
 ``@contents``           a name whose contents are changed in place (an item assigned or
@@ -97,19 +99,18 @@ from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_i
 from indexers.arguments import ParamRef, call_arguments, parameters
 from indexers.bindings import ELEMENT, RESULT, Binding, binding_items, cast_chain
 from indexers.c_macros import without_macros
+from indexers.definitions import documentation, signature
 from indexers.languages import LanguageSpec, get_language, language_for_content, parser_for
 from indexers.matches import SCOPE, grouped_matches, narrowest_receivers, pattern_roles
 from indexers.records import SymbolRecord, encoded
 from indexers.syntax_errors import inside_error, scan_errors
-from indexers.text import (first_paragraph, node_end_line, node_line, node_text, strip_comment, strip_string,
-                           unquote, value_chain, without_postfix)
+from indexers.text import node_end_line, node_line, node_text, unquote, value_chain, without_postfix
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 # Longer average lines than this over a large file mean generated or minified code.
 MINIFIED_MIN_BYTES = 512 * 1024
 MINIFIED_AVG_LINE = 1000
 MAX_NESTING = 200
-MAX_SIGNATURE = 300
 
 RECEIVER_NONE = "none"
 RECEIVER_SELF = "self"
@@ -128,7 +129,6 @@ _SCOPE = SCOPE
 _RANK = {"variable": 0, "constant": 1}
 _NAME_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)#?[A-Za-z_$][\w$]*)*$")
 _GENERIC_ARGS = re.compile(r"<.*>$", re.S)
-_WS = re.compile(r"\s+")
 _HEAD = re.compile(r"[^.:>(\[-]*")
 _FUNCTION_KINDS = frozenset({"function", "method"})
 _LOCAL_KINDS = frozenset({RECEIVER_NONE, RECEIVER_NAME, RECEIVER_EXPR})
@@ -433,9 +433,13 @@ class _Extractor:
             uqual = qual if n == 1 else f"{qual}@{n}"
             if self.spec.redefinition_shadows:
                 earlier = last_in_block.get(qual)
-                if earlier is not None and self._block(earlier[0]) == self._block(d.node):
-                    self.out.shadowed.append(earlier[1])
-                last_in_block[qual] = (d.node, symbol_id(self.path, uqual))
+                if earlier is not None and self._decorated_again(d, earlier[0]):
+                    # Still a node, but what the name holds stays the earlier definition.
+                    self.out.shadowed.append(symbol_id(self.path, uqual))
+                else:
+                    if earlier is not None and self._block(earlier[0]) == self._block(d.node):
+                        self.out.shadowed.append(earlier[1])
+                    last_in_block[qual] = (d.node, symbol_id(self.path, uqual))
             d.qual = uqual
             parent_id = self.path
             owner = prefix
@@ -455,8 +459,8 @@ class _Extractor:
                 start_line=d.node.start_point[0] + 1,
                 end_line=node_end_line(d.node),
                 lang=self.spec.name,
-                signature=self._signature(d.node, kind),
-                doc=self._doc(d),
+                signature=signature(self.data, d.node, kind),
+                doc=documentation(self.spec, self.text, d.node, d.doc_node),
             )
             d.sym = sym
             by_qual.setdefault(qual, sym)
@@ -464,61 +468,31 @@ class _Extractor:
         if deep:
             self.out.problems = (*self.out.problems, "deeply-nested")
 
+    def _decorated_again(self, d: _Def, earlier: tree_sitter.Node) -> bool:
+        """Is the variable ``d`` the earlier definition of its name in the same statement list,
+        passed first through calls and bound to the name again (``X = a(b(X, k=1), k=2)``)?"""
+        calls = self.spec.hand_decorator_calls
+        if not calls or d.kind not in ("variable", "constant") or earlier.type == d.node.type:
+            return False
+        statement = d.node.parent
+        if statement is None or self._block(statement) != self._block(earlier):
+            return False
+        value = d.node.child_by_field_name("right")
+        for _ in range(MAX_NESTING):
+            if value is None or value.type not in calls:
+                return False
+            args = value.child_by_field_name("arguments")
+            value = args.named_children[0] if args is not None and args.named_child_count else None
+            if value is not None and value.type in self.spec.name_node_types:
+                return self.text(value) == d.name
+        return False
+
     def _block(self, node: tree_sitter.Node) -> tuple:
         """The statement list a definition is written in (past decorators and the like)."""
         parent = node.parent
         while parent is not None and parent.type in self.spec.definition_wrappers:
             parent = parent.parent
         return (parent.start_byte, parent.end_byte) if parent is not None else ()
-
-    def _signature(self, node: tree_sitter.Node, kind: str) -> str:
-        body = node.child_by_field_name("body")
-        start = node.start_byte
-        if body is not None and body.start_byte > start:
-            end = body.start_byte
-        else:
-            end = self.data.find(b"\n", start, node.end_byte)
-            if end < 0:
-                end = node.end_byte
-        raw = self.data[start : min(end, start + 4 * MAX_SIGNATURE)]
-        sig = _WS.sub(" ", raw.decode("utf-8", "replace")).strip()
-        sig = sig.rstrip("{ ") if kind not in ("variable", "constant") else sig
-        if body is not None:
-            sig = sig.rstrip(":= ").rstrip()
-        return sig[:MAX_SIGNATURE]
-
-    def _doc(self, d: _Def) -> str:
-        if d.doc_node is not None:
-            return first_paragraph(strip_string(self.text(d.doc_node)))
-        if self.spec.doc_style != "comment":
-            return ""
-        node = d.node
-        comments = self.spec.comment_node_types
-        skip = self.spec.doc_skip_node_types
-        # Climb through wrappers on the same line (export, template, declarator lists) so the
-        # comment above the wrapper is found.
-        for _ in range(3):
-            prev = node.prev_named_sibling
-            while prev is not None and prev.type in skip:
-                prev = prev.prev_named_sibling
-            if prev is not None:
-                break
-            parent = node.parent
-            if parent is None or parent.parent is None or parent.start_point[0] != node.start_point[0]:
-                break
-            node = parent
-        prev = node.prev_named_sibling
-        expected = node.start_point[0]
-        while prev is not None and prev.type in skip:
-            expected = prev.start_point[0]
-            prev = prev.prev_named_sibling
-        block: list[tree_sitter.Node] = []
-        while prev is not None and prev.type in comments and prev.end_point[0] >= expected - 1:
-            block.append(prev)
-            expected = prev.start_point[0]
-            prev = prev.prev_named_sibling
-        prefixes = self.spec.comment_prefixes
-        return first_paragraph("\n".join(strip_comment(self.text(c), prefixes) for c in reversed(block)))
 
     # -- references --------------------------------------------------------------------
 

@@ -144,6 +144,11 @@ class LanguageSpec:
     # branches among the node's named children: the value is what every branch agrees on.
     conditional_expressions: frozenset[str] = frozenset()
     conditional_branches: tuple[int, ...] = ()
+    # Binary expressions whose value is one of their operands (``a or b``, ``a ?? b``): node
+    # types, and the operators (node types of their ``operator`` field) that make them so.
+    # Read as conditional expressions are: the value is what both operands agree on.
+    either_expressions: frozenset[str] = frozenset()
+    either_operators: frozenset[str] = frozenset()
     # Node types of literal containers whose entries are kept with a name bound to them
     # (``fs = [f, g]``, ``d = {"k": f}``): by position, or by a key of the literal types.
     sequence_literals: frozenset[str] = frozenset()
@@ -173,9 +178,18 @@ class LanguageSpec:
     # (Python): the earlier one is not a target. Nodes that wrap a definition there:
     redefinition_shadows: bool = False
     definition_wrappers: frozenset[str] = frozenset()
+    # Calls that apply a decorator by hand when a name defined in a statement list is bound
+    # again there to its own value passed first through them (``X = wrap(X, ...)``,
+    # ``f = staticmethod(f)``): the binding is the definition decorated, not another target.
+    hand_decorator_calls: frozenset[str] = frozenset()
+    # Decorators that make a method an attribute read (``@property``): reading it is calling it.
+    property_decorators: frozenset[str] = frozenset()
     # Generic types whose (first) type argument is the type of their elements, and those
     # whose argument is a class itself (Python's ``Type[Foo]``).
     container_types: frozenset[str] = frozenset()
+    # Generic types whose type arguments are the types of their elements by position
+    # (``Tuple[A, B]``), unless the last is ``...`` (then they are containers as above).
+    tuple_types: frozenset[str] = frozenset()
     # Methods of those containers that pass each element as the first argument of the
     # function they are given (``xs.map((x) => ...)``).
     element_callbacks: frozenset[str] = frozenset()
@@ -384,6 +398,8 @@ _JS_FAMILY = dict(
     type_literal_member=re.compile(r"^(?:readonly\s+)?([A-Za-z_$][\w$]*)\??\s*:\s*(\S.*)$", re.S),
     conditional_expressions=frozenset({"ternary_expression"}),
     conditional_branches=(1, 2),
+    either_expressions=frozenset({"binary_expression"}),
+    either_operators=frozenset({"||", "??"}),
     redefinition_shadows=True,
     definition_wrappers=frozenset({"export_statement", "ambient_declaration", "lexical_declaration",
                                    "variable_declaration"}),
@@ -421,7 +437,9 @@ LANGUAGES: dict[str, LanguageSpec] = {
             anonymous_functions=frozenset({"lambda"}),
             conditional_expressions=frozenset({"conditional_expression"}),
             conditional_branches=(0, 2),
-            sequence_literals=frozenset({"list", "tuple"}),
+            either_expressions=frozenset({"boolean_operator"}),
+            either_operators=frozenset({"or"}),
+            sequence_literals=frozenset({"list", "tuple", "expression_list"}),
             mapping_literals=frozenset({"dictionary"}),
             string_literal="string",
             integer_literal="integer",
@@ -434,10 +452,13 @@ LANGUAGES: dict[str, LanguageSpec] = {
                 frozenset AbstractSet MutableSet Tuple tuple Deque deque Generator AsyncIterator
                 AsyncIterable KeysView ValuesView""".split()
             ),
+            tuple_types=frozenset({"Tuple", "tuple"}),
             class_types=frozenset({"Type", "type"}),
             typing_modules=frozenset({"typing", "typing_extensions", "collections.abc", "types"}),
             redefinition_shadows=True,
             definition_wrappers=frozenset({"decorated_definition"}),
+            hand_decorator_calls=frozenset({"call"}),
+            property_decorators=frozenset({"property", "cached_property", "abstractproperty"}),
             # An unqualified name that is neither defined nor imported in a Python module can
             # only come from a star import or be an error, so a workspace-wide match is weak.
             unique_name_confidence=0.5,

@@ -18,6 +18,7 @@ _VALUE_CHAIN = re.compile(
 )
 _PLAIN_CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)#?[A-Za-z_$][\w$]*)*")
 _SUBSCRIPT = re.compile(r"\[\s*(?:(-?\d+)|\"([\w.-]*)\"|'([\w.-]*)'|[^\[\]]*)\s*\]")
+_SLICE = re.compile(r"\[\s*(?:-?[\w.]+)?\s*:\s*(?:-?[\w.]+)?\s*(?::\s*(?:-?[\w.]+)?\s*)?\]")
 _SPACE = re.compile(r"\s")  # what str.isspace() calls a space
 _ARGUMENT_MARKS = re.compile(r"[()\"'`]")
 _WS_AROUND_OPS = re.compile(r"\s*(\.|::|->|\(\))\s*")
@@ -111,7 +112,11 @@ def _element_step(m: re.Match) -> str:
     key = m.group(2) if m.group(2) is not None else m.group(3)
     if key is not None:
         return f"[s:{key}]"
-    return "[:]" if ":" in m.group(0) else "[]"  # a slice is no element: no chain
+    if ":" not in m.group(0):
+        return "[]"
+    # A slice of names and numbers (`xs[1:]`, `s[i:j]`) is a container of the same kind:
+    # the value itself. Any other text with a colon is no chain.
+    return "" if _SLICE.fullmatch(m.group(0)) else "[:]"
 
 
 def node_line(node: tree_sitter.Node) -> int:

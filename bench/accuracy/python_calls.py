@@ -359,12 +359,15 @@ def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge], root: 
     by_form: dict[str, Counter] = defaultdict(Counter)
     for pair in pairs:
         by_form[pair_form.get(pair, "?")]["confident" if pair in confident else "missed"] += 1
-    for pair in pairs - confident:
+    missed_examples: list[str] = []
+    for pair in sorted(pairs - confident):
         e = edge_at.get(pair)
         if e is not None:
             fate[f"kept below confidence 1 ({e.reason}, {band_of(e.confidence)})"] += 1
         else:
             fate["no edge to the target (unresolved, external or another target)"] += 1
+        missed_examples.append(f"{pair[0]} -> {pair[1]} ({pair_form.get(pair, '?')}; ours: "
+                               + (f"{e.reason} {e.confidence:.2f}, line {e.line})" if e is not None else "no edge)"))
     return {
         "sample_files": len(files),
         "call_sites": sum(site_counts.values()),
@@ -377,4 +380,5 @@ def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge], root: 
         "oracle_pairs_not_confident": dict(fate.most_common()),
         "oracle_pairs_by_call_form": largest_first(by_form),
         "wrong_examples": wrong_examples,
+        "missed_examples": missed_examples,
     }

@@ -108,6 +108,8 @@
 (delete_statement (subscript value: [(identifier) @contents (attribute attribute: (identifier) @contents)]))
 ; `a, b = f, g`: the values in order, when there are as many
 (assignment left: (pattern_list) @local right: (expression_list) @local.value)
+; `a, b = f()`: the elements of one value, by position
+(assignment left: [(pattern_list) (tuple_pattern)] @local right: [(call) (identifier) (attribute) (subscript)] @local.unpacked)
 (augmented_assignment left: (identifier) @local)
 (for_statement left: (identifier) @local right: (_) @local.element)
 (for_statement left: (pattern_list (identifier) @local))

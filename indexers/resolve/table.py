@@ -40,6 +40,9 @@ def _module_shape(ext: FileExtraction) -> tuple:
     return ext.lang, ext.package
 
 
+_PROPERTY_ACCESSORS = frozenset({"setter", "deleter", "getter"})  # `@name.setter` and the like
+
+
 class SymbolTable:
     """Every file's symbols, indexed for resolution; add and remove files one at a time."""
 
@@ -73,6 +76,7 @@ class SymbolTable:
         self._ctx_cache: dict[str, ImportContext] = {}
         self._module_definitions: dict[tuple[str, tuple[str, ...]], list | None] = {}  # (system, files) -> answer
         self._bindings: dict[str, dict[tuple[str, str], list[Binding]]] = {}  # file -> (scope, name) -> bindings
+        self._properties: dict[str, dict[str, str]] = {}  # file -> its methods read as attributes
         self.resolvers: dict[str, object] = {}  # file -> its resolver, for lookups from other files
         self.recursive = RecursiveCache()  # base types and members found anywhere
         with paused_gc():
@@ -89,6 +93,7 @@ class SymbolTable:
         if any(ref.type_id is None for ref in ext.inherits):
             self.relating_files.add(ext.path)
         self._bindings.pop(ext.path, None)
+        self._properties.pop(ext.path, None)
         self._dirs[posixpath.dirname(ext.path)].add(ext.path)
         spec = LANGUAGES.get(ext.lang) if ext.lang else None
         system = spec.module_system if spec else ""
@@ -136,6 +141,7 @@ class SymbolTable:
         self.relating_files.discard(path)
         self._reshaped.setdefault(path, _module_shape(ext))
         self._bindings.pop(path, None)
+        self._properties.pop(path, None)
         self._dirs[posixpath.dirname(path)].discard(path)
         spec = LANGUAGES.get(ext.lang) if ext.lang else None
         system = spec.module_system if spec else ""
@@ -257,6 +263,15 @@ class SymbolTable:
             ctx.star_definitions = [self.module_definitions(system, star[1]) if star[0] == "mod" else None
                                     for star, _ in ctx.stars]
         return ctx.star_definitions
+
+    def property_role(self, method_id: str) -> str | None:
+        """"get" for a method decorated as a property (the language's ``property_decorators``),
+        "set" for its setter or deleter (``@name.setter``), None for any other."""
+        path = method_id.partition("#")[0]
+        found = self._properties.get(path)
+        if found is None:
+            found = self._properties[path] = _properties(self.files.get(path))
+        return found.get(method_id)
 
     def bindings(self, scope: str, name: str) -> Sequence[Binding]:
         """The bindings of ``name`` in a scope (a function, type or file id); not to be changed."""
@@ -487,3 +502,30 @@ def _referenced_names(ext: FileExtraction) -> set[str]:
 def _module_tail(module: str) -> str:
     tail = re.split(r"[./:\\]+", module.strip("./"))[-1] if module.strip("./") else module
     return posixpath.splitext(tail)[0] if "/" in module or module.endswith(_HEADER_EXTENSIONS) else tail
+
+
+def _properties(ext: FileExtraction | None) -> dict[str, str]:
+    """The methods of a file decorated as properties, "get" or "set" (``@name.setter``): each
+    decorator is a call from the class on a line above its method, the first method of that
+    class to start after it."""
+    spec = LANGUAGES.get(ext.lang) if ext is not None and ext.lang else None
+    if spec is None or not spec.property_decorators:
+        return {}
+    names = spec.property_decorators
+    marks: dict[str, list[tuple[int, str, str | None]]] = {}  # class id -> (line, role, property name)
+    for row in record_rows(ext.calls):
+        name = row[1]  # (caller, name, receiver kind, receiver, line, ...): CallRef's fields
+        if name in names:
+            marks.setdefault(row[0], []).append((row[4], "get", None))
+        elif name in _PROPERTY_ACCESSORS and row[3]:
+            marks.setdefault(row[0], []).append((row[4], "set", row[3]))
+    if not marks:
+        return {}
+    found: dict[str, str] = {}
+    methods = sorted((s.start_line, s.id, s.parent, s.name) for s in ext.symbols if s.kind == "method" and s.parent in marks)
+    for owner, at in marks.items():
+        for line, role, prop in at:
+            nxt = next((m for m in methods if m[2] == owner and m[0] > line), None)
+            if nxt is not None and (prop is None or prop == nxt[3]):
+                found.setdefault(nxt[1], role)
+    return found

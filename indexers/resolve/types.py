@@ -46,7 +46,7 @@ from indexers.bindings import ALTERNATIVES, CAST, TYPED_ARRAY
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
 from indexers.extract import RECEIVER_NAME
-from indexers.resolve.common import SPLIT, TYPE_KIND_NAMES, Entity, Reason, record_fields
+from indexers.resolve.common import SPLIT, TYPE_KIND_NAMES, Entity, Reason, base_qual, record_fields
 
 if TYPE_CHECKING:
     from indexers.resolve.resolver import Resolver
@@ -75,6 +75,30 @@ def parse_type(text: str, nulls: frozenset[str] = frozenset()) -> tuple[str, str
     ``Optional["Foo"]`` / ``Foo | None`` / ``*Foo`` -> ``Foo``; ``List[Foo]`` -> ``List``,
     ``Foo``. None when the text is not one named type (a union, a function type, an array
     ``Foo[]``). ``nulls``: the language's null values, dropped from a union (``Foo | undefined``)."""
+    found = _generic(text, nulls)
+    if found is None:
+        return None
+    name, arguments = found
+    return name, None if arguments is None else _first_argument(arguments)
+
+
+def type_arguments(text: str, nulls: frozenset[str] = frozenset()) -> list[str]:
+    """Every type argument of a type as written (``Tuple[A, B]`` -> ``["A", "B"]``), read as
+    ``parse_type`` reads the type; [] for none."""
+    found = _generic(text, nulls)
+    if found is None or found[1] is None:
+        return []
+    parts, last = [], 0
+    inner = found[1]
+    for i, ch, depth in _with_depth(inner):
+        if ch == "," and not depth:
+            parts.append(inner[last:i].strip())
+            last = i + 1
+    return [*parts, inner[last:].strip()]
+
+
+def _generic(text: str, nulls: frozenset[str]) -> tuple[str, str | None] | None:
+    """A type's name and the text between its type brackets (None without them)."""
     text = text.strip().strip("\"'").strip()
     if nulls and "|" in text:
         kept = [p for p in (p.strip() for p in text.split("|")) if p and p not in nulls]
@@ -93,7 +117,7 @@ def parse_type(text: str, nulls: frozenset[str] = frozenset()) -> tuple[str, str
         return m.group(0), None
     if rest[0] not in "<[" or _closing(rest) != len(rest) - 1 or not rest[1:-1].strip():
         return None  # `A | B`, `A, B`, `fn(...)`, `A[]`, `A<T> | B<T>`
-    return m.group(0), _first_argument(rest[1:-1])
+    return m.group(0), rest[1:-1]
 
 
 def _with_depth(text: str) -> Iterator[tuple[int, str, int]]:
@@ -337,7 +361,21 @@ class Types:
 
     # -- steps ---------------------------------------------------------------------------
 
+    def read(self, cur: tuple) -> tuple:
+        """A method as read, not called: a property's (``@property``) is its getter's result
+        (a setter redefines the getter under its name: its getter is the one before it)."""
+        role = self.table.property_role
+        roles = [role(i) for i in cur[1]]
+        if None in roles:
+            return cur
+        getters = [i for i, r in zip(cur[1], roles) if r == "get"]
+        if not getters:
+            getters = [i for i in dict.fromkeys(map(base_qual, cur[1])) if role(i) == "get"]
+        return self.call(("method", tuple(getters), cur[2])) if getters else UNKNOWN
+
     def attribute(self, cur: tuple, name: str) -> tuple:
+        if cur[0] == "method":
+            cur = self.read(cur)
         kind = cur[0]
         r = self.r
         if CALLBACK.fullmatch(name):
@@ -405,11 +443,15 @@ class Types:
 
     def element(self, cur: tuple, step: str) -> tuple:
         """An element of ``cur`` by a literal key (``[i:0]``, ``[s:k]``) or by any (``[]``)."""
+        if cur[0] == "method":
+            cur = self.read(cur)
         if cur[0] == "items":
             key = step[1:-1]
             return next((v for k, v in cur[1] if k == key), UNKNOWN) if key else UNKNOWN
         if step != ELEMENT:
-            return UNKNOWN  # a declared container's element type is not that of every key
+            # A declared sequence has one element type at every position (a tuple's are
+            # `items`); a declared container's by a name key is no element.
+            return cur[1] if cur[0] == "iter" and step.startswith("[i:") else UNKNOWN
         if cur[0] == "inst" and len(cur[1]) == 1 and getattr(self.table.symbols.get(cur[1][0]), "kind", "") == "type_alias":
             under = self.result(cur[1][0])  # `type Hooks []Hook`: what the alias stands for
             cur = under if under[0] == "iter" else cur
@@ -576,6 +618,10 @@ class Types:
         name, argument = found
         if argument is not None:
             generic = SPLIT.split(name)[-1]
+            if generic in self.spec.tuple_types:
+                parts = type_arguments(text, self.spec.null_literals)
+                if len(parts) > 1 and parts[-1] != "...":  # `Tuple[A, B]`: an element per position
+                    return ("items", tuple((f"i:{k}", self.declared(t, qual)) for k, t in enumerate(parts)))
             if generic in self.spec.container_types:
                 element = self.declared(argument, qual)
                 return ("iter", element) if element is not UNKNOWN else UNKNOWN

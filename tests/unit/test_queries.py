@@ -88,7 +88,9 @@ def test_value_chains_keep_literal_subscripts_as_keyed_elements():
 
     assert value_chain('d["k"](x).m') == "d[s:k]().m"
     assert value_chain("a[0][i]") == "a[i:0][]"
-    assert value_chain("a[1:3]") is None  # a slice is no element
+    assert value_chain("a[1:3]") == "a"  # a slice of names and numbers: the same container
+    assert value_chain("self.hooks[:].pop") == "self.hooks.pop"
+    assert value_chain("a[x ? 0 : 1]") is None  # a colon in anything else is no chain
 
 
 def test_value_chains_longer_than_kept_are_none_with_or_without_white_space():

@@ -44,6 +44,47 @@ def test_a_redefinition_in_the_same_block_replaces_the_first():
     assert main["app.py#dup@2"] == ("scope", 1.0) and "app.py#dup" not in main
 
 
+def test_a_definition_bound_again_to_itself_through_calls_stays_the_target():
+    # `X = wrap(X)` is a decorator applied by hand: callers of X reach the class or function;
+    # a name bound to something else after its definition is either of them.
+    source = b"""\
+def _add_repr(cls, attrs=None):
+    return cls
+
+class Factory:
+    def __init__(self, f): pass
+
+Factory = _add_hash(
+    _add_eq(_add_repr(Factory, attrs=1), attrs=1),
+    attrs=1)
+
+class K:
+    def f(x): pass
+    f = staticmethod(f)
+
+    def g(self):
+        self.f(1)
+
+def use():
+    return Factory(1)
+
+def h(): pass
+h = other(use)
+
+def u():
+    h()
+"""
+    ext = extract_file("m.py", source, "python")
+    assert {s.id for s in ext.symbols} >= {"m.py#Factory@2", "m.py#h@2"}  # still nodes
+    edges, _ = resolve_all(SymbolTable([ext]))
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
+    assert calls[("m.py#use", "m.py#Factory")] == ("scope", 1.0)
+    assert ("m.py#use", "m.py#Factory@2") not in calls
+    assert calls[("m.py#K.g", "m.py#K.f")] == ("self", 1.0)
+    assert calls[("m.py#u", "m.py#h")] == ("candidate", 0.5)
+    assert calls[("m.py#u", "m.py#h@2")] == ("candidate", 0.5)
+
+
 def test_receiver_bound_by_a_class_call_is_resolved_through_its_type():
     # m = Model(); m.run(1): the local's only binding names the class (receivers of unknown
     # type stay below confidence 1: tests/unit/test_resolve_local_types.py)

@@ -1,0 +1,134 @@
+"""Values written in the forms real code uses most: ``a or b``, properties, slices, names
+unpacked from a tuple, and a definition decorated by hand (``X = wrap(X)``). Each gives
+the receiver a type only when every part of it agrees; otherwise calls stay guesses."""
+
+from indexers.extract import extract_file
+from indexers.resolve import SymbolTable, resolve_all
+
+PYTHON = b"""\
+import functools
+import typing as t
+from typing import List, Optional, Tuple
+
+class Stack:
+    def push(self, x): pass
+
+class Other:
+    def push(self, x): pass
+
+def get_stack() -> "Stack":
+    return Stack()
+
+def either(s: Optional["Stack"] = None):
+    x = s or get_stack()
+    x.push(1)
+
+def disagree(s: Stack, o: Other):
+    x = s or o
+    x.push(1)
+
+class Console:
+    def __init__(self):
+        self.hooks: List[Stack] = []
+
+    @property
+    def stack(self) -> Stack:
+        return self._local.stack
+
+    @functools.cached_property
+    def cached(self) -> Stack:
+        return Stack()
+
+    @property
+    def settable(self):
+        return Stack()
+
+    @settable.setter
+    def settable(self, v):
+        pass
+
+    def plain(self) -> Stack:
+        return Stack()
+
+    def use(self):
+        self.stack.push(1)
+        self.cached.push(2)
+        self.settable.push(3)
+
+    def not_a_property(self):
+        self.plain.push(4)
+
+    def sliced(self):
+        for h in self.hooks[1:]:
+            h.push(5)
+
+def loader() -> t.Tuple["Stack", str]:
+    return Stack(), ""
+
+def pair():
+    return Other(), Stack()
+
+def unpacked():
+    a, name = loader()
+    a.push(1)
+    o, s = pair()
+    o.push(2)
+
+def rest(xs: List[Other]):
+    first, *others = xs
+    first.push(1)
+"""
+
+
+def _calls() -> dict[tuple[str, str], tuple[str, float]]:
+    ext = extract_file("m.py", PYTHON, "python")
+    edges, _ = resolve_all(SymbolTable([ext]))
+    return {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
+
+
+def test_a_or_b_has_the_type_both_sides_agree_on():
+    calls = _calls()
+    assert calls[("m.py#either", "m.py#Stack.push")] == ("type", 1.0)
+    assert ("m.py#either", "m.py#Other.push") not in calls
+    assert calls[("m.py#disagree", "m.py#Stack.push")][0] == "candidate"
+
+
+def test_a_property_read_is_its_getters_result():
+    calls = _calls()
+    assert calls[("m.py#Console.use", "m.py#Stack.push")] == ("type", 1.0)
+    assert ("m.py#Console.use", "m.py#Other.push") not in calls  # the setter's getter too
+    # A method read without a call is the method: nothing of its result is guessed as sure.
+    assert calls[("m.py#Console.not_a_property", "m.py#Stack.push")][0] == "candidate"
+
+
+def test_a_slice_is_the_container_it_was_cut_from():
+    assert _calls()[("m.py#Console.sliced", "m.py#Stack.push")] == ("type", 1.0)
+
+
+def test_names_unpacked_from_a_tuple_take_its_elements_by_position():
+    calls = _calls()
+    assert calls[("m.py#unpacked", "m.py#Stack.push")] == ("type", 1.0)  # declared Tuple[Stack, str]
+    assert calls[("m.py#unpacked", "m.py#Other.push")] == ("type", 1.0)  # `return Other(), Stack()`
+    assert calls[("m.py#rest", "m.py#Other.push")] == ("type", 1.0)
+    assert ("m.py#rest", "m.py#Stack.push") not in calls
+
+
+def test_typescript_nullish_and_or_operands_that_agree():
+    source = b"""\
+class A { m() {} }
+class B { m() {} }
+function f(a?: A) {
+  const x = a ?? new A();
+  x.m();
+}
+function g(a: A, b: B) {
+  const y = a || b;
+  y.m();
+}
+"""
+    ext = extract_file("m.ts", source, "typescript")
+    edges, _ = resolve_all(SymbolTable([ext]))
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
+    assert calls[("m.ts#f", "m.ts#A.m")] == ("type", 1.0)
+    assert ("m.ts#f", "m.ts#B.m") not in calls
+    assert calls[("m.ts#g", "m.ts#A.m")][1] < 1.0
