@@ -193,7 +193,7 @@ class Resolver:
             resolver = self.other(ext.path)
             for ref in ext.inherits:
                 if ref.type_id == type_id or (ref.type_id is None and ref.subject == sym.qualified_name):
-                    found = resolver.resolve_type(ref.base, sym.qualified_name, guesses=False)
+                    found = resolver.resolve_type(ref.base, resolver.bases_scope(sym.qualified_name), guesses=False)
                     if found is not None and found[0][0] == "sym":
                         out.extend((b, found[1]) for b in found[0][1] if b != type_id)
         return out
@@ -218,7 +218,7 @@ class Resolver:
             if ref.type_id == type_id or (ref.type_id is None and ref.subject == sym.qualified_name):
                 if ref.base in self.spec.builtins:
                     continue
-                found = resolver.resolve_type(ref.base, sym.qualified_name, guesses=False)
+                found = resolver.resolve_type(ref.base, resolver.bases_scope(sym.qualified_name), guesses=False)
                 if found is None or found[0][0] != "sym":
                     out.append(found[0] if found is not None and found[0][0] == "ext" else None)
         return out
@@ -378,8 +378,11 @@ class Resolver:
         # 1. this scope and the enclosing ones
         for prefix, is_scope, owner_kind, owner_ids in self.scope_chain(qual):
             if not is_scope:
-                # A type, or a scope without a definition here (impl block, receiver type,
-                # out-of-line `A::m`): its members are visible only in some languages.
+                # A type, or a scope without a definition here (impl block, receiver type, `A::m`): its
+                # members are visible only in some languages, but to code run in its body, always.
+                own = None if spec.members_visible or prefix != qual else self.quals.get(f"{prefix}.{name}")
+                if own:
+                    return ("sym", tuple(ids_of(own))), Reason.SCOPE, 1.0
                 if spec.members_visible:
                     ids = ids_of(self.quals.get(f"{prefix}.{name}"))
                     tid = owner_ids[0] if owner_kind in TYPE_KIND_NAMES else self.enclosing_type(prefix + ".?")
@@ -461,6 +464,10 @@ class Resolver:
             if ids:
                 return ("sym", tuple(ids)), Reason.SCOPE, 1.0
         return None
+
+    def bases_scope(self, subject: str) -> str:
+        """Where a type's bases are looked up: around it, or in it where members are visible."""
+        return subject if self.spec.members_visible else subject.rpartition(".")[0]
 
     def resolve_type(self, written: str, qual: str, guesses: bool = True) -> tuple[Entity, str, float] | None:
         """A type name as written in a base list or receiver: ``Base``, ``mod.Base``, ``a::B``.
@@ -769,7 +776,7 @@ class Resolver:
                 if found is None or found[0][0] != "sym" or len(found[0][1]) != 1:
                     continue
                 src = found[0][1][0]
-            found = self.resolve_type(ref.base, ref.subject)
+            found = self.resolve_type(ref.base, self.bases_scope(ref.subject))
             if found is None:
                 continue
             ent, reason, conf = found

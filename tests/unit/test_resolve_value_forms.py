@@ -132,3 +132,38 @@ function g(a: A, b: B) {
     assert calls[("m.ts#f", "m.ts#A.m")] == ("type", 1.0)
     assert ("m.ts#f", "m.ts#B.m") not in calls
     assert calls[("m.ts#g", "m.ts#A.m")][1] < 1.0
+
+
+def test_code_run_in_a_class_body_sees_the_names_defined_there_and_bases_do_not():
+    source = b"""\
+class date:
+    def toordinal(self): pass
+
+class datetime(date):
+    def date(self): pass
+
+    def __add__(self, o):
+        self.toordinal()
+
+class Lexer:
+    class error(Exception): pass
+    class abort(error): pass
+
+    def _inline(a):
+        return a
+
+    tokens = [_inline(1)]
+
+    def method(self):
+        _inline(2)
+"""
+    ext = extract_file("m.py", source, "python")
+    edges, _ = resolve_all(SymbolTable([ext]))
+    got = {(e.type, e.src, e.dst): (e.reason, e.confidence) for e in edges}
+    # `class datetime(date)`: the base is looked up around the class, not in its body
+    assert ("INHERITS", "m.py#datetime", "m.py#date") in got
+    assert got[("CALLS", "m.py#datetime.__add__", "m.py#date.toordinal")] == ("self", 1.0)
+    assert ("INHERITS", "m.py#Lexer.abort", "m.py#Lexer.error") in got
+    assert got[("CALLS", "m.py#Lexer", "m.py#Lexer._inline")] == ("scope", 1.0)
+    # A method does not see its class's names unqualified.
+    assert ("CALLS", "m.py#Lexer.method", "m.py#Lexer._inline") not in got
