@@ -111,7 +111,9 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
     if role == "signature":
         return [(caps["signature.parameter"][0], type_text(caps["signature.type"][0]), None)]
     if role + ".unpacked" in caps:
-        return _unpacked(spec, nodes[0].named_children, caps[role + ".unpacked"][0])
+        return _unpacked(spec, nodes[0].named_children, value_of(spec, caps[role + ".unpacked"][0]))
+    if role + ".each" in caps:
+        return _unpacked(spec, nodes[0].named_children, _then(value_of(spec, caps[role + ".each"][0]), ELEMENT))
     type_cap, value_cap = _TYPE_VALUE[role]
     decl, values = caps.get(type_cap), caps.get(value_cap)
     if len(nodes) == 1 and values and nodes[0].named_child_count:
@@ -127,10 +129,9 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
     return [(nodes[0], declared, _bound_value(spec, role, caps))]
 
 
-def _unpacked(spec: LanguageSpec, names: list[tree_sitter.Node], of: tree_sitter.Node) -> list[tuple]:
+def _unpacked(spec: LanguageSpec, names: list[tree_sitter.Node], value: str | None) -> list[tuple]:
     """Names bound to the elements of one value by position (``a, b = f()``: ``f()[i:0]``,
     ``f()[i:1]``); from a splat on (``a, *rest = ...``), positions are not known."""
-    value = value_of(spec, of)
     out = []
     for k, name in enumerate(names):
         if name.named_child_count:  # a splat or a nested list: its names are unknown
@@ -203,6 +204,9 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     language's null literal; ``ANONYMOUS`` for a function without a name (a lambda, in
     parentheses or not); None when it is anything else."""
     kind = node.type
+    while kind in spec.await_expressions and node.named_child_count == 1:
+        node = node.named_children[0]
+        kind = node.type
     if spec.anonymous_functions:
         while kind == "parenthesized_expression" and node.named_child_count == 1:
             node = node.named_children[0]
@@ -223,6 +227,10 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
         return _alternatives(spec, [node.child_by_field_name("left"), node.child_by_field_name("right")])
     if kind in spec.cast_expressions:
         return _cast_type(spec, node)
+    if kind in spec.cast_calls:
+        cast = _cast_call(spec, node)
+        if cast is not None:
+            return cast
     if kind in spec.typed_arrays:
         return _array_of(spec, node)
     text = _text(node)
@@ -292,6 +300,21 @@ def _array_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     if not chain or chain == ANONYMOUS or chain[0] in "{[" + ALTERNATIVES or "|" in chain:
         return None
     return f"[{chain}]"
+
+
+def _cast_call(spec: LanguageSpec, call: tree_sitter.Node) -> str | None:
+    """A call of the language's cast function (``cast(Foo, x)``, ``t.cast("Foo", x)``) as the
+    head of a chain for its type (``CAST``); None for any other call."""
+    function, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+    if function is None or args is None or not args.named_child_count:
+        return None
+    if _text(function).rpartition(".")[2] not in spec.cast_calls[call.type]:
+        return None
+    written = args.named_children[0]
+    text = type_text(written)
+    if text is not None and written.type == spec.string_literal:
+        text = strip_string(text).strip()
+    return f"{CAST}{text}>" if text is not None and _CAST_TYPE.fullmatch(text) else None
 
 
 def _cast_type(spec: LanguageSpec, cast: tree_sitter.Node) -> str | None:

@@ -433,7 +433,8 @@ class _Extractor:
             uqual = qual if n == 1 else f"{qual}@{n}"
             if self.spec.redefinition_shadows:
                 earlier = last_in_block.get(qual)
-                if earlier is not None and self._decorated_again(d, earlier[0]):
+                if earlier is not None and (self._decorated_again(d, earlier[0])
+                                            or self._checker_alternative(d.node, earlier[0])):
                     # Still a node, but what the name holds stays the earlier definition.
                     self.out.shadowed.append(symbol_id(self.path, uqual))
                 else:
@@ -487,11 +488,31 @@ class _Extractor:
                 return self.text(value) == d.name
         return False
 
-    def _block(self, node: tree_sitter.Node) -> tuple:
+    def _checker_alternative(self, node: tree_sitter.Node, earlier: tree_sitter.Node) -> bool:
+        """Is ``node`` defined in the ``else`` of an ``if TYPE_CHECKING:`` that defines the
+        name first? What type checkers read is the first; the other is for run time."""
+        guards = self.spec.type_checking_guards
+        if not guards:
+            return False
+        statement, alternative = self.spec.type_checking_if
+        first, then = self._statements(earlier), self._statements(node)
+        guard = first.parent if first is not None else None
+        if guard is None or guard.type != statement or then is None or then.parent is None:
+            return False
+        condition = guard.child_by_field_name("condition")
+        return (then.parent.type == alternative and then.parent.parent == guard
+                and condition is not None and self.text(condition) in guards)
+
+    def _statements(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """The statement list a definition is written in (past decorators and the like)."""
         parent = node.parent
         while parent is not None and parent.type in self.spec.definition_wrappers:
             parent = parent.parent
+        return parent
+
+    def _block(self, node: tree_sitter.Node) -> tuple:
+        """The span of the statement list a definition is written in."""
+        parent = self._statements(node)
         return (parent.start_byte, parent.end_byte) if parent is not None else ()
 
     # -- references --------------------------------------------------------------------

@@ -144,6 +144,9 @@ class LanguageSpec:
     # branches among the node's named children: the value is what every branch agrees on.
     conditional_expressions: frozenset[str] = frozenset()
     conditional_branches: tuple[int, ...] = ()
+    # Expressions whose value is their operand's, as far as calls on it go (``await f()``:
+    # the coroutine's result is what a declared ``async def f() -> T`` says, a ``T``).
+    await_expressions: frozenset[str] = frozenset()
     # Binary expressions whose value is one of their operands (``a or b``, ``a ?? b``): node
     # types, and the operators (node types of their ``operator`` field) that make them so.
     # Read as conditional expressions are: the value is what both operands agree on.
@@ -182,6 +185,10 @@ class LanguageSpec:
     # again there to its own value passed first through them (``X = wrap(X, ...)``,
     # ``f = staticmethod(f)``): the binding is the definition decorated, not another target.
     hand_decorator_calls: frozenset[str] = frozenset()
+    # Conditions that hold only for type checkers (``if TYPE_CHECKING:``), and the node types
+    # of such an ``if`` and of its ``else``: a name defined in both is the first one's.
+    type_checking_guards: frozenset[str] = frozenset()
+    type_checking_if: tuple[str, str] = ("", "")
     # Decorators that make a method an attribute read (``@property``): reading it is calling it.
     property_decorators: frozenset[str] = frozenset()
     # Generic types whose (first) type argument is the type of their elements, and those
@@ -190,6 +197,13 @@ class LanguageSpec:
     # Generic types whose type arguments are the types of their elements by position
     # (``Tuple[A, B]``), unless the last is ``...`` (then they are containers as above).
     tuple_types: frozenset[str] = frozenset()
+    # Functions that cast their second argument to the type their first names, by the node
+    # type of their calls (``typing.cast(Foo, x)``): an instance of that type.
+    cast_calls: dict[str, frozenset[str]] = field(default_factory=dict, hash=False)
+    # The method that calling an instance calls (Python's ``__call__``).
+    call_method: str = ""
+    # Bases from the typing modules that give a class no members to call (``Generic[T]``).
+    memberless_bases: frozenset[str] = frozenset()
     # Methods of those containers that pass each element as the first argument of the
     # function they are given (``xs.map((x) => ...)``).
     element_callbacks: frozenset[str] = frozenset()
@@ -399,6 +413,7 @@ _JS_FAMILY = dict(
     conditional_expressions=frozenset({"ternary_expression"}),
     conditional_branches=(1, 2),
     either_expressions=frozenset({"binary_expression"}),
+    await_expressions=frozenset({"await_expression"}),
     either_operators=frozenset({"||", "??"}),
     redefinition_shadows=True,
     definition_wrappers=frozenset({"export_statement", "ambient_declaration", "lexical_declaration",
@@ -438,6 +453,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             conditional_expressions=frozenset({"conditional_expression"}),
             conditional_branches=(0, 2),
             either_expressions=frozenset({"boolean_operator"}),
+            await_expressions=frozenset({"await"}),
             either_operators=frozenset({"or"}),
             sequence_literals=frozenset({"list", "tuple", "expression_list"}),
             mapping_literals=frozenset({"dictionary"}),
@@ -453,6 +469,11 @@ LANGUAGES: dict[str, LanguageSpec] = {
                 AsyncIterable KeysView ValuesView""".split()
             ),
             tuple_types=frozenset({"Tuple", "tuple"}),
+            memberless_bases=frozenset({"Generic", "Protocol"}),
+            call_method="__call__",
+            cast_calls={"call": frozenset({"cast"})},
+            type_checking_guards=frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING"}),
+            type_checking_if=("if_statement", "else_clause"),
             class_types=frozenset({"Type", "type"}),
             typing_modules=frozenset({"typing", "typing_extensions", "collections.abc", "types"}),
             redefinition_shadows=True,

@@ -22,9 +22,12 @@
 
 (module (type_alias_statement left: (type (identifier) @name)) @definition.type_alias)
 
-; Base classes: plain names and dotted names; keyword arguments (metaclass=...) are not bases.
+; Base classes: plain names and dotted names, generic ones with their type arguments left
+; out (`Base[int]`); keyword arguments (metaclass=...) are not bases.
 (class_definition
   superclasses: (argument_list [(identifier) (attribute)] @name) @reference.inherits)
+(class_definition
+  superclasses: (argument_list (subscript value: [(identifier) (attribute)] @name)) @reference.inherits)
 
 ; Calls: f(), obj.f(), a.b.f()
 (call function: (identifier) @name) @reference.call
@@ -118,6 +121,10 @@
 (for_in_clause left: (pattern_list (identifier) @local))
 ; (a more specific pattern for the same name, with its value, wins over this one)
 (as_pattern alias: (as_pattern_target (identifier) @local))
+; `except Error as e`: an instance of the class caught
+(except_clause (as_pattern [(identifier) (attribute)] @local.type alias: (as_pattern_target (identifier) @local)))
+; `for k, v in pairs`: each element's items, by position
+(for_statement left: [(pattern_list) (tuple_pattern)] @local right: (_) @local.each)
 (with_item value: (as_pattern (_) @local.enter alias: (as_pattern_target (identifier) @local)))
 (named_expression name: (identifier) @local value: (_) @local.value)
 (global_statement (identifier) @local)

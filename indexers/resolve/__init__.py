@@ -21,6 +21,7 @@ all of these fall below the default query threshold.
 
 Where things are: ``table`` (the symbol table, updated one file at a time), ``modules/``
 (one module system per family of languages), ``resolver`` (one file's references),
+``structure`` (what contains, imports and inherits what),
 ``types`` (what an expression is), ``possible`` (what it may be),
 ``affected`` (what an incremental run re-resolves), ``common`` (what they share).
 """
@@ -37,6 +38,7 @@ from indexers.resolve.affected import affected_files, with_shared_sources
 from indexers.resolve.common import MAX_CANDIDATES, METHOD_NAME_CONFIDENCE, ResolveStats, paused_gc
 from indexers.resolve.references import overrides, references, unresolved_calls
 from indexers.resolve.resolver import Resolver
+from indexers.resolve.structure import contains, imports, inherits
 from indexers.resolve.table import SymbolTable
 
 __all__ = [
@@ -63,9 +65,9 @@ def resolve_file(ext: FileExtraction, table: SymbolTable, stats: ResolveStats | 
         r = Resolver(ext, table, stats)
     r.stats = stats
     try:
-        r.contains()
-        r.imports()
-        r.inherits()
+        contains(r)
+        imports(r)
+        inherits(r)
         r.calls()
         r.iterations()
         references(r)

@@ -7,7 +7,7 @@ import posixpath
 import re
 
 from graphsvc import model
-from graphsvc.model import external_module_id, external_symbol_id
+from graphsvc.model import external_symbol_id
 from indexers.bindings import ALTERNATIVES, ELEMENT
 from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef, FileExtraction
 from indexers.languages import LANGUAGES
@@ -220,7 +220,10 @@ class Resolver:
                     continue
                 found = resolver.resolve_type(ref.base, resolver.bases_scope(sym.qualified_name), guesses=False)
                 if found is None or found[0][0] != "sym":
-                    out.append(found[0] if found is not None and found[0][0] == "ext" else None)
+                    ent = found[0] if found is not None and found[0][0] == "ext" else None
+                    if ent is not None and ent[1] in self.spec.typing_modules and ent[2] in self.spec.memberless_bases:
+                        continue  # `Generic[T]`, `Protocol`: no members of their own to call
+                    out.append(ent)
         return out
 
     def linearization(self, type_id: str) -> list[str]:
@@ -750,51 +753,3 @@ class Resolver:
                 ent = nxt
             return ent, reason, conf
         return None
-
-    def contains(self) -> None:
-        for sym in self.ext.symbols:
-            self.edge(sym.parent, sym.id, Rel.CONTAINS, Prov.EXTRACTED, 1.0, Reason.SYNTAX, sym.start_line)
-
-    def imports(self) -> None:
-        ctx = self.context(self.ext.path)
-        for dst, (reason, line) in ctx.edges.items():
-            if dst == self.ext.path:
-                continue
-            if reason == Reason.EXTERNAL:
-                self.stats.imports_external += 1
-            else:
-                self.stats.imports_internal += 1
-            self.edge(self.ext.path, dst, Rel.IMPORTS, Prov.EXTRACTED, 1.0, reason, line)
-        self.stats.imports_unresolved += ctx.unresolved
-
-    def inherits(self) -> None:
-        for ref in self.ext.inherits:
-            rel = Rel.IMPLEMENTS if ref.kind == "implements" else Rel.INHERITS
-            src = ref.type_id
-            if src is None:
-                found = self.resolve_type(ref.subject, "")
-                if found is None or found[0][0] != "sym" or len(found[0][1]) != 1:
-                    continue
-                src = found[0][1][0]
-            found = self.resolve_type(ref.base, self.bases_scope(ref.subject))
-            if found is None:
-                continue
-            ent, reason, conf = found
-            if ent[0] == "ext":
-                dst = external_symbol_id(ent[1], ent[2]) if ent[2] else external_module_id(ent[1])
-                self.edge(src, dst, rel, Prov.INFERRED, 1.0, Reason.EXTERNAL, ref.line)
-                continue
-            if ent[0] != "sym":
-                continue
-            ids = [i for i in ent[1] if i != src]
-            if not ids:
-                continue
-            if len(ids) > 1:
-                for dst in ids:
-                    self.edge(src, dst, rel, Prov.INFERRED, 1.0 / len(ids), Reason.CANDIDATE, ref.line)
-                continue
-            if reason == Reason.SCOPE and ids[0].startswith(self.ext.path + "#"):
-                self.edge(src, ids[0], rel, Prov.EXTRACTED, 1.0, Reason.SYNTAX, ref.line)
-            else:
-                self.edge(src, ids[0], rel, Prov.INFERRED, conf, reason, ref.line)
-

@@ -57,6 +57,7 @@ ANONYMOUS = ("anonymous",)
 MAX_DEPTH = 24
 STEPS_KEPT = 1 << 16  # chains whose steps are kept parsed, the last ones read
 _FUNCTION_KINDS = frozenset({"function", "method"})
+_GENERIC_KINDS = frozenset({*TYPE_KIND_NAMES, "function"})
 _VARIABLE_KINDS = frozenset({"variable", "constant"})
 # Types whose values have members: a type alias too (Go's `type Params []Param` has methods);
 # what an alias does not define itself is not known (its aliased type's members are not kept).
@@ -424,6 +425,9 @@ class Types:
         if cur[0] == "method":
             found = self.call(("sym", cur[1]))
             return ("inst", cur[2]) if found[0] == "this" else found
+        if cur[0] == "inst" and self.spec.call_method:  # an object called: its `__call__`
+            found = self.member(cur[1], self.spec.call_method, instance=True, skip_self=False)
+            return self.call(found) if found[0] == "method" else UNKNOWN
         if cur[0] != "sym":
             return UNKNOWN
         syms = [self.table.symbols.get(i) for i in cur[1]]
@@ -448,6 +452,9 @@ class Types:
         if cur[0] == "items":
             key = step[1:-1]
             return next((v for k, v in cur[1] if k == key), UNKNOWN) if key else UNKNOWN
+        if step == ELEMENT and cur[0] == "sym" and all(
+                getattr(self.table.symbols.get(i), "kind", "") in _GENERIC_KINDS for i in cur[1]):
+            return cur  # `Box[int]`, `New[T]`: a generic type or function given type arguments
         if step != ELEMENT:
             # A declared sequence has one element type at every position (a tuple's are
             # `items`); a declared container's by a name key is no element.
@@ -639,6 +646,8 @@ class Types:
         ent, reason, conf = found
         if conf < 1.0 or reason == Reason.CANDIDATE:
             return UNKNOWN
+        if ent[0] == "sym" and all(self.table.symbols[i].kind in _VARIABLE_KINDS for i in ent[1]):
+            ent = self.entity(ent)  # an alias (`Req = Base[Resp]`): the type it is bound to
         if ent[0] == "ext":
             # An external class has members of its own; a generic one or a typing construct
             # (`Union[A, B]`, `Any`, `Callable[...]`) says nothing about them.

@@ -167,3 +167,106 @@ class Lexer:
     assert got[("CALLS", "m.py#Lexer", "m.py#Lexer._inline")] == ("scope", 1.0)
     # A method does not see its class's names unqualified.
     assert ("CALLS", "m.py#Lexer.method", "m.py#Lexer._inline") not in got
+
+
+def test_typed_code_generic_bases_aliases_awaits_callables_and_checker_only_types():
+    source = b"""\
+import typing
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+
+T = TypeVar("T")
+
+class Base(typing.Mapping[str, T]):
+    def items_of(self): pass
+
+class Derived(Base[int]):
+    def run(self):
+        self.items_of()
+
+class Response:
+    def close(self): pass
+
+class Manager(Generic[T]):
+    def __init__(self, coro): pass
+    def close(self): pass
+    def missing(self):
+        self.undefined()
+
+RequestManager = Manager[Response]
+
+def request() -> RequestManager:
+    return RequestManager(1)
+
+class Client:
+    async def start(self): pass
+
+class Case:
+    async def get_client(self) -> Client:
+        return Client()
+
+    async def set_up(self):
+        self.client = await self.get_client()
+        await self.client.start()
+
+if TYPE_CHECKING:
+    class Factory(Protocol):
+        def __call__(self, app) -> Client: ...
+else:
+    class Factory:
+        pass
+
+def test(make: Factory):
+    client = make(1)
+    client.start()
+    request().close()
+"""
+    ext = extract_file("m.py", source, "python")
+    edges, _ = resolve_all(SymbolTable([ext]))
+    got = {(e.type, e.src, e.dst): (e.reason, e.confidence) for e in edges}
+    assert ("INHERITS", "m.py#Derived", "m.py#Base") in got  # `Base[int]`: the generic's own class
+    assert got[("CALLS", "m.py#Derived.run", "m.py#Base.items_of")] == ("self", 1.0)
+    # `Generic[T]` gives no members: a missing one is not an external call of typing.Generic
+    assert not any(k[1] == "m.py#Manager.missing" and k[0] == "CALLS" for k in got)
+    assert got[("CALLS", "m.py#request", "m.py#Manager")][1] == 1.0  # an alias of a generic, called
+    assert got[("CALLS", "m.py#test", "m.py#Manager.close")] == ("type", 1.0)
+    assert got[("CALLS", "m.py#Case.set_up", "m.py#Client.start")] == ("type", 1.0)  # through `await`
+    # The type checkers' Factory (its `__call__` returns a Client), not the run-time one
+    assert got[("CALLS", "m.py#test", "m.py#Client.start")] == ("type", 1.0)
+    assert "m.py#Factory@2" in set(ext.shadowed)
+
+
+def test_casts_caught_exceptions_and_unpacked_loop_items():
+    source = b"""\
+import typing as t
+from typing import Iterator, Tuple
+
+class Multi:
+    def list_commands(self): pass
+
+class Command:
+    def short(self): pass
+
+class Failure(Exception):
+    def show(self): pass
+
+def visible() -> Iterator[Tuple[str, "Command"]]:
+    yield "", Command()
+
+def f(ctx):
+    multi = t.cast(Multi, ctx.command)
+    multi.list_commands()
+    quoted = t.cast("Multi", ctx.other)
+    quoted.list_commands()
+    for name, command in visible():
+        command.short()
+    try:
+        pass
+    except Failure as e:
+        e.show()
+"""
+    ext = extract_file("m.py", source, "python")
+    edges, _ = resolve_all(SymbolTable([ext]))
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
+    assert calls[("m.py#f", "m.py#Multi.list_commands")] == ("type", 1.0)
+    assert calls[("m.py#f", "m.py#Command.short")] == ("type", 1.0)
+    assert calls[("m.py#f", "m.py#Failure.show")] == ("type", 1.0)
