@@ -200,6 +200,11 @@ class LanguageSpec:
     # Functions that cast their second argument to the type their first names, by the node
     # type of their calls (``typing.cast(Foo, x)``): an instance of that type.
     cast_calls: dict[str, frozenset[str]] = field(default_factory=dict, hash=False)
+    # A subclass may bind a field of its base again (Python's class attributes): read through
+    # ``self`` in the base, a field some subclass binds again is not known.
+    fields_overridable: bool = False
+    # Type names that mean the type of the receiver (``-> Self``).
+    self_types: frozenset[str] = frozenset()
     # The method that calling an instance calls (Python's ``__call__``).
     call_method: str = ""
     # Bases from the typing modules that give a class no members to call (``Generic[T]``).
@@ -471,6 +476,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
             tuple_types=frozenset({"Tuple", "tuple"}),
             memberless_bases=frozenset({"Generic", "Protocol"}),
             call_method="__call__",
+            fields_overridable=True,
+            self_types=frozenset({"Self"}),
             cast_calls={"call": frozenset({"cast"})},
             type_checking_guards=frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING"}),
             type_checking_if=("if_statement", "else_clause"),

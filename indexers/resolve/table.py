@@ -77,6 +77,7 @@ class SymbolTable:
         self._module_definitions: dict[tuple[str, tuple[str, ...]], list | None] = {}  # (system, files) -> answer
         self._bindings: dict[str, dict[tuple[str, str], list[Binding]]] = {}  # file -> (scope, name) -> bindings
         self._properties: dict[str, dict[str, str]] = {}  # file -> its methods read as attributes
+        self._fields_index: dict[str, list[str]] | None = None  # field name -> types binding it
         self.resolvers: dict[str, object] = {}  # file -> its resolver, for lookups from other files
         self.recursive = RecursiveCache()  # base types and members found anywhere
         with paused_gc():
@@ -94,6 +95,7 @@ class SymbolTable:
             self.relating_files.add(ext.path)
         self._bindings.pop(ext.path, None)
         self._properties.pop(ext.path, None)
+        self._fields_index = None
         self._dirs[posixpath.dirname(ext.path)].add(ext.path)
         spec = LANGUAGES.get(ext.lang) if ext.lang else None
         system = spec.module_system if spec else ""
@@ -142,6 +144,7 @@ class SymbolTable:
         self._reshaped.setdefault(path, _module_shape(ext))
         self._bindings.pop(path, None)
         self._properties.pop(path, None)
+        self._fields_index = None
         self._dirs[posixpath.dirname(path)].discard(path)
         spec = LANGUAGES.get(ext.lang) if ext.lang else None
         system = spec.module_system if spec else ""
@@ -263,6 +266,24 @@ class SymbolTable:
             ctx.star_definitions = [self.module_definitions(system, star[1]) if star[0] == "mod" else None
                                     for star, _ in ctx.stars]
         return ctx.star_definitions
+
+    def types_binding(self, name: str) -> Sequence[str]:
+        """The types whose body binds a field ``name`` (``model = Other``; not ``self.x = ...``
+        in a method, as a test's stand-in does), in the languages whose subclasses may bind a
+        base's field again; indexed on first use."""
+        index = self._fields_index
+        if index is None:
+            index = self._fields_index = {}
+            symbols = self.symbols
+            for ext in self.files.values():
+                spec = LANGUAGES.get(ext.lang) if ext.lang else None
+                if spec is None or not spec.fields_overridable:
+                    continue
+                for scope, field_name, context in set(record_fields(ext.bindings, "scope", "name", "context")):
+                    sym = symbols.get(scope) if context is None else None
+                    if sym is not None and sym.kind in TYPE_KIND_NAMES:
+                        index.setdefault(field_name, []).append(scope)
+        return index.get(name, ())
 
     def property_role(self, method_id: str) -> str | None:
         """"get" for a method decorated as a property (the language's ``property_decorators``),

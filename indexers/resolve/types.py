@@ -356,6 +356,9 @@ class Types:
         unless every alternative resolves to the same one."""
         if len(values) == 1:
             return values.pop()
+        if all(v[0] == "sym" for v in values) and all(
+                getattr(self.table.symbols.get(i), "kind", "") in TYPE_KIND_NAMES for v in values for i in v[1]):
+            return ("sym", tuple(sorted({i for v in values for i in v[1]})))  # one of several classes
         if not all(v[0] == "inst" for v in values):
             return UNKNOWN
         return ("inst", tuple(sorted({i for v in values for i in v[1]})))
@@ -381,11 +384,15 @@ class Types:
         r = self.r
         if CALLBACK.fullmatch(name):
             return self.passed(cur, name)
+        if kind == "this" and self.spec.fields_overridable:
+            below = self.bound_below(cur[1], name)
+            if below:  # `self.model` in a base whose subclasses set `model = Other`: any of them
+                return self.one_of({self.member((t,), name, instance=True, skip_self=False) for t in (cur[1], *below)})
         if kind == "inst" or kind == "super" or kind == "this":
             return self.member(cur[1] if kind == "inst" else (cur[1],), name, instance=True, skip_self=kind == "super")
         if kind == "sym":
             syms = [self.table.symbols.get(i) for i in cur[1]]
-            if len(syms) == 1 and syms[0] is not None and syms[0].kind in _INSTANCE_KINDS:
+            if all(s is not None and s.kind in _INSTANCE_KINDS for s in syms):  # one class, or one of several
                 return self.member(cur[1], name, instance=False, skip_self=False)
             if all(s is not None and s.kind == "module" for s in syms):
                 m = r.member(cur, name)
@@ -401,6 +408,17 @@ class Types:
         if kind == "fields":
             return next((v for k, v in cur[1] if k == name), UNKNOWN)
         return UNKNOWN
+
+    def bound_below(self, type_id: str, name: str) -> tuple[str, ...]:
+        """The subclasses of the type that bind the field ``name`` again (so ``self.name`` in
+        the type's methods may be theirs)."""
+        key = ("bound-below", type_id, name)
+        found = self.table.recursive.values.get(key)
+        if found is None:
+            r = self.r
+            found = self.table.recursive.values[key] = tuple(
+                t for t in self.table.types_binding(name) if t != type_id and type_id in r.linearization(t))
+        return found
 
     def passed(self, cur: tuple, step: str) -> tuple:
         """What a function (or a class's constructor) passes to a function it is given, as
@@ -640,6 +658,9 @@ class Types:
                 return ("map", self.declared(values[-1], qual) if len(values) == 2 else UNKNOWN)
         if name in self.spec.builtins:
             return BUILTIN
+        if self.spec.self_types and SPLIT.split(name)[-1] in self.spec.self_types:
+            owner = self.r.enclosing_type(qual + ".?")  # `-> Self`: whatever the receiver is
+            return ("this", owner) if owner is not None else UNKNOWN
         found = self.r.resolve_type(name, qual)
         if found is None:
             return UNKNOWN

@@ -270,3 +270,68 @@ def f(ctx):
     assert calls[("m.py#f", "m.py#Multi.list_commands")] == ("type", 1.0)
     assert calls[("m.py#f", "m.py#Command.short")] == ("type", 1.0)
     assert calls[("m.py#f", "m.py#Failure.show")] == ("type", 1.0)
+
+
+def test_a_class_attribute_a_subclass_sets_again_is_any_of_them_through_self():
+    source = b"""\
+class Response:
+    def css(self): pass
+    def both(self): pass
+
+class TextResponse(Response):
+    def css(self): pass
+
+class Base:
+    response_class = Response
+
+    def links(self):
+        return self.response_class("x")
+
+class Text(Base):
+    response_class = TextResponse
+
+    def test(self):
+        self.links().css()
+        self.links().both()
+        self.response_class().css()
+
+class Stub(Base):
+    def __init__(self):
+        self.response_class = object  # a stand-in set in a method does not count
+"""
+    ext = extract_file("m.py", source, "python")
+    edges, _ = resolve_all(SymbolTable([ext]))
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
+    # `links()` built a Response or a TextResponse: `css` is either, `both` only Response's
+    assert calls[("m.py#Text.test", "m.py#Response.css")][0] == "candidate"
+    assert calls[("m.py#Text.test", "m.py#TextResponse.css")] == ("type", 1.0)  # `self.response_class()` in Text
+    assert calls[("m.py#Text.test", "m.py#Response.both")] == ("type", 1.0)
+
+
+def test_a_result_declared_self_is_the_receivers_type():
+    source = b"""\
+from typing import Self
+
+class Middleware:
+    @classmethod
+    def from_crawler(cls, crawler) -> Self:
+        return cls(crawler)
+
+    def process(self): pass
+
+class Sub(Middleware):
+    def process(self): pass
+
+def pair():
+    return 1, Middleware.from_crawler(2)
+
+def t():
+    _, mw = pair()
+    mw.process()
+    Sub.from_crawler(1).process()
+"""
+    ext = extract_file("m.py", source, "python")
+    edges, _ = resolve_all(SymbolTable([ext]))
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
+    assert calls[("m.py#t", "m.py#Middleware.process")] == ("type", 1.0)
+    assert calls[("m.py#t", "m.py#Sub.process")] == ("type", 1.0)
