@@ -203,6 +203,9 @@ class LanguageSpec:
     # A subclass may bind a field of its base again (Python's class attributes): read through
     # ``self`` in the base, a field some subclass binds again is not known.
     fields_overridable: bool = False
+    # A method read from a class is bound to it (classmethods): ``Sub.create()`` of an inherited
+    # ``create`` returning ``cls(...)`` or ``Self`` makes a ``Sub``.
+    class_methods: bool = False
     # Type names that mean the type of the receiver (``-> Self``).
     self_types: frozenset[str] = frozenset()
     # The method that calling an instance calls (Python's ``__call__``).
@@ -478,6 +481,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             call_method="__call__",
             fields_overridable=True,
             self_types=frozenset({"Self"}),
+            class_methods=True,
             cast_calls={"call": frozenset({"cast"})},
             type_checking_guards=frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING"}),
             type_checking_if=("if_statement", "else_clause"),

@@ -508,7 +508,8 @@ class Types:
         for t in order:
             ids = r.members_of(t).get(name)
             if ids:
-                if instance and all(self.table.symbols[i].kind in _FUNCTION_KINDS for i in ids):
+                if (instance or self.spec.class_methods) and all(
+                        self.table.symbols[i].kind in _FUNCTION_KINDS for i in ids):  # bound to the receiver
                     return ("method", tuple(ids), type_ids)
                 return ("sym", tuple(ids))
             binds = self.table.bindings(t, name)
