@@ -28,6 +28,8 @@ def callback_parameter(argument: int, parameter: int | str) -> str:
     return f"({argument}.{parameter})"
 ELEMENT = "[]"  # in a bound expression: one element of what precedes it
 ANONYMOUS = "<anonymous>"  # a bound expression that is a function without a symbol (a lambda)
+# A bound expression that is the definition whose id follows (``#m.ts#f@2``): the name a function literal is given (`const f = () => ...`).
+DEFINED = "#"
 # A bound expression that is one of several chains (``a if c else b``): ``?a|b``.
 ALTERNATIVES = "?"
 # A chain whose head is a cast to a named type (``(x as Foo).a`` -> ``<Foo>.a``): an instance
@@ -100,6 +102,19 @@ def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tup
             if old is None or known > old[0]:
                 best[key] = (known, start, role, node, type_text, value_text, name)
     return [item[1:] for item in sorted(best.values(), key=_START)]
+
+
+def defined_names(items: list[tuple], enclosing: list) -> dict[int, str]:
+    """The items (of ``binding_items``) that name the function around them as its definition
+    does (`const f = () => ...`), with what they are bound to: that definition (``DEFINED``).
+    Such a name is bound in the scope around the definition, so that closures side by side
+    may each define one of that name."""
+    out = {}
+    for i, ((_, role, node, _, _, _), encl) in enumerate(zip(items, enclosing)):
+        if (role == "local" and encl is not None and encl.kind == "function" and encl.sym is not None
+                and node.parent is not None and node.parent.id == encl.node.id and _text(node) == encl.name):
+            out[i] = DEFINED + encl.sym.id
+    return out
 
 
 def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:

@@ -97,7 +97,7 @@ import tree_sitter
 
 from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
 from indexers.arguments import ParamRef, call_arguments, parameters
-from indexers.bindings import ELEMENT, RESULT, Binding, binding_items, cast_chain
+from indexers.bindings import ELEMENT, RESULT, Binding, binding_items, cast_chain, defined_names
 from indexers.c_macros import without_macros
 from indexers.definitions import documentation, signature
 from indexers.languages import LanguageSpec, get_language, language_for_content, parser_for
@@ -202,18 +202,12 @@ class FileExtraction:
         # Results cross process boundaries and are saved between runs: plain tuples pickle
         # several times faster and smaller than dataclass instances.
         syms = [_symbol_values(s) for s in self.symbols]
-        return (
-            _rebuild,
-            (
-                self.path, self.lang, syms, [_import_values(i) for i in self.imports],
-                [_call_values(c) for c in self.calls], [_inherit_values(r) for r in self.inherits],
-                [_call_values(c) for c in self.values],
-                [_binding_values(b) for b in self.bindings],
-                [_param_values(p) for p in self.params],
-                self.package, self.declared, self.shadowed, self.has_errors, self.error_count,
-                self.invalid_utf8, self.skip_reason, self.problems,
-            ),
-        )
+        return (_rebuild, (
+            self.path, self.lang, syms, [_import_values(i) for i in self.imports],
+            [_call_values(c) for c in self.calls], [_inherit_values(r) for r in self.inherits],
+            [_call_values(c) for c in self.values], [_binding_values(b) for b in self.bindings],
+            [_param_values(p) for p in self.params], self.package, self.declared, self.shadowed,
+            self.has_errors, self.error_count, self.invalid_utf8, self.skip_reason, self.problems))
 
 
 _symbol_values = attrgetter(*(f.name for f in fields(SymbolRecord) if f.init))
@@ -585,13 +579,19 @@ class _Extractor:
         items = binding_items(self.spec, binds)
         starts = [item[0] for item in items]
         enclosing = self._enclosing_all(starts, symbols=True)
+        defined = defined_names(items, enclosing)
+        if defined:
+            for i in defined:
+                starts[i] = enclosing[i].start - 1  # bound in the scope around the definition
+            enclosing = self._enclosing_all(starts, symbols=True)
         blocks = self._block_paths(starts, enclosing)
         text = self.text
         append = out.append
         path = self.path
         functions: dict[int, _Def | None] = {}  # per enclosing definition, the function around it
-        for (_, role, node, type_text, value_text, name), encl, block in zip(items, enclosing, blocks):
+        for i, ((_, role, node, type_text, value_text, name), encl, block) in enumerate(zip(items, enclosing, blocks)):
             line = node.start_point[0] + 1
+            value_text = defined.get(i, value_text)
             if role == "result" or role == "return" or role == "signature":
                 if encl is not None and (encl.kind in _FUNCTION_KINDS or role == "result" and encl.kind == "type_alias"):
                     append((encl.sym.id, name or RESULT, type_text, value_text, line, None, block))
@@ -681,7 +681,7 @@ class _Extractor:
                 key = id(encl)
                 seen = visible.get(key)
                 if seen is None:
-                    seen = _visible_locals(encl, local_names, visible)
+                    seen = _visible_locals(encl, local_names, visible, self._block_paths)
                 for names in seen:  # closures see the enclosing functions' names
                     typed = names.get(head)
                     if typed is not None:
@@ -772,17 +772,23 @@ def _receiver_of(d: _Def, memo: dict[int, str | None]) -> str | None:
 
 
 def _visible_locals(d: _Def | None, local_names: dict[int | str, dict[str, bool]],
-                    memo: dict[int, list[dict[str, bool]]]) -> list[dict[str, bool]]:
-    """The local names of ``d`` and the definitions around it, innermost first."""
+                    memo: dict[int, list[dict[str, bool]]], block_paths) -> list[dict[str, bool]]:
+    """The local names of ``d`` and the definitions around it, innermost first, then those of
+    the closures around the outermost one (`describe(() => { const x = ...; function f() {} })`)."""
     key = id(d)
     found = memo.get(key)
     if found is None:
         found = memo[key] = []
+        top = d
         while d is not None:
             names = local_names.get(id(d))
             if names:
                 found.append(names)
-            d = d.parent
+            top, d = d, d.parent
+        around = block_paths([top.start - 1], [None])[0] if top is not None and top.start else ""
+        while around:
+            found.extend((local_names[around],) if around in local_names else ())
+            around = around.rpartition("/")[0]
     return found
 
 

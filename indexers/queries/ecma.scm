@@ -86,6 +86,8 @@
 (arrow_function parameter: (identifier) @local)
 ; A function written as an expression (a callback, a closure) has its own parameters and locals.
 [(arrow_function) (function_expression)] @block
+; A function declared in a block (a closure's body) is a name of that block.
+(statement_block (function_declaration name: (identifier) @local))
 ; Narrowing: inside `if (x instanceof Foo) { ... }`, x is a Foo.
 (if_statement condition: (parenthesized_expression (binary_expression operator: "instanceof"))
   consequence: (statement_block) @block)
@@ -106,3 +108,28 @@
 (for_in_statement left: (identifier) @local)
 (for_in_statement left: (identifier) @local "of" right: (_) @local.element)
 (catch_clause parameter: (identifier) @local)
+; Names a destructuring pattern binds (parameters, see javascript.scm and typescript.scm; loop variables, `catch`, nested patterns,
+; `const [a, b] = f()`, `const {a: b, c = 1} = obj`): bound to nothing known, but they hide
+; the names of the scopes around. `const {a} = obj` and `require` destructuring are above.
+(array_pattern [(identifier) @local (assignment_pattern left: (identifier) @local) (rest_pattern (identifier) @local)])
+([(for_in_statement left: (object_pattern [(shorthand_property_identifier_pattern) @local
+                                           (object_assignment_pattern left: (shorthand_property_identifier_pattern) @local)
+                                           (pair_pattern value: [(identifier) @local (assignment_pattern left: (identifier) @local)])
+                                           (rest_pattern (identifier) @local)]))
+  (catch_clause parameter: (object_pattern [(shorthand_property_identifier_pattern) @local
+                                            (object_assignment_pattern left: (shorthand_property_identifier_pattern) @local)
+                                            (pair_pattern value: [(identifier) @local (assignment_pattern left: (identifier) @local)])
+                                            (rest_pattern (identifier) @local)]))
+  (array_pattern (object_pattern [(shorthand_property_identifier_pattern) @local
+                                  (object_assignment_pattern left: (shorthand_property_identifier_pattern) @local)
+                                  (pair_pattern value: [(identifier) @local (assignment_pattern left: (identifier) @local)])
+                                  (rest_pattern (identifier) @local)]))
+  (pair_pattern value: (object_pattern [(shorthand_property_identifier_pattern) @local
+                                        (object_assignment_pattern left: (shorthand_property_identifier_pattern) @local)
+                                        (pair_pattern value: [(identifier) @local (assignment_pattern left: (identifier) @local)])
+                                        (rest_pattern (identifier) @local)]))])
+((variable_declarator name: (object_pattern [(object_assignment_pattern left: (shorthand_property_identifier_pattern) @local)
+                                              (pair_pattern value: [(identifier) @local (assignment_pattern left: (identifier) @local)])
+                                              (rest_pattern (identifier) @local)])
+                      value: (_) @_from)
+  (#not-match? @_from "^require[ \t]*\\("))

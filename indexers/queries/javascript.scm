@@ -21,3 +21,7 @@
 (field_definition property: [(property_identifier) (private_property_identifier)] @local value: (_) @local.value)
 
 (formal_parameters [(identifier) @local (assignment_pattern left: (identifier) @local) (rest_pattern (identifier) @local)])
+(formal_parameters (object_pattern [(shorthand_property_identifier_pattern) @local
+                                     (object_assignment_pattern left: (shorthand_property_identifier_pattern) @local)
+                                     (pair_pattern value: [(identifier) @local (assignment_pattern left: (identifier) @local)])
+                                     (rest_pattern (identifier) @local)]))

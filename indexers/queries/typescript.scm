@@ -29,6 +29,16 @@
 (function_type) @block
 (required_parameter pattern: (identifier) @local)
 (optional_parameter pattern: (identifier) @local)
+; A destructured parameter (`({ a, b: c }: Props)`, `([x]: T)`): its names are locals.
+([(required_parameter pattern: (object_pattern [(shorthand_property_identifier_pattern) @local
+                                                (object_assignment_pattern left: (shorthand_property_identifier_pattern) @local)
+                                                (pair_pattern value: [(identifier) @local (assignment_pattern left: (identifier) @local)])
+                                                (rest_pattern (identifier) @local)]))
+  (optional_parameter pattern: (object_pattern [(shorthand_property_identifier_pattern) @local
+                                                (object_assignment_pattern left: (shorthand_property_identifier_pattern) @local)
+                                                (pair_pattern value: [(identifier) @local (assignment_pattern left: (identifier) @local)])
+                                                (rest_pattern (identifier) @local)]))])
+(required_parameter pattern: (rest_pattern (identifier) @local))
 ; Declared types: parameters (`this: Foo` declares what `this` is in a function), variables (a cast `x as Foo` declares too), class fields and
 ; constructor parameters that are fields; and declared results of functions and methods.
 ([(required_parameter pattern: [(identifier) (this)] @local type: (type_annotation (_) @local.type))

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from indexers.bindings import ALTERNATIVES, RESULT
+from indexers.bindings import ALTERNATIVES, DEFINED, RESULT
 from indexers.extract import RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import MAX_CANDIDATES, Reason, imported_in_functions
 from indexers.resolve.types import UNKNOWN, Types, chain_of, in_block
@@ -135,6 +135,8 @@ def _bound_values(r: Resolver, scope: str, name: str, block: str | None, depth: 
         qual = where.partition("#")[2]
         if b.type is not None:
             value = other.types.declared(b.type, qual)
+            if not _known(value) and b.value and b.value[:1] == DEFINED:
+                value = other.types.raw(b.value, qual)  # `let f: () => void = () => {}`: at first, that function
             found.update((value,) if _known(value) else ())
         elif b.value and (Types.split_chain(b.value) or ("",))[0] != name:
             # (not `x = x.next()`: it reads the name being read)

@@ -590,12 +590,19 @@ class Resolver:
         if kind == RECEIVER_NONE and call.local:
             # A parameter or local variable: a nested definition of that name, or what the
             # variable holds (`a = func; a()`).
+            found = UNKNOWN
             for prefix, is_scope, _, _ in self.scope_chain(qual):
                 if prefix and is_scope:
                     ids = ids_of(self.quals.get(f"{prefix}.{name}"))
                     if ids and (self.spec.members_visible
                                 or not all(self.table.symbols[i].kind == "method" for i in ids)):
-                        return ("sym", tuple(ids)), Reason.SCOPE, 1.0
+                        if len(ids) == 1:
+                            return ("sym", tuple(ids)), Reason.SCOPE, 1.0
+                        # Defined in several closures: the one whose name is bound around the call.
+                        found = self.callee(self.types.value(name, qual, call.block))
+                        if found is UNKNOWN or found is None or found[0][0] != "sym" or not set(found[0][1]) <= set(ids):
+                            return ("sym", tuple(ids)), Reason.SCOPE, 1.0
+                        return found[0], Reason.SCOPE, 1.0
             found = self.callee(self.types.value(name, qual, call.block))
             if found is UNKNOWN and self.ext.params:
                 # A parameter: what the callers pass for it.

@@ -42,7 +42,7 @@ from functools import lru_cache
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from indexers.bindings import ALTERNATIVES, CAST, TYPED_ARRAY
+from indexers.bindings import ALTERNATIVES, CAST, DEFINED, TYPED_ARRAY
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
 from indexers.extract import RECEIVER_NAME
@@ -190,6 +190,8 @@ class Types:
     def _value(self, text: str, qual: str, block: str) -> tuple:
         if text == ANONYMOUS_TEXT:
             return ANONYMOUS
+        if text[:1] == DEFINED:
+            return ("sym", (text[1:],)) if text[1:] in self.table.symbols else UNKNOWN
         if text[:1] == "{":
             return self.items(text, qual)
         if text[:1] == TYPED_ARRAY:  # `[new Subject()]`: a container of what its elements are
@@ -322,6 +324,8 @@ class Types:
         path = self.r.ext.path
         around: str | None = block
         for prefix, is_scope, owner_kind, _ in self.r.scope_chain(qual):
+            if not prefix and around is None:  # the closures around the outermost definition
+                around = self._around(qual.partition(".")[0])
             if not prefix and around:  # outside any function: a closure's own names
                 seen = _innermost(self.table.bindings(path, name), around)
                 return (path, seen) if seen else None
@@ -334,6 +338,14 @@ class Types:
                 return scope, seen
             around = None
         return None
+
+    def _around(self, top: str) -> str:
+        """The blocks around the top-level definition ``top`` of this file, as its binding
+        to itself says (a function defined in a closure: ``bindings.DEFINED``)."""
+        path = self.r.ext.path
+        defined = f"{DEFINED}{path}#{top}"
+        name = base_qual(top)
+        return next((b.block for b in self.table.bindings(path, name) if b.value == defined), "")
 
     def entity(self, ent: Entity) -> tuple:
         """A resolved entity as a value: a module-level variable is what it is bound to."""
