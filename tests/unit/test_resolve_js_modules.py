@@ -93,3 +93,11 @@ def test_calls_misread_as_signatures_after_a_parse_error_are_not_definitions():
     ext = extract_file("a.ts", src.encode(), "typescript")
     assert ext.has_errors
     assert not [s.qualified_name for s in ext.symbols if s.name in ("action", "create")]
+
+
+def test_the_root_directory_is_imported_as_its_index_file():
+    files = {"index.ts": "export function make(): number { return 1 }\n",
+             "tests/make.test.ts": 'import { make } from ".."\nexport function run() { make() }\n',
+             "app.ts": 'import { make } from "."\nexport function start() { make() }\n'}
+    assert _calls(files, "tests/make.test.ts#run") == {"index.ts#make": ("import", 1.0)}
+    assert _calls(files, "app.ts#start") == {"index.ts#make": ("import", 1.0)}

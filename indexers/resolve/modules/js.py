@@ -18,7 +18,8 @@ class JsModules(ModuleSystem):
     def _find(self, importer: str, module: str, level: int = 0) -> tuple[str, ...]:
         module = "." * level + module  # "." and ".." are read as Python's relative levels
         if module.startswith("."):
-            return self._file(posixpath.normpath(posixpath.join(posixpath.dirname(importer), module)))
+            stem = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
+            return self._file("" if stem == "." else stem)  # "" : the root directory (its index file)
         # A bare name may be an alias of the project's tsconfig/jsconfig (`paths`, `baseUrl`).
         for stem in self.table.js_paths.candidates(importer, module):
             found = self._file(stem)
@@ -31,7 +32,8 @@ class JsModules(ModuleSystem):
             return (stem,)
         base = re.sub(r"\.(m|c)?js$", "", stem)  # TypeScript imports name the compiled .js file
         exts = self.import_extensions
-        for cand in [base + e for e in exts] + [f"{stem}/{index}{e}" for index in sorted(self.package_files) for e in exts]:
+        folder = f"{stem}/" if stem else ""
+        for cand in [base + e for e in exts if stem] + [f"{folder}{index}{e}" for index in sorted(self.package_files) for e in exts]:
             if cand in self.path_set:
                 return (cand,)
         return ()
