@@ -68,8 +68,12 @@
 
 ;; Bindings: names bound in a scope and what they are bound to (see extract.py). A Go name
 ;; keeps the static type of its declaration: plain assignments do not rebind it.
-; A function literal's parameters and locals are its own.
-(func_literal) @block
+; A function literal's parameters and locals are its own; so are the names an `if`, `for`,
+; `switch` or `select` statement, one of its cases or a nested block declares
+; (`if v, ok := x.(T); ok {}` beside `if v, ok := x.(U); ok {}`).
+[(func_literal) (if_statement) (for_statement) (expression_switch_statement) (type_switch_statement)
+ (select_statement) (expression_case) (type_case) (default_case) (communication_case)] @block
+(statement_list (block) @block)
 ; Parameters, receivers and named results, with their declared types.
 (parameter_declaration name: (identifier) @local type: (_) @local.type)
 (variadic_parameter_declaration name: (identifier) @local)
@@ -104,6 +108,9 @@
 ; The second of `for i, v := range xs`: an element of a slice, array or map.
 (range_clause left: (expression_list (_) . (identifier) @local) right: (_) @local.element)
 (type_switch_statement alias: (expression_list (identifier) @local))
+; In a case of one type, the alias is of that type.
+(type_switch_statement alias: (expression_list (identifier) @local.narrowed)
+  (type_case . type: (_) @local.type . (statement_list)) @local)
 ; Fields of a struct type, with their declared types. An embedded one (a base, above) is also
 ; a field named by its type: `e.RouterGroup`.
 (type_spec type: (struct_type (field_declaration_list

@@ -158,6 +158,35 @@ func middleware(next *Engine) func(*Context) {
     assert calls["use.go#middleware"] == {"gin.go#Engine.Run": ("type", 1.0), "gin.go#Context.Next": ("type", 1.0)}
 
 
+def test_if_and_switch_statements_and_cases_are_scopes_of_their_own():
+    # `v` is a Handler in one `if`, an *Engine in the next; `x` in a case of one type is of
+    # that type, in a case of two it is not known.
+    files = {"gin.go": ENGINE, "other/other.go": OTHER, "use.go": """package gin
+
+func asserted(h any, gs []*RouterGroup) {
+	if v, ok := h.(Handler); ok {
+		v.Handle()
+	}
+	if v, ok := h.(*Engine); ok {
+		v.Run()
+	}
+	switch x := h.(type) {
+	case *Context:
+		x.Next()
+	case *Engine, *RouterGroup:
+		x.Use()
+	}
+	for _, g := range gs {
+		g.Group()
+	}
+}
+"""}
+    calls = _calls(files)["use.go#asserted"]
+    assert {dst for dst, (_, conf) in calls.items() if conf == 1.0} == {
+        "gin.go#Handler.Handle", "gin.go#Engine.Run", "gin.go#Context.Next", "gin.go#RouterGroup.Group"}
+    assert calls["gin.go#RouterGroup.Use"][1] < 1.0
+
+
 # binding.go and binding_nomsgpack.go both declare the Binding interface and Form.
 _BINDING = "package binding\n\ntype Binding interface{ Bind() }\n\nvar Form Binding = nil\n"
 
