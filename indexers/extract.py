@@ -98,6 +98,7 @@ import tree_sitter
 from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
 from indexers.arguments import ParamRef, call_arguments, parameters
 from indexers.bindings import ELEMENT, RESULT, Binding, binding_items, cast_chain, defined_names
+from indexers.build_variants import is_variant
 from indexers.c_macros import without_macros
 from indexers.definitions import documentation, signature
 from indexers.languages import LanguageSpec, get_language, language_for_content, parser_for
@@ -125,7 +126,6 @@ IMPLEMENTS = "implements"
 
 _TYPE_KINDS = frozenset(str(k) for k in TYPE_KINDS)
 _KINDS = frozenset(str(k) for k in SymbolKind) - {"external_module", "external_symbol"}
-_SCOPE = SCOPE
 _RANK = {"variable": 0, "constant": 1}
 _NAME_CHAIN = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)#?[A-Za-z_$][\w$]*)*$")
 _GENERIC_ARGS = re.compile(r"<.*>$", re.S)
@@ -188,6 +188,7 @@ class FileExtraction:
     # Definitions redefined later in the same statement list (overload stubs, replaced
     # functions): not what the name means once the block has run.
     shadowed: list[str] = field(default_factory=list)
+    variant: bool = False  # left out of the default build (`indexers.build_variants`)
     has_errors: bool = False
     error_count: int = 0
     invalid_utf8: bool = False
@@ -207,7 +208,7 @@ class FileExtraction:
             [_call_values(c) for c in self.calls], [_inherit_values(r) for r in self.inherits],
             [_call_values(c) for c in self.values], [_binding_values(b) for b in self.bindings],
             [_param_values(p) for p in self.params], self.package, self.declared, self.shadowed,
-            self.has_errors, self.error_count, self.invalid_utf8, self.skip_reason, self.problems))
+            self.variant, self.has_errors, self.error_count, self.invalid_utf8, self.skip_reason, self.problems))
 
 
 _symbol_values = attrgetter(*(f.name for f in fields(SymbolRecord) if f.init))
@@ -292,8 +293,8 @@ def _extract(rel_path: str, data: bytes, lang: str | None) -> FileExtraction:
         if pathological:
             out.skip_reason = "unparseable"
             return out
-    # Signatures are read from the bytes as written, macros included.
-    _Extractor(spec, path, out, data, source).run(root)
+    out.variant = is_variant(spec.build_variants, path, data)
+    _Extractor(spec, path, out, data, source).run(root)  # signatures as written, macros included
     return out
 
 
@@ -355,8 +356,8 @@ class _Extractor:
     # -- definitions -------------------------------------------------------------------
 
     def _add_def(self, defs: dict, cap: str, node: tree_sitter.Node, caps: dict) -> None:
-        kind = _SCOPE if cap == _SCOPE else cap[len("definition.") :]
-        if kind != _SCOPE and kind not in _KINDS:
+        kind = SCOPE if cap == SCOPE else cap[len("definition.") :]
+        if kind != SCOPE and kind not in _KINDS:
             return
         name_nodes = caps.get("name")
         if not name_nodes:
@@ -410,12 +411,12 @@ class _Extractor:
                 prefix = f"{prefix}.{d.qualifier}" if prefix else d.qualifier
             qual = f"{prefix}.{d.name}" if prefix else d.name
             stack.append(d)
-            if d.kind == _SCOPE:
+            if d.kind == SCOPE:
                 d.qual = qual
                 continue
             owner_kind = parent.kind if parent is not None and not d.qualifier else None
             kind = d.kind
-            if kind == "function" and (owner_kind in _TYPE_KINDS or owner_kind == _SCOPE or d.qualifier):
+            if kind == "function" and (owner_kind in _TYPE_KINDS or owner_kind == SCOPE or d.qualifier):
                 kind = "method"
             elif kind == "method" and owner_kind is None and not d.qualifier and parent is None:
                 kind = "function"
@@ -580,10 +581,9 @@ class _Extractor:
         starts = [item[0] for item in items]
         enclosing = self._enclosing_all(starts, symbols=True)
         defined = defined_names(items, enclosing)
-        if defined:
-            for i in defined:
-                starts[i] = enclosing[i].start - 1  # bound in the scope around the definition
-            enclosing = self._enclosing_all(starts, symbols=True)
+        for i in defined:  # bound in the scope around the definition
+            starts[i] = enclosing[i].start - 1
+        enclosing = self._enclosing_all(starts, symbols=True) if defined else enclosing
         blocks = self._block_paths(starts, enclosing)
         text = self.text
         append = out.append
@@ -747,7 +747,7 @@ class _Extractor:
 
 def _at_top_level(parent: _Def | None) -> bool:
     while parent is not None:
-        if parent.kind not in (_SCOPE, "module"):
+        if parent.kind not in (SCOPE, "module"):
             return False
         parent = parent.parent
     return True

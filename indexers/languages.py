@@ -76,6 +76,21 @@ class TestLayout:
         return bool(qualified_name) and any(part in self.modules for part in qualified_name.split(".")[:-1])
 
 
+@dataclass(frozen=True, slots=True)
+class BuildVariants:
+    """Files left out of the default build (Go's build constraints): ``directive`` starts a
+    line of the file's header whose expression of tags says whether it is built; ``tags``
+    are the tags the default build sets, ``versions`` matches the release tags it sets too
+    (all of them: the newest toolchain); a file name ending in ``_<word>`` (before the test
+    suffix ``test``) of ``systems`` other than those set is built for another system only."""
+
+    directive: str
+    tags: frozenset[str]
+    versions: re.Pattern
+    systems: frozenset[str]
+    test: str = ""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LanguageSpec:
     name: str
@@ -89,6 +104,9 @@ class LanguageSpec:
     self_names: frozenset[str] = frozenset()
     # Receiver texts that mean "the base classes of this object".
     super_names: frozenset[str] = frozenset()
+    # Files built only with other tags or for other systems: their definitions are
+    # alternatives of the ones the default build has.
+    build_variants: BuildVariants | None = None
     # Node types of a receiver that is a plain name (or a dotted chain of plain names).
     name_node_types: frozenset[str] = frozenset({"identifier"})
     # "docstring": the query captures a @doc string inside the body;
@@ -321,6 +339,12 @@ _JS_BUILTINS = frozenset(
     Proxy BigInt atob btoa string number boolean bigint symbol object void never""".split()
 )
 
+# GOOS and GOARCH values a Go file name may end in (`x_windows.go`, `x_linux_arm64_test.go`).
+_GO_SYSTEMS = frozenset({
+    "aix", "android", "darwin", "dragonfly", "freebsd", "hurd", "illumos", "ios", "js", "linux", "nacl",
+    "netbsd", "openbsd", "plan9", "solaris", "wasip1", "windows", "zos", "386", "amd64", "amd64p32", "arm",
+    "arm64", "arm64be", "armbe", "loong64", "mips", "mips64", "mips64le", "mips64p32", "mips64p32le", "mipsle",
+    "ppc", "ppc64", "ppc64le", "riscv", "riscv64", "s390", "s390x", "sparc", "sparc64", "wasm"})
 _GO_BUILTINS = frozenset(
     """append cap clear close complex copy delete imag len make max min new panic print println
     real recover string int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 uintptr
@@ -533,6 +557,9 @@ LANGUAGES: dict[str, LanguageSpec] = {
             new_function="new",
             container_syntax=re.compile(r"^(?:\[[^\]]*\]|map\[[^\]]*\])\s*(\S.*)$", re.S),
             tests=TestLayout(files=("*_test.go",)),
+            build_variants=BuildVariants(
+                "//go:build", frozenset({"linux", "unix", "amd64", "gc", "cgo"}), re.compile(r"go1\.\d+"),
+                _GO_SYSTEMS, "test"),
         ),
         LanguageSpec(
             name="rust",

@@ -565,6 +565,12 @@ class Resolver:
                 self.unresolved(row)
                 continue
             ids = ent[1]
+            if len(ids) > 1 and reason != Reason.CANDIDATE:
+                built = self.built(ids)
+                for dst in ids if len(built) < len(ids) else ():  # variants stay candidates
+                    if dst not in built:
+                        self.edge(caller, dst, Rel.CALLS, Prov.INFERRED, conf / len(ids), Reason.CANDIDATE, line)
+                ids = built
             if reason == Reason.ARGUMENT:  # each one is passed by some caller
                 stats.by_reason[reason] += 1
                 for dst in ids:
@@ -582,6 +588,13 @@ class Resolver:
                 continue
             stats.by_reason[reason] += 1
             self.edge(caller, ids[0], Rel.CALLS, self.prov_for(ids[0], reason), conf, reason, line)
+
+    def built(self, ids: tuple[str, ...]) -> tuple[str, ...]:
+        """Of alternative definitions, those the default build has (all of them when it has
+        all or none): a file built only with other tags defines a variant (`build_variants`)."""
+        files, symbols = self.table.files, self.table.symbols
+        kept = tuple(i for i in ids if not files[symbols[i].file].variant)
+        return kept if kept and len(kept) < len(ids) else ids
 
     def resolve_call(self, call: CallRef):
         qual = call.caller.partition("#")[2]

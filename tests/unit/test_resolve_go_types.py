@@ -197,17 +197,17 @@ _BINDING = "package binding\n\ntype Binding interface{ Bind() }\n\nvar Form Bind
         "conv_go1.20.go": "//go:build go1.20\n\npackage conv\n\nfunc StringToBytes(s string) []byte { return nil }\n",
         "use.go": "package conv\n\nfunc use() { StringToBytes(\"\") }\n",
     }, "use.go#use", {
-        "conv_go1.19.go#StringToBytes": ("candidate", 0.5), "conv_go1.20.go#StringToBytes": ("candidate", 0.5),
-    }, id="alternatives_selected_by_build_tags_get_one_edge_each"),
+        "conv_go1.19.go#StringToBytes": ("candidate", 0.5), "conv_go1.20.go#StringToBytes": ("scope", 1.0),
+    }, id="of_alternatives_selected_by_build_tags_the_default_build_is_sure"),
     pytest.param({
         "term_linux.go": "package term\n\ntype lock struct{}\n\nfunc (lock) Lock() {}\n\nfunc isTerminal(fd int) bool { return true }\n",
         "term_windows.go": "package term\n\ntype lock struct{}\n\nfunc (lock) Lock() {}\n\nfunc isTerminal(fd int) bool { return false }\n",
         "use.go": "package term\n\nfunc use() {\n\tisTerminal(1)\n\tl := lock{}\n\tl.Lock()\n}\n",
         "other/other.go": OTHER + "\nfunc (X) Lock() {}\n",
     }, "use.go#use", {
-        "term_linux.go#isTerminal": ("candidate", 0.5), "term_windows.go#isTerminal": ("candidate", 0.5),
-        "term_linux.go#lock.Lock": ("candidate", 0.5), "term_windows.go#lock.Lock": ("candidate", 0.5),
-    }, id="alternatives_selected_by_file_name_suffixes_get_one_edge_each"),
+        "term_linux.go#isTerminal": ("scope", 1.0), "term_windows.go#isTerminal": ("candidate", 0.5),
+        "term_linux.go#lock.Lock": ("type", 1.0), "term_windows.go#lock.Lock": ("candidate", 0.5),
+    }, id="of_alternatives_selected_by_file_name_suffixes_the_default_build_is_sure"),
     pytest.param({
         "json.go": "package render\n\ntype JSON struct{ Data any }\n\nfunc (r JSON) Render() error { return nil }\n",
         "other.go": "package render\n\ntype Text struct{}\n\nfunc (Text) Render() error { return nil }\n",
@@ -219,7 +219,7 @@ _BINDING = "package binding\n\ntype Binding interface{ Bind() }\n\nvar Form Bind
         "use.go": "package binding\n\nfunc use() {\n\tb := Form\n\tb.Bind()\n}\n",
         "other/other.go": OTHER + "\nfunc (X) Bind() {}\n",  # not a candidate: b's type is known
     }, "use.go#use", {
-        "binding.go#Binding.Bind": ("candidate", 0.5), "binding_nomsgpack.go#Binding.Bind": ("candidate", 0.5),
+        "binding.go#Binding.Bind": ("type", 1.0), "binding_nomsgpack.go#Binding.Bind": ("candidate", 0.5),
     }, id="a_variable_and_a_type_declared_in_alternative_files_give_one_edge_to_each"),
     pytest.param({
         "mux.go": (
@@ -310,3 +310,19 @@ def test_grouped_variables_are_symbols_and_variants_of_different_types_are_candi
     assert _calls(files)["use.go#use"] == {
         "binding.go#Binding.Bind": ("candidate", 0.5), "binding.go#form.Bind": ("candidate", 0.5),
     }
+
+
+@pytest.mark.parametrize("path, header, variant", [
+    ("mask.go", "// Copyright\n\n//go:build !appengine\n", False),
+    ("mask_safe.go", "//go:build appengine\n// +build appengine\n", True),
+    ("conv_1.19.go", "//go:build !go1.20\n", True),
+    ("net.go", "//go:build (linux || darwin) && !nomsgpack\n", False),
+    ("term_windows.go", "", True),
+    ("term_linux_arm64_test.go", "", True),
+    ("term_linux_test.go", "", False),
+    ("windows_helper.go", "", False),
+    ("odd.go", "//go:build linux &&\n", False),  # unreadable: built
+])
+def test_files_left_out_of_the_default_build(path, header, variant):
+    ext = extract_file(path, f"{header}\npackage p\n\nfunc f() {{}}\n".encode(), "go")
+    assert ext.variant is variant
