@@ -484,10 +484,9 @@ class _Extractor:
         return False
 
     def _checker_alternative(self, node: tree_sitter.Node, earlier: tree_sitter.Node) -> bool:
-        """Is ``node`` defined in the ``else`` of an ``if TYPE_CHECKING:`` that defines the
-        name first? What type checkers read is the first; the other is for run time."""
-        guards = self.spec.type_checking_guards
-        if not guards:
+        """Is ``node`` defined in the ``else`` of an ``if TYPE_CHECKING:`` (or ``if ... and
+        TYPE_CHECKING:``) that defines the name first? Type checkers read the first."""
+        if not (guards := self.spec.type_checking_guards):
             return False
         statement, alternative = self.spec.type_checking_if
         first, then = self._statements(earlier), self._statements(node)
@@ -495,8 +494,8 @@ class _Extractor:
         if guard is None or guard.type != statement or then is None or then.parent is None:
             return False
         condition = guard.child_by_field_name("condition")
-        return (then.parent.type == alternative and then.parent.parent == guard
-                and condition is not None and self.text(condition) in guards)
+        return (then.parent.type == alternative and then.parent.parent == guard and condition is not None
+                and any(part.strip() in guards for part in self.text(condition).split(" and ")))
 
     def _statements(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """The statement list a definition is written in (past decorators and the like)."""

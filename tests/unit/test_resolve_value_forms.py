@@ -171,6 +171,7 @@ class Lexer:
 
 def test_typed_code_generic_bases_aliases_awaits_callables_and_checker_only_types():
     source = b"""\
+import sys
 import typing
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
@@ -208,7 +209,7 @@ class Case:
         self.client = await self.get_client()
         await self.client.start()
 
-if TYPE_CHECKING:
+if sys.version_info >= (3, 11) and TYPE_CHECKING:
     class Factory(Protocol):
         def __call__(self, app) -> Client: ...
 else:
