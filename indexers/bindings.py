@@ -132,16 +132,54 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
     type_cap, value_cap = _TYPE_VALUE[role]
     decl, values = caps.get(type_cap), caps.get(value_cap)
     if len(nodes) == 1 and values and nodes[0].named_child_count:
-        names, elements = nodes[0].named_children, values[0].named_children
-        if len(names) == len(elements) and len(names) > 1:
-            return [(n, None, value_of(spec, v)) for n, v in zip(names, elements)]
-        return [(n, None, None) for n in names]
+        value = _assigned(spec, values[0])
+        if value.type in spec.sequence_literals:
+            return _paired(spec, nodes[0].named_children, value.named_children)
+        return _unpacked(spec, nodes[0].named_children, value_of(spec, value))
     if len(nodes) != 1:
         return [(n, None, None) for n in nodes]
     declared = type_text(decl[0]) if decl else None
     if values:
         return [(nodes[0], declared, value_of(spec, values[0]))]
     return [(nodes[0], declared, _bound_value(spec, role, caps))]
+
+
+def _assigned(spec: LanguageSpec, node: tree_sitter.Node) -> tree_sitter.Node:
+    """The value a chain of assignments assigns (``b = c = f``: ``f``)."""
+    while node.type in spec.chained_assignments and node.child_by_field_name("right") is not None:
+        node = node.child_by_field_name("right")
+    return node
+
+
+def _paired(spec: LanguageSpec, names: list[tree_sitter.Node], elements: list[tree_sitter.Node]) -> list[tuple]:
+    """A list of names bound to a list of values (``a, b = f, g``): each name with the value at
+    its place, counted from the end after a starred name (``a, *b, c = f, g, h, i``: ``b`` is
+    the list of those between); a nested list of names with the elements of its value
+    (``a, (b, c) = f, (g, h)``). Names of lists that do not line up are bound to nothing known."""
+    stars = [i for i, n in enumerate(names) if "splat" in n.type]
+    if len(stars) > 1 or len(elements) < len(names) - len(stars) or (not stars and len(elements) != len(names)):
+        return [(n, None, None) for n in names]
+    star = stars[0] if stars else len(names)
+    tail = len(names) - star - 1  # names after the starred one, matched from the end
+    out: list[tuple] = []
+    for i, name in enumerate(names):
+        if i == star:
+            middle = elements[star:len(elements) - tail]
+            rest = [value_of(spec, v) for v in middle]
+            listed = "{" + ",".join(f"i:{k}={v}" for k, v in enumerate(rest)) + "}"
+            ok = rest and all(rest) and len(listed) <= MAX_VALUE
+            out.append((name.named_children[0] if name.named_child_count else name, None, listed if ok else None))
+            continue
+        value = elements[i] if i < star else elements[len(elements) - (len(names) - i)]
+        if name.named_child_count:  # a nested list of names: the elements of its value
+            inner = value.named_children if value.type in spec.sequence_literals else None
+            if inner is not None:
+                out.extend(_paired(spec, name.named_children, inner))
+            else:
+                out.extend(_unpacked(spec, name.named_children, value_of(spec, value)))
+            continue
+        out.append((name, None, value_of(spec, value)))
+    return out
 
 
 def _unpacked(spec: LanguageSpec, names: list[tree_sitter.Node], value: str | None) -> list[tuple]:
@@ -218,6 +256,7 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     """A bound expression as a chain with arguments dropped (``a.b().c``); "" for the
     language's null literal; ``ANONYMOUS`` for a function without a name (a lambda, in
     parentheses or not); None when it is anything else."""
+    node = _assigned(spec, node)
     kind = node.type
     while kind in spec.await_expressions and node.named_child_count == 1:
         node = node.named_children[0]

@@ -162,6 +162,8 @@ class LanguageSpec:
     # branches among the node's named children: the value is what every branch agrees on.
     conditional_expressions: frozenset[str] = frozenset()
     conditional_branches: tuple[int, ...] = ()
+    # Assignments that are expressions of the value they assign (``a = b = f``: ``a`` is ``f``).
+    chained_assignments: frozenset[str] = frozenset()
     # Expressions whose value is their operand's, as far as calls on it go (``await f()``:
     # the coroutine's result is what a declared ``async def f() -> T`` says, a ``T``).
     await_expressions: frozenset[str] = frozenset()
@@ -446,6 +448,7 @@ _JS_FAMILY = dict(
     conditional_branches=(1, 2),
     either_expressions=frozenset({"binary_expression"}),
     await_expressions=frozenset({"await_expression"}),
+    chained_assignments=frozenset({"assignment_expression"}),
     either_operators=frozenset({"||", "??"}),
     redefinition_shadows=True,
     definition_wrappers=frozenset({"export_statement", "ambient_declaration", "lexical_declaration",
@@ -486,6 +489,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             conditional_branches=(0, 2),
             either_expressions=frozenset({"boolean_operator"}),
             await_expressions=frozenset({"await"}),
+            chained_assignments=frozenset({"assignment"}),
             either_operators=frozenset({"or"}),
             sequence_literals=frozenset({"list", "tuple", "expression_list"}),
             mapping_literals=frozenset({"dictionary"}),

@@ -10,6 +10,7 @@ from collections.abc import Callable
 import tree_sitter
 
 MAX_DOC = 500
+SLICE = "[i:]"  # in a chain: a slice of what precedes it
 MAX_VALUE = 400  # longer chains (arguments dropped) say nothing we can use
 # A member may be private by name (JavaScript's `this.#x`).
 # After a name: calls, and elements by a literal key (``[i:0]``, ``[s:name]``) or by any (``[]``).
@@ -114,9 +115,9 @@ def _element_step(m: re.Match) -> str:
         return f"[s:{key}]"
     if ":" not in m.group(0):
         return "[]"
-    # A slice of names and numbers (`xs[1:]`, `s[i:j]`) is a container of the same kind:
-    # the value itself. Any other text with a colon is no chain.
-    return "" if _SLICE.fullmatch(m.group(0)) else "[:]"
+    # A slice of names and numbers (`xs[1:]`, `s[i:j]`): a container of the same kind
+    # (``SLICE``). Any other text with a colon is no chain.
+    return SLICE if _SLICE.fullmatch(m.group(0)) else "[:]"
 
 
 def node_line(node: tree_sitter.Node) -> int:

@@ -110,7 +110,7 @@
 (augmented_assignment left: (subscript value: [(identifier) @contents (attribute attribute: (identifier) @contents)]))
 (delete_statement (subscript value: [(identifier) @contents (attribute attribute: (identifier) @contents)]))
 ; `a, b = f, g`: the values in order, when there are as many
-(assignment left: (pattern_list) @local right: (expression_list) @local.value)
+(assignment left: (pattern_list) @local right: [(expression_list) (assignment)] @local.value)
 ; `a, b = f()`: the elements of one value, by position
 (assignment left: [(pattern_list) (tuple_pattern)] @local right: [(call) (identifier) (attribute) (subscript)] @local.unpacked)
 (augmented_assignment left: (identifier) @local)

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 from indexers.bindings import ALTERNATIVES, CAST, DEFINED, TYPED_ARRAY
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
+from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
 from indexers.resolve.common import SPLIT, TYPE_KIND_NAMES, Entity, Reason, base_qual, record_fields
 
@@ -479,6 +480,8 @@ class Types:
         """An element of ``cur`` by a literal key (``[i:0]``, ``[s:k]``) or by any (``[]``)."""
         if cur[0] == "method":
             cur = self.read(cur)
+        if step == SLICE:  # a declared sequence's slice is one; a literal's entries move
+            return cur if cur[0] == "iter" or cur == BUILTIN else UNKNOWN
         if cur[0] == "items":
             key = step[1:-1]
             return next((v for k, v in cur[1] if k == key), UNKNOWN) if key else UNKNOWN

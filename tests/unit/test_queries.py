@@ -88,8 +88,8 @@ def test_value_chains_keep_literal_subscripts_as_keyed_elements():
 
     assert value_chain('d["k"](x).m') == "d[s:k]().m"
     assert value_chain("a[0][i]") == "a[i:0][]"
-    assert value_chain("a[1:3]") == "a"  # a slice of names and numbers: the same container
-    assert value_chain("self.hooks[:].pop") == "self.hooks.pop"
+    assert value_chain("a[1:3]") == "a[i:]"  # a slice of names and numbers
+    assert value_chain("self.hooks[:].pop") == "self.hooks[i:].pop"
     assert value_chain("a[x ? 0 : 1]") is None  # a colon in anything else is no chain
 
 

@@ -336,3 +336,34 @@ def t():
     calls = {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
     assert calls[("m.py#t", "m.py#Middleware.process")] == ("type", 1.0)
     assert calls[("m.py#t", "m.py#Sub.process")] == ("type", 1.0)
+
+
+def test_chained_nested_and_starred_assignments_and_slices_of_literals():
+    source = b"""\
+def f1(): pass
+def f2(): pass
+def f3(): pass
+def f4(): pass
+
+a = b = f1
+a()
+c, (d, e) = f1, (f2, f3)
+e()
+x, *rest, z = f1, f2, f3, f4
+rest[0]()
+z()
+ls = [f1, f2, f3]
+part = ls[1:3]
+part[0]()
+"""
+    ext = extract_file("m.py", source, "python")
+    edges, _ = resolve_all(SymbolTable([ext]))
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
+    assert calls[("m.py", "m.py#f1")][1] == 1.0  # a = b = f1
+    assert calls[("m.py", "m.py#f3")][1] == 1.0  # e from the nested tuple
+    assert calls[("m.py", "m.py#f2")][1] == 1.0  # rest[0]
+    assert calls[("m.py", "m.py#f4")][1] == 1.0  # z, counted from the end
+    # A literal list's slice moves its entries: `part[0]` is not `ls[0]` (f1, already called above)
+    ext2 = extract_file("n.py", b"def f1(): pass\nls = [f1]\npart = ls[1:]\npart[0]()\n", "python")
+    edges2, _ = resolve_all(SymbolTable([ext2]))
+    assert not [e for e in edges2 if e.type == "CALLS" and e.dst == "n.py#f1" and e.confidence == 1.0]
