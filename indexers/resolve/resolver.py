@@ -655,7 +655,10 @@ class Resolver:
             if ids:
                 return ("sym", tuple(ids)), Reason.SELF, 1.0
             # A field holding a function, or a member an external base provides.
-            found = self.callee(self.types.member((tid,), name, instance=True, skip_self=kind == RECEIVER_SUPER))
+            member = self.types.member((tid,), name, instance=True, skip_self=kind == RECEIVER_SUPER)
+            if member == ("missing", None) and kind == RECEIVER_SELF and (below := self.types.below(tid, name)):
+                return ("sym", below), Reason.CANDIDATE, 1.0 / (len(below) + 1)  # what subclasses define
+            found = self.callee(member)
             return found if found is not UNKNOWN else possible_call(self, call)
         if kind == RECEIVER_EXPR or (kind == RECEIVER_NAME and (call.local or _HEAD.match(call.receiver).group(0)
                                                                  in self.spec.self_names)):

@@ -47,7 +47,7 @@ from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
 from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
-from indexers.resolve.common import SPLIT, TYPE_KIND_NAMES, Entity, Reason, base_qual, record_fields
+from indexers.resolve.common import MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, Entity, Reason, base_qual, record_fields
 
 if TYPE_CHECKING:
     from indexers.resolve.resolver import Resolver
@@ -421,6 +421,16 @@ class Types:
         if kind == "fields":
             return next((v for k, v in cur[1] if k == name), UNKNOWN)
         return UNKNOWN
+
+    def below(self, type_id: str, name: str) -> tuple[str, ...]:
+        """``self.name()`` in a type that defines no ``name`` (nor do its bases): the methods
+        of that name its subclasses define, one of which is called when ``self`` is theirs (a
+        class deriving from it and another base may take the other base's: not all of them)."""
+        r = self.r
+        ids = tuple(m for m in self.table.by_name(self.r.system, "method", name)
+                    if (owner := self.table.symbols[m].parent) != type_id and owner in self.table.symbols
+                    and type_id in r.linearization(owner))
+        return ids if len(ids) <= MAX_CANDIDATES else ()
 
     def bound_below(self, type_id: str, name: str) -> tuple[str, ...]:
         """The subclasses of the type that bind the field ``name`` again (so ``self.name`` in
