@@ -77,7 +77,11 @@ class SymbolTable:
         self._module_definitions: dict[tuple[str, tuple[str, ...]], list | None] = {}  # (system, files) -> answer
         self._bindings: dict[str, dict[tuple[str, str], list[Binding]]] = {}  # file -> (scope, name) -> bindings
         self._properties: dict[str, dict[str, str]] = {}  # file -> its methods read as attributes
-        self._fields_index: dict[str, list[str]] | None = None  # field name -> types binding it
+        # Field name -> the types whose body binds it, for `types_binding`; kept up to date a
+        # file at a time: the files added since the last question are read at the next.
+        self._fields_index: dict[str, set[str]] = defaultdict(set)
+        self._fields_of: dict[str, list[tuple[str, str]]] = {}  # file -> its (name, type) entries
+        self._fields_pending: set[str] = set()
         self.resolvers: dict[str, object] = {}  # file -> its resolver, for lookups from other files
         self.recursive = RecursiveCache()  # base types and members found anywhere
         with paused_gc():
@@ -95,7 +99,7 @@ class SymbolTable:
             self.relating_files.add(ext.path)
         self._bindings.pop(ext.path, None)
         self._properties.pop(ext.path, None)
-        self._fields_index = None
+        self._fields_pending.add(ext.path)
         self._dirs[posixpath.dirname(ext.path)].add(ext.path)
         spec = LANGUAGES.get(ext.lang) if ext.lang else None
         system = spec.module_system if spec else ""
@@ -144,7 +148,9 @@ class SymbolTable:
         self._reshaped.setdefault(path, _module_shape(ext))
         self._bindings.pop(path, None)
         self._properties.pop(path, None)
-        self._fields_index = None
+        self._fields_pending.discard(path)
+        for name, scope in self._fields_of.pop(path, ()):
+            self._fields_index[name].discard(scope)
         self._dirs[posixpath.dirname(path)].discard(path)
         spec = LANGUAGES.get(ext.lang) if ext.lang else None
         system = spec.module_system if spec else ""
@@ -267,23 +273,25 @@ class SymbolTable:
                                     for star, _ in ctx.stars]
         return ctx.star_definitions
 
-    def types_binding(self, name: str) -> Sequence[str]:
+    def types_binding(self, name: str) -> Collection[str]:
         """The types whose body binds a field ``name`` (``model = Other``; not ``self.x = ...``
         in a method, as a test's stand-in does), in the languages whose subclasses may bind a
-        base's field again; indexed on first use."""
-        index = self._fields_index
-        if index is None:
-            index = self._fields_index = {}
-            symbols = self.symbols
-            for ext in self.files.values():
-                spec = LANGUAGES.get(ext.lang) if ext.lang else None
+        base's field again."""
+        if self._fields_pending:
+            index, symbols = self._fields_index, self.symbols
+            for path in self._fields_pending:
+                ext = self.files.get(path)
+                spec = LANGUAGES.get(ext.lang) if ext is not None and ext.lang else None
                 if spec is None or not spec.fields_overridable:
                     continue
-                for scope, field_name, context in set(record_fields(ext.bindings, "scope", "name", "context")):
-                    sym = symbols.get(scope) if context is None else None
-                    if sym is not None and sym.kind in TYPE_KIND_NAMES:
-                        index.setdefault(field_name, []).append(scope)
-        return index.get(name, ())
+                entries = self._fields_of[path] = [
+                    (field_name, scope)
+                    for scope, field_name, context in set(record_fields(ext.bindings, "scope", "name", "context"))
+                    if context is None and (sym := symbols.get(scope)) is not None and sym.kind in TYPE_KIND_NAMES]
+                for field_name, scope in entries:
+                    index[field_name].add(scope)
+            self._fields_pending.clear()
+        return self._fields_index.get(name, ())
 
     def property_role(self, method_id: str) -> str | None:
         """"get" for a method decorated as a property (the language's ``property_decorators``),
