@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from indexers.bindings import ALTERNATIVES, DEFINED, RESULT
 from indexers.extract import RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import MAX_CANDIDATES, Reason, imported_in_functions
-from indexers.resolve.types import UNKNOWN, Types, chain_of, in_block
+from indexers.resolve.types import UNKNOWN, Types, chain_of, in_block, union_parts
 
 if TYPE_CHECKING:  # the resolver imports this module
     from indexers.resolve.resolver import Resolver
@@ -137,6 +137,8 @@ def _bound_values(r: Resolver, scope: str, name: str, block: str | None, depth: 
             value = other.types.declared(b.type, qual)
             if not _known(value) and b.value and b.value[:1] == DEFINED:
                 value = other.types.raw(b.value, qual)  # `let f: () => void = () => {}`: at first, that function
+            if not _known(value):  # `ContentRange | str | None`: any of its members
+                found.update(v for v in map(lambda t: other.types.declared(t, qual), union_parts(b.type)) if _known(v))
             found.update((value,) if _known(value) else ())
         elif b.value and (Types.split_chain(b.value) or ("",))[0] != name:
             # (not `x = x.next()`: it reads the name being read)

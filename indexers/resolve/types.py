@@ -99,6 +99,23 @@ def type_arguments(text: str, nulls: frozenset[str] = frozenset()) -> list[str]:
     return [*parts, inner[last:].strip()]
 
 
+def union_parts(text: str) -> list[str]:
+    """The members of a union type as written (``A | B``, ``Union[A, B]``); [] for any other
+    type (``Optional[A]`` and ``A | None`` are ``A`` to ``parse_type`` already)."""
+    text = text.strip().strip("\"'").strip()
+    parts, last = [], 0
+    for i, ch, depth in _with_depth(text):
+        if ch == "|" and not depth:
+            parts.append(text[last:i].strip())
+            last = i + 1
+    if parts:
+        return [*parts, text[last:].strip()]
+    found = _generic(text, frozenset())
+    if found is None or found[1] is None or SPLIT.split(found[0])[-1] != "Union":
+        return []
+    return type_arguments(text)
+
+
 def _generic(text: str, nulls: frozenset[str]) -> tuple[str, str | None] | None:
     """A type's name and the text between its type brackets (None without them)."""
     text = text.strip().strip("\"'").strip()

@@ -392,3 +392,35 @@ class Unrelated:
     assert calls[("m.py#Mixin.__aexit__", "m.py#Lock.release")] == ("candidate", round(1 / 3, 4))
     assert calls[("m.py#Mixin.__aexit__", "m.py#Semaphore.release")] == ("candidate", round(1 / 3, 4))
     assert ("m.py#Mixin.__aexit__", "m.py#Unrelated.release") not in calls
+
+
+def test_a_parameter_declared_as_a_union_may_be_any_of_its_classes():
+    source = b"""\
+import typing as t
+
+class ContentRange:
+    def to_header(self): pass
+
+def f(value: ContentRange | str | None):
+    if isinstance(value, str):
+        return value
+    return value.to_header()
+
+def g(value: t.Union[ContentRange, str]):
+    return value.to_header()
+"""
+    ext = extract_file("m.py", source, "python")
+    edges, _ = resolve_all(SymbolTable([ext]))
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
+    # the only class of the union with the method; not proven (no narrowing read): a candidate
+    assert calls[("m.py#f", "m.py#ContentRange.to_header")][1] < 1.0
+    assert calls[("m.py#g", "m.py#ContentRange.to_header")][1] < 1.0
+
+
+def test_union_parts_reads_both_spellings():
+    from indexers.resolve.types import union_parts
+
+    assert union_parts("ContentRange | str | None") == ["ContentRange", "str", "None"]
+    assert union_parts("t.Union[A, Dict[str, B]]") == ["A", "Dict[str, B]"]
+    assert union_parts("Optional[A]") == []
+    assert union_parts("A") == []
