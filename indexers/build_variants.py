@@ -63,21 +63,20 @@ def _evaluate(expr: str, rules: BuildVariants) -> bool | None:
             raise ValueError(expr)
         return tag(t)
 
-    def both() -> bool:
+    def joined(operator: str, operand) -> bool:
+        """Operands joined by one operator, each read (and its tokens taken) in turn."""
         nonlocal pos
-        value = atom()
-        while pos < len(tokens) and tokens[pos] == "&&":
+        values = [operand()]
+        while pos < len(tokens) and tokens[pos] == operator:
             pos += 1
-            value = atom() and value
-        return value
+            values.append(operand())
+        return all(values) if operator == "&&" else any(values)
+
+    def both() -> bool:
+        return joined("&&", atom)
 
     def either() -> bool:
-        nonlocal pos
-        value = both()
-        while pos < len(tokens) and tokens[pos] == "||":
-            pos += 1
-            value = both() or value
-        return value
+        return joined("||", both)
 
     try:
         value = either()

@@ -138,7 +138,7 @@ def _bound_values(r: Resolver, scope: str, name: str, block: str | None, depth: 
             if not _known(value) and b.value and b.value[:1] == DEFINED:
                 value = other.types.raw(b.value, qual)  # `let f: () => void = () => {}`: at first, that function
             if not _known(value):  # `ContentRange | str | None`: any of its members
-                found.update(v for v in map(lambda t: other.types.declared(t, qual), union_parts(b.type)) if _known(v))
+                found.update(v for v in (other.types.declared(t, qual) for t in union_parts(b.type)) if _known(v))
             found.update((value,) if _known(value) else ())
         elif b.value and (Types.split_chain(b.value) or ("",))[0] != name:
             # (not `x = x.next()`: it reads the name being read)

@@ -85,31 +85,19 @@ def parse_type(text: str, nulls: frozenset[str] = frozenset()) -> tuple[str, str
 
 
 def type_arguments(text: str, nulls: frozenset[str] = frozenset()) -> list[str]:
-    """Every type argument of a type as written (``Tuple[A, B]`` -> ``["A", "B"]``), read as
+    """Every type argument of a type as written (``Tuple[A, B]``, ``Map<K, V>``), read as
     ``parse_type`` reads the type; [] for none."""
     found = _generic(text, nulls)
-    if found is None or found[1] is None:
-        return []
-    parts, last = [], 0
-    inner = found[1]
-    for i, ch, depth in _with_depth(inner):
-        if ch == "," and not depth:
-            parts.append(inner[last:i].strip())
-            last = i + 1
-    return [*parts, inner[last:].strip()]
+    return _split_top(found[1], ",") if found is not None and found[1] is not None else []
 
 
 def union_parts(text: str) -> list[str]:
     """The members of a union type as written (``A | B``, ``Union[A, B]``); [] for any other
     type (``Optional[A]`` and ``A | None`` are ``A`` to ``parse_type`` already)."""
     text = text.strip().strip("\"'").strip()
-    parts, last = [], 0
-    for i, ch, depth in _with_depth(text):
-        if ch == "|" and not depth:
-            parts.append(text[last:i].strip())
-            last = i + 1
-    if parts:
-        return [*parts, text[last:].strip()]
+    parts = _split_top(text, "|")
+    if len(parts) > 1:
+        return parts
     found = _generic(text, frozenset())
     if found is None or found[1] is None or SPLIT.split(found[0])[-1] != "Union":
         return []
@@ -156,18 +144,14 @@ def _closing(text: str) -> int:
     return next((i for i, ch, depth in _with_depth(text) if ch in "]>)" and not depth), -1)
 
 
-def _type_arguments(text: str) -> list[str]:
-    """The type arguments of a generic type as written: ``Map<K, V>`` -> ``["K", "V"]``."""
-    start = text.find("<")
-    if start < 0 or not text.rstrip().endswith(">"):
-        return []
-    inner = text[start + 1:text.rstrip().rfind(">")]
+def _split_top(text: str, sep: str) -> list[str]:
+    """``text`` split at each ``sep`` outside brackets, the parts stripped."""
     parts, last = [], 0
-    for i, ch, depth in _with_depth(inner):
-        if ch == "," and not depth:
-            parts.append(inner[last:i].strip())
+    for i, ch, depth in _with_depth(text):
+        if ch == sep and not depth:
+            parts.append(text[last:i].strip())
             last = i + 1
-    return [*parts, inner[last:].strip()]
+    return [*parts, text[last:].strip()]
 
 
 def _first_argument(text: str) -> str:
@@ -443,10 +427,9 @@ class Types:
         """``self.name()`` in a type that defines no ``name`` (nor do its bases): the methods
         of that name its subclasses define, one of which is called when ``self`` is theirs (a
         class deriving from it and another base may take the other base's: not all of them)."""
-        r = self.r
-        ids = tuple(m for m in self.table.by_name(self.r.system, "method", name)
-                    if (owner := self.table.symbols[m].parent) != type_id and owner in self.table.symbols
-                    and type_id in r.linearization(owner))
+        r, symbols = self.r, self.table.symbols
+        ids = tuple(m for m in self.table.by_name(r.system, "method", name)
+                    if (owner := symbols[m].parent) != type_id and owner in symbols and type_id in r.linearization(owner))
         return ids if len(ids) <= MAX_CANDIDATES else ()
 
     def bound_below(self, type_id: str, name: str) -> tuple[str, ...]:
@@ -697,7 +680,7 @@ class Types:
                 cls = self.declared(argument, qual)
                 return ("sym", cls[1]) if cls[0] == "inst" else UNKNOWN
             if generic in self.spec.mapping_types:
-                values = _type_arguments(text)
+                values = type_arguments(text)
                 return ("map", self.declared(values[-1], qual) if len(values) == 2 else UNKNOWN)
         if name in self.spec.builtins:
             return BUILTIN
