@@ -335,3 +335,26 @@ def test_progress_covers_resolving_and_writing(graph, workspace, tmp_path):
     assert seen["writing symbols"] == (summary.symbols_written, summary.symbols_written)
     for rel, n in summary.edges_written.items():
         assert seen[f"writing {rel} edges"] == (n, n)
+
+
+def test_a_run_keeps_its_extractions_out_of_the_collector_until_the_next(graph, workspace, tmp_path):
+    """The objects alive when a run has resolved (its extractions, the table kept warm) are
+    frozen: the collector's full passes skip them. The next run unfreezes them first, so a
+    warm state it replaces (a table and its resolvers refer to each other) can be collected."""
+    import gc
+
+    shutil.copytree(FIXTURES / "python", tmp_path / "p")
+    index_symbols(tmp_path / "p", workspace=workspace)
+    frozen = gc.get_freeze_count()
+    assert frozen > 0
+    calls = []
+    real = gc.unfreeze
+    try:
+        gc.unfreeze = lambda: (calls.append(gc.get_freeze_count()), real())[1]
+        (tmp_path / "p" / "added.py").write_text("def added():\n    return 1\n")
+        index_symbols(tmp_path / "p", workspace=workspace)
+    finally:
+        gc.unfreeze = real
+    assert calls and calls[0] >= frozen  # the first thing the next run does
+    assert gc.get_freeze_count() > 0
+    gc.unfreeze()
