@@ -28,6 +28,7 @@ _CALLEE_KINDS = frozenset({"function", "method"})
 _HEAD = re.compile(r"[^.:>(\[-]*")
 # Definitions whose bodies are scopes for unqualified names.
 _SCOPE_KINDS = frozenset({"function", "method", "module"})
+_VALUE_KINDS = frozenset({"variable", "constant"})  # definitions that are assignments
 
 
 class Resolver:
@@ -130,6 +131,21 @@ class Resolver:
         if modules.star_reexports:
             return self.star_member(files, name, hops + 1)
         return None
+
+    def rebound(self, result):
+        """An answer with what the module of its target also assigns to the target's name at
+        its top level (`if ...: class X` / `else: X = Y`): either may be the one in effect.
+        Only for what a call or a value names; a base class stays the definition."""
+        if result is None or result == "builtin" or result[0][0] != "sym":
+            return result
+        ids, symbols = result[0][1], self.table.symbols
+        first = symbols[ids[0]]
+        if "." in first.qualified_name or first.name not in self.table.rebound_names(first.file) or any(
+                symbols[i].kind in _VALUE_KINDS for i in ids):
+            return result  # a variable's own value is followed where it is used
+        value = self.types.entity(self.types.bound(first.file, first.name))
+        more = tuple(dict.fromkeys((*ids, *value[1]))) if value[0] == "sym" else ids
+        return result if len(more) == len(ids) else (("sym", more), *result[1:])
 
     def star_member(self, files: tuple[str, ...], name: str, hops: int) -> Entity | None:
         """``name`` given by a star import of the module (``from .impl import *``); a
@@ -530,7 +546,7 @@ class Resolver:
         memo = self._resolved
         result = memo.get(key, memo)
         if result is memo:
-            result = memo[key] = self.resolve_call(call)
+            result = memo[key] = self.rebound(self.resolve_call(call))
         return result
 
     def calls(self) -> None:
@@ -544,7 +560,7 @@ class Resolver:
             key = key_of(caller, name, rkind, receiver, local, block)
             result = memo.get(key, memo)  # `resolved`, inline: this loop runs for every call
             if result is memo:
-                result = memo[key] = self.resolve_call(CallRef(*row))
+                result = memo[key] = self.rebound(self.resolve_call(CallRef(*row)))
             if result is None:
                 self.unresolved(row)
                 continue

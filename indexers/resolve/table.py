@@ -10,6 +10,7 @@ from itertools import starmap
 from typing import Collection, Iterable, Sequence
 
 from graphsvc.model import SymbolKind
+from indexers.bindings import DEFINED
 from indexers.extract import Binding, FileExtraction
 from indexers.languages import LANGUAGES, LanguageSpec
 from indexers.module_config import GoModules, JsPaths
@@ -77,6 +78,7 @@ class SymbolTable:
         self._module_definitions: dict[tuple[str, tuple[str, ...]], list | None] = {}  # (system, files) -> answer
         self._bindings: dict[str, dict[tuple[str, str], list[Binding]]] = {}  # file -> (scope, name) -> bindings
         self._properties: dict[str, dict[str, str]] = {}  # file -> its methods read as attributes
+        self._rebound: dict[str, frozenset[str]] = {}  # file -> `rebound_names`
         # Field name -> the types whose body binds it, for `types_binding`; kept up to date a
         # file at a time: the files added since the last question are read at the next.
         self._fields_index: dict[str, set[str]] = defaultdict(set)
@@ -99,6 +101,7 @@ class SymbolTable:
             self.relating_files.add(ext.path)
         self._bindings.pop(ext.path, None)
         self._properties.pop(ext.path, None)
+        self._rebound.pop(ext.path, None)
         self._fields_pending.add(ext.path)
         self._dirs[posixpath.dirname(ext.path)].add(ext.path)
         spec = LANGUAGES.get(ext.lang) if ext.lang else None
@@ -148,6 +151,7 @@ class SymbolTable:
         self._reshaped.setdefault(path, _module_shape(ext))
         self._bindings.pop(path, None)
         self._properties.pop(path, None)
+        self._rebound.pop(path, None)
         self._fields_pending.discard(path)
         for name, scope in self._fields_of.pop(path, ()):
             self._fields_index[name].discard(scope)
@@ -326,6 +330,18 @@ class SymbolTable:
             return ()
         if type(found[0]) is tuple:
             found[:] = starmap(Binding, found)
+        return found
+
+    def rebound_names(self, path: str) -> frozenset[str]:
+        """The names a file assigns a value to at its top level (`X = Y`, also in an ``if`` or
+        ``try`` there): a definition of one of them is not all that the name may be
+        (`if ...: class X` / `else: X = Y`). Read from the encoded columns when first asked."""
+        found = self._rebound.get(path)
+        if found is None:
+            ext = self.files.get(path)
+            rows = record_fields(ext.bindings, "scope", "name", "value") if ext is not None else ()
+            found = self._rebound[path] = frozenset(
+                name for scope, name, value in rows if scope == path and value and value[0] != DEFINED)
         return found
 
     def referable_names(self) -> Collection[str]:

@@ -424,3 +424,43 @@ def test_union_parts_reads_both_spellings():
     assert union_parts("t.Union[A, Dict[str, B]]") == ["A", "Dict[str, B]"]
     assert union_parts("Optional[A]") == []
     assert union_parts("A") == []
+
+
+def test_a_definition_the_module_also_assigns_is_one_of_two():
+    """`if ...: class tqdm(...)` / `else: tqdm = asyncio_tqdm` (also `try: def f` / `except:
+    f = g`): a call or a value of the name is either, in the file and for its importers. A
+    variable's own value and a definition wrapped by hand (`X = wrap(X)`) are not such a pair,
+    and a base class stays the definition."""
+    files = {
+        "pkg/__init__.py": b"",
+        "pkg/asyncio.py": b"class tqdm_asyncio:\n    pass\ntqdm = tqdm_asyncio\n",
+        "pkg/auto.py": b"""\
+from .asyncio import tqdm as asyncio_tqdm
+if cond():
+    class tqdm(asyncio_tqdm):
+        pass
+else:
+    tqdm = asyncio_tqdm
+
+def trange():
+    return tqdm()
+
+def wrapped():
+    pass
+wrapped = deco(wrapped)
+
+def g():
+    wrapped()
+""",
+        "use.py": b"from pkg.auto import tqdm\nfrom pkg.asyncio import tqdm as plain\n\ndef f():\n    tqdm()\n\n"
+                  b"def h():\n    plain()\n\nclass Slack(tqdm):\n    pass\n",
+    }
+    exts = [extract_file(path, source, "python") for path, source in files.items()]
+    edges, _ = resolve_all(SymbolTable(exts))
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
+    for caller in ("pkg/auto.py#trange", "use.py#f"):
+        assert calls[(caller, "pkg/auto.py#tqdm")] == ("candidate", 0.5)
+        assert calls[(caller, "pkg/asyncio.py#tqdm_asyncio")] == ("candidate", 0.5)
+    assert calls[("use.py#h", "pkg/asyncio.py#tqdm_asyncio")][1] == 1.0  # the variable is what it holds
+    assert calls[("pkg/auto.py#g", "pkg/auto.py#wrapped")] == ("scope", 1.0)
+    assert {e.dst for e in edges if e.type == "INHERITS" and e.src == "use.py#Slack"} == {"pkg/auto.py#tqdm"}
