@@ -97,7 +97,8 @@ def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tup
             # What a match says: nothing, a value, or a declared type (`new(T)` beside `f()`).
             known = 2 if type_text is not None else 1 if value_text is not None else 0
             start = node.start_byte
-            key = (role, start)
+            # A narrowing block (Python's) starts where its first statement does: a name.
+            key = (role, start) if "local.narrowed" not in caps else (role, start, name)
             old = best.get(key)
             if old is None or known > old[0]:
                 best[key] = (known, start, role, node, type_text, value_text, name)

@@ -587,9 +587,13 @@ class _Extractor:
         text = self.text
         append = out.append
         path = self.path
+        spec = self.spec
         functions: dict[int, _Def | None] = {}  # per enclosing definition, the function around it
         for i, ((_, role, node, type_text, value_text, name), encl, block) in enumerate(zip(items, enclosing, blocks)):
             line = node.start_point[0] + 1
+            narrowed = name is not None and role == "local"  # `@local.narrowed` names it
+            if spec.narrowing_blocks and block and not narrowed:
+                block = ""  # bound in a narrowing block: the function's name all the same
             value_text = defined.get(i, value_text)
             if role == "result" or role == "return" or role == "signature":
                 if encl is not None and (encl.kind in _FUNCTION_KINDS or role == "result" and encl.kind == "type_alias"):
@@ -616,7 +620,9 @@ class _Extractor:
                 functions[key] = fn
             # Outside any function, a closure's names are kept by its block (``Binding.block``).
             if fn is not None or block:
-                bound = local_names.setdefault(id(fn) if fn is not None else block, {})
+                # A narrowed name (Python's) is the block's: outside it, it is what it was.
+                scoped = block if narrowed and spec.narrowing_blocks else id(fn) if fn is not None else block
+                bound = local_names.setdefault(scoped, {})
                 bound[name] = bound.get(name, False) or type_text is not None or value_text is not None
         return local_names
 

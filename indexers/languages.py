@@ -197,6 +197,9 @@ class LanguageSpec:
     # parameters): the name is known only when all of them agree, a declared type does not
     # override the values of other bindings.
     bindings_declare: bool = False
+    # Blocks that scope no name but the one they narrow (Python's `if isinstance(x, Foo):`
+    # body): every other name bound in one is the function's.
+    narrowing_blocks: bool = False
     # A later definition of a name in the same statement list replaces the earlier one
     # (Python): the earlier one is not a target. Nodes that wrap a definition there:
     redefinition_shadows: bool = False
@@ -498,6 +501,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             iteration_methods=("__iter__", "__next__"),
             context_enter="__enter__",
             linear_mro=True,
+            narrowing_blocks=True,
             dynamic_members=frozenset({"__getattr__", "__getattribute__"}),
             container_types=frozenset(
                 """List list Sequence MutableSequence Iterable Iterator Collection Set set FrozenSet

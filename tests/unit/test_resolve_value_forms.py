@@ -464,3 +464,65 @@ def g():
     assert calls[("use.py#h", "pkg/asyncio.py#tqdm_asyncio")][1] == 1.0  # the variable is what it holds
     assert calls[("pkg/auto.py#g", "pkg/auto.py#wrapped")] == ("scope", 1.0)
     assert {e.dst for e in edges if e.type == "INHERITS" and e.src == "use.py#Slack"} == {"pkg/auto.py#tqdm"}
+
+
+def test_isinstance_narrows_a_name_inside_its_block_only():
+    """`if isinstance(x, Foo):` (and `elif`): x is a Foo in that body; before and after it, and
+    for a name the body assigns or returns, nothing changes (a Python `if` scopes no name)."""
+    source = b"""\
+class Foo:
+    def m(self): pass
+
+class Bar:
+    def m(self): pass
+    def n(self): pass
+
+def make(flag):
+    if isinstance(flag, Foo):
+        return Foo()
+    return Bar()
+
+def inside(x, y: Foo):
+    if isinstance(y, Bar):
+        y.m()
+    elif isinstance(x, Foo):
+        x.n()
+
+def after(y: Foo):
+    if isinstance(y, Bar):
+        z = Bar()
+    y.m()
+    z.n()
+
+def returned():
+    make(1).m()
+
+try:
+    class Stooges:
+        pass
+except Exception as exc:
+    Stooges = exc
+
+def g():
+    if isinstance(Stooges, Exception):
+        raise Stooges
+    return Stooges
+"""
+    ext = extract_file("m.py", source, "python")
+    edges, _ = resolve_all(SymbolTable([ext]))
+    calls: dict = {}
+    for e in edges:
+        if e.type == "CALLS":
+            calls.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    # y is a Bar in the body; in the elif, x is a Foo (which has no n: nothing confident)
+    assert calls["m.py#inside"]["m.py#Bar.m"] == ("type", 1.0)
+    assert "m.py#Foo.m" not in calls["m.py#inside"]
+    assert all(conf < 1.0 for dst, (_, conf) in calls["m.py#inside"].items() if dst.endswith(".n"))
+    # after it, y is as declared; z, bound in the body, is the function's
+    assert calls["m.py#after"] == {"m.py#Bar": ("scope", 1.0), "m.py#Foo.m": ("type", 1.0),
+                                   "m.py#Bar.n": ("type", 1.0)}
+    # make() returns a Foo or a Bar: both returns count, the one in the body too
+    assert all(conf < 1.0 for _, conf in calls["m.py#returned"].values() if _ != "scope")
+    assert "m.py#Stooges" not in calls.get("m.py#g", {})  # an Exception instance in the body
+    refs = {(e.src, e.dst) for e in edges if e.type == "REFERENCES"}
+    assert ("m.py#g", "m.py#Stooges") in refs
