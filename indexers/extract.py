@@ -52,6 +52,8 @@ tags.scm-style captures:
 ``@block``              a node whose bindings are its own (a function literal, an arrow
                         function): a name bound inside it is not that name outside it. Calls
                         inside it still belong to the enclosing definition.
+``@block.after``        a node after which, to the end of its parent, is a block (the
+                        statements after ``if not isinstance(x, Foo): return``)
 ``@declaration``        a declaration that is not a definition (a C prototype, a name listed
                         in Python's ``__all__``); its ``@name`` tells the resolver what a
                         header promises or what a star import of the module gives
@@ -314,8 +316,12 @@ class _Extractor:
         roles = pattern_roles(self.spec.name)
         get = grouped_matches(self.spec.name, (self.spec.query(), self.spec.root_query()), root).get
         for _, caps in get("block", ()):
-            node = caps["block"][0]
-            self.blocks.append((node.start_byte, node.end_byte))
+            if "block" in caps:
+                node = caps["block"][0]
+                self.blocks.append((node.start_byte, node.end_byte))
+            else:  # `@block.after`: the statements after the node, to the end of its parent's
+                node = caps["block.after"][0]
+                self.blocks.append((node.end_byte, node.parent.end_byte))
         for _, caps in get("package", ()):
             self.out.package = self.text(caps["package"][0]).strip()
         for _, caps in get("contents", ()):  # recorded as a binding of "name[]" in the file

@@ -526,3 +526,53 @@ def g():
     assert "m.py#Stooges" not in calls.get("m.py#g", {})  # an Exception instance in the body
     refs = {(e.src, e.dst) for e in edges if e.type == "REFERENCES"}
     assert ("m.py#g", "m.py#Stooges") in refs
+
+
+def test_an_early_exit_on_not_isinstance_narrows_the_statements_after_it():
+    """`if not isinstance(x, Foo): raise ...` (or return, continue, break): x is a Foo after it,
+    to the end of that body; an `if` that rebinds x instead, or has an `else`, narrows nothing."""
+    source = b"""\
+class Foo:
+    def m(self): pass
+
+class Bar:
+    def m(self): pass
+
+def before(x):
+    x.m()
+    if not isinstance(x, Foo):
+        raise TypeError(x)
+
+def after(x):
+    if not isinstance(x, Foo):
+        raise TypeError(x)
+    x.m()
+
+def loop(items):
+    for x in items:
+        if not isinstance(x, Bar):
+            continue
+        x.m()
+
+def coerced(x):
+    if not isinstance(x, Foo):
+        x = make(x)
+    x.m()
+
+def with_else(x):
+    if not isinstance(x, Foo):
+        return None
+    else:
+        pass
+    x.m()
+"""
+    ext = extract_file("m.py", source, "python")
+    edges, _ = resolve_all(SymbolTable([ext]))
+    calls: dict = {}
+    for e in edges:
+        if e.type == "CALLS" and e.dst.endswith(".m"):
+            calls.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    assert calls["m.py#after"] == {"m.py#Foo.m": ("type", 1.0)}
+    assert calls["m.py#loop"] == {"m.py#Bar.m": ("type", 1.0)}
+    for unchanged in ("m.py#before", "m.py#coerced", "m.py#with_else"):
+        assert all(conf < 1.0 for _, conf in calls[unchanged].values()), unchanged
