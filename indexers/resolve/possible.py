@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from indexers.bindings import ALTERNATIVES, DEFINED, RESULT
+from indexers.bindings import ALTERNATIVES, DEFINED, ELEMENT, RESULT
 from indexers.extract import RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import MAX_CANDIDATES, Reason, imported_in_functions
 from indexers.resolve.types import UNKNOWN, Types, chain_of, in_block, union_parts
@@ -166,6 +166,8 @@ def _follow(r: Resolver, cur: tuple, steps: list[str | None], depth: int) -> fro
         nexts = _results(r, cur, depth)
     elif step[0] != "[" and cur[0] in ("inst", "this"):
         nexts = _fields(r, cur, step, depth)
+    elif step == ELEMENT and cur[0] == "items":  # `DECODERS[name]()`: any of the literal's entries
+        nexts = frozenset(v for _, v in cur[1] if _known(v))
     else:
         return NOTHING
     return _union(_follow(r, n, rest, depth + 1) for n in nexts)

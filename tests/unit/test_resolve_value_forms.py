@@ -576,3 +576,41 @@ def with_else(x):
     assert calls["m.py#loop"] == {"m.py#Bar.m": ("type", 1.0)}
     for unchanged in ("m.py#before", "m.py#coerced", "m.py#with_else"):
         assert all(conf < 1.0 for _, conf in calls[unchanged].values()), unchanged
+
+
+def test_a_literal_read_by_an_unknown_key_may_be_any_of_its_entries():
+    """`SUPPORTED_DECODERS[name]()`, `HANDLERS[i]()`: each entry of the literal is a candidate;
+    a literal key still names its one entry, confidently."""
+    source = b"""\
+class Gzip:
+    pass
+
+class Brotli:
+    pass
+
+def plain():
+    pass
+
+DECODERS = {"gzip": Gzip, "br": Brotli}
+HANDLERS = [plain, Gzip]
+
+def by_name(value):
+    return DECODERS[value]()
+
+def by_index(i):
+    HANDLERS[i]()
+
+def by_literal():
+    return DECODERS["br"]()
+"""
+    ext = extract_file("m.py", source, "python")
+    edges, _ = resolve_all(SymbolTable([ext]))
+    calls: dict = {}
+    for e in edges:
+        if e.type == "CALLS":
+            calls.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    assert set(calls["m.py#by_name"]) == {"m.py#Gzip", "m.py#Brotli"}
+    assert set(calls["m.py#by_index"]) == {"m.py#plain", "m.py#Gzip"}
+    assert all(reason == "candidate" and conf < 1.0
+               for src in ("m.py#by_name", "m.py#by_index") for reason, conf in calls[src].values())
+    assert calls["m.py#by_literal"] == {"m.py#Brotli": ("type", 1.0)}
