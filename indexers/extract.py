@@ -102,6 +102,7 @@ from indexers.arguments import ParamRef, call_arguments, parameters
 from indexers.bindings import ELEMENT, RESULT, Binding, binding_items, cast_chain, defined_names
 from indexers.build_variants import is_variant
 from indexers.c_macros import without_macros
+from indexers.enclosing import receiver_of, visible_locals, with_symbols
 from indexers.definitions import documentation, signature
 from indexers.languages import LanguageSpec, get_language, language_for_content, parser_for
 from indexers.matches import SCOPE, grouped_matches, narrowest_receivers, pattern_roles
@@ -548,7 +549,7 @@ class _Extractor:
             while stack and stack[-1].end <= pos:
                 stack.pop()
             owners.append(stack[-1] if stack else None)
-        return points, owners, _with_symbols(list(owners))
+        return points, owners, with_symbols(list(owners))
 
     def _block_paths(self, starts: list[int], enclosing: list[_Def | None]) -> list[str]:
         """Per node (by its first byte), the ``@block`` nodes around it inside its enclosing
@@ -676,7 +677,7 @@ class _Extractor:
                     rtext = without_postfix(rtext, postfix)
                 if rtext in super_names or (rtext[-1:] == ")" and rtext.partition("(")[0] + "()" in super_names):
                     rkind = RECEIVER_SUPER  # super() and the older super(Class, self)
-                elif rtext in self_names or (any_self and encl is not None and _receiver_of(encl, receivers) == rtext):
+                elif rtext in self_names or (any_self and encl is not None and receiver_of(encl, receivers) == rtext):
                     rkind = RECEIVER_SELF
                 elif name_chain(rtext):
                     rkind = RECEIVER_NAME
@@ -692,7 +693,7 @@ class _Extractor:
                 key = id(encl)
                 seen = visible.get(key)
                 if seen is None:
-                    seen = _visible_locals(encl, local_names, visible, self._block_paths)
+                    seen = visible_locals(encl, local_names, visible, self._block_paths)
                 for names in seen:  # closures see the enclosing functions' names
                     typed = names.get(head)
                     if typed is not None:
@@ -762,50 +763,3 @@ def _at_top_level(parent: _Def | None) -> bool:
             return False
         parent = parent.parent
     return True
-
-
-def _with_symbols(defs: list[_Def | None]) -> list[_Def | None]:
-    """Each of ``defs`` replaced by the nearest of it and the definitions around it that is a
-    symbol (in place)."""
-    for i, d in enumerate(defs):
-        if d is not None and d.sym is None:
-            while d is not None and d.sym is None:
-                d = d.parent
-            defs[i] = d
-    return defs
-
-
-def _receiver_of(d: _Def, memo: dict[int, str | None]) -> str | None:
-    key = id(d)
-    if key not in memo:
-        memo[key] = _self_of(d)
-    return memo[key]
-
-
-def _visible_locals(d: _Def | None, local_names: dict[int | str, dict[str, bool]],
-                    memo: dict[int, list[dict[str, bool]]], block_paths) -> list[dict[str, bool]]:
-    """The local names of ``d`` and the definitions around it, innermost first, then those of
-    the closures around the outermost one (`describe(() => { const x = ...; function f() {} })`)."""
-    key = id(d)
-    found = memo.get(key)
-    if found is None:
-        found = memo[key] = []
-        top = d
-        while d is not None:
-            names = local_names.get(id(d))
-            if names:
-                found.append(names)
-            top, d = d, d.parent
-        around = block_paths([top.start - 1], [None])[0] if top is not None and top.start else ""
-        while around:
-            found.extend((local_names[around],) if around in local_names else ())
-            around = around.rpartition("/")[0]
-    return found
-
-
-def _self_of(d: _Def) -> str | None:
-    while d is not None:
-        if d.self_name:
-            return d.self_name
-        d = d.parent
-    return None
