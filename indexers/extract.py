@@ -52,8 +52,6 @@ tags.scm-style captures:
 ``@block``              a node whose bindings are its own (a function literal, an arrow
                         function): a name bound inside it is not that name outside it. Calls
                         inside it still belong to the enclosing definition.
-``@block.after``        a node after which, to the end of its parent, is a block (the
-                        statements after ``if not isinstance(x, Foo): return``)
 ``@declaration``        a declaration that is not a definition (a C prototype, a name listed
                         in Python's ``__all__``); its ``@name`` tells the resolver what a
                         header promises or what a star import of the module gives
@@ -106,6 +104,7 @@ from indexers.enclosing import receiver_of, visible_locals, with_symbols
 from indexers.definitions import documentation, signature
 from indexers.languages import LanguageSpec, get_language, language_for_content, parser_for
 from indexers.matches import SCOPE, grouped_matches, narrowest_receivers, pattern_roles
+from indexers.narrowing import narrowings
 from indexers.records import SymbolRecord, encoded
 from indexers.syntax_errors import inside_error, scan_errors
 from indexers.text import node_end_line, node_line, node_text, unquote, value_chain, without_postfix
@@ -317,12 +316,8 @@ class _Extractor:
         roles = pattern_roles(self.spec.name)
         get = grouped_matches(self.spec.name, (self.spec.query(), self.spec.root_query()), root).get
         for _, caps in get("block", ()):
-            if "block" in caps:
-                node = caps["block"][0]
-                self.blocks.append((node.start_byte, node.end_byte))
-            else:  # `@block.after`: the statements after the node, to the end of its parent's
-                node = caps["block.after"][0]
-                self.blocks.append((node.end_byte, node.parent.end_byte))
+            node = caps["block"][0]
+            self.blocks.append((node.start_byte, node.end_byte))
         for _, caps in get("package", ()):
             self.out.package = self.text(caps["package"][0]).strip()
         for _, caps in get("contents", ()):  # recorded as a binding of "name[]" in the file
@@ -341,6 +336,10 @@ class _Extractor:
         binds = [(roles[pattern], caps) for pattern, caps in get("binding", ())]
         params = [caps for _, caps in get("parameter", ())]
         calls = [(caps["reference.call"][0], caps) for _, caps in get("reference.call", ())]
+        if self.spec.narrowing_calls:  # `isinstance(x, Foo)`: blocks and bindings of its own
+            blocks, narrowed = narrowings(self.spec, calls, self.text)
+            self.blocks.extend(blocks)
+            binds.extend(narrowed)
         values = [(caps["reference.value"][0], caps) for _, caps in get("reference.value", ())]
         imports = [(caps["reference.import"][0], caps) for _, caps in get("reference.import", ())]
         inherits = [(roles[pattern][10:], caps[roles[pattern]][0], caps) for pattern, caps in get("inherits", ())]
@@ -599,7 +598,7 @@ class _Extractor:
         for i, ((_, role, node, type_text, value_text, name), encl, block) in enumerate(zip(items, enclosing, blocks)):
             line = node.start_point[0] + 1
             narrowed = name is not None and role == "local"  # `@local.narrowed` names it
-            if spec.narrowing_blocks and block and not narrowed:
+            if spec.narrowing_calls and block and not narrowed:
                 block = ""  # bound in a narrowing block: the function's name all the same
             value_text = defined.get(i, value_text)
             if role == "result" or role == "return" or role == "signature":
@@ -628,7 +627,7 @@ class _Extractor:
             # Outside any function, a closure's names are kept by its block (``Binding.block``).
             if fn is not None or block:
                 # A narrowed name (Python's) is the block's: outside it, it is what it was.
-                scoped = block if narrowed and spec.narrowing_blocks else id(fn) if fn is not None else block
+                scoped = block if narrowed and spec.narrowing_calls else id(fn) if fn is not None else block
                 bound = local_names.setdefault(scoped, {})
                 bound[name] = bound.get(name, False) or type_text is not None or value_text is not None
         return local_names

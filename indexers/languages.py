@@ -197,9 +197,10 @@ class LanguageSpec:
     # parameters): the name is known only when all of them agree, a declared type does not
     # override the values of other bindings.
     bindings_declare: bool = False
-    # Blocks that scope no name but the one they narrow (Python's `if isinstance(x, Foo):`
-    # body): every other name bound in one is the function's.
-    narrowing_blocks: bool = False
+    # Calls that test a name's type (Python's `isinstance`): the name has that type where the
+    # test holds (`indexers.narrowing`). Such blocks scope no name but the one they narrow:
+    # every other name bound in one is the function's.
+    narrowing_calls: frozenset[str] = frozenset()
     # A later definition of a name in the same statement list replaces the earlier one
     # (Python): the earlier one is not a target. Nodes that wrap a definition there:
     redefinition_shadows: bool = False
@@ -501,7 +502,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             iteration_methods=("__iter__", "__next__"),
             context_enter="__enter__",
             linear_mro=True,
-            narrowing_blocks=True,
+            narrowing_calls=frozenset({"isinstance"}),
             dynamic_members=frozenset({"__getattr__", "__getattribute__"}),
             container_types=frozenset(
                 """List list Sequence MutableSequence Iterable Iterator Collection Set set FrozenSet

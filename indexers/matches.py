@@ -24,7 +24,7 @@ def role_of(caps: dict) -> str:
         if cap.startswith(("definition.", "reference.")) or cap == SCOPE:
             return cap
     for cap in ("local", "field", "result", "return", "signature", "package", "declaration", "parameter",
-                "parameter.rest", "block", "block.after", "contents"):
+                "parameter.rest", "block", "contents"):
         if cap in caps:
             return cap.partition(".")[0]
     return "declaration"

@@ -123,41 +123,6 @@
 (as_pattern alias: (as_pattern_target (identifier) @local))
 ; `except Error as e`: an instance of the class caught
 (except_clause (as_pattern [(identifier) (attribute)] @local.type alias: (as_pattern_target (identifier) @local)))
-; Narrowing: inside `if isinstance(x, Foo):` (or `elif`), x is a Foo. The body is a block
-; for that name alone (`LanguageSpec.narrowing_blocks`): what else it binds is the function's.
-([(if_statement condition: (call function: (identifier) @_isinstance
-                                  arguments: (argument_list . (identifier) . [(identifier) (attribute)] .))
-                consequence: (block) @block)
-  (elif_clause condition: (call function: (identifier) @_isinstance
-                                arguments: (argument_list . (identifier) . [(identifier) (attribute)] .))
-               consequence: (block) @block)]
-  (#eq? @_isinstance "isinstance"))
-([(if_statement condition: (call function: (identifier) @_isinstance
-                                  arguments: (argument_list . (identifier) @local.narrowed
-                                                            . [(identifier) (attribute)] @local.type .))
-                consequence: (block) @local)
-  (elif_clause condition: (call function: (identifier) @_isinstance
-                                arguments: (argument_list . (identifier) @local.narrowed
-                                                          . [(identifier) (attribute)] @local.type .))
-               consequence: (block) @local)]
-  (#eq? @_isinstance "isinstance"))
-; `if not isinstance(x, Foo): return` (or raise, continue, break) in a body: x is a Foo in the
-; statements after it.
-((block (if_statement
-          condition: (not_operator argument: (call function: (identifier) @_isinstance
-                                                 arguments: (argument_list . (identifier) . [(identifier) (attribute)] .)))
-          consequence: (block [(return_statement) (raise_statement) (continue_statement) (break_statement)] .)
-          !alternative) @block.after)
-  (#eq? @_isinstance "isinstance"))
-((block (if_statement
-          condition: (not_operator argument: (call function: (identifier) @_isinstance
-                                                 arguments: (argument_list . (identifier) @local.narrowed
-                                                                           . [(identifier) (attribute)] @local.type .)))
-          consequence: (block [(return_statement) (raise_statement) (continue_statement) (break_statement)] .)
-          !alternative)
-        .
-        (_) @local)
-  (#eq? @_isinstance "isinstance"))
 ; `for k, v in pairs`: each element's items, by position
 (for_statement left: [(pattern_list) (tuple_pattern)] @local right: (_) @local.each)
 (with_item value: (as_pattern (_) @local.enter alias: (as_pattern_target (identifier) @local)))
