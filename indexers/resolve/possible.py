@@ -38,6 +38,7 @@ NOTHING: frozenset[tuple] = frozenset()
 MAX_DEPTH = 12  # bindings followed through bindings, at most
 MAX_BINDINGS = 4  # bindings of one name read, at most
 _UNKNOWN_KINDS = frozenset({"unknown", "missing"})
+_VARIABLE_KINDS = frozenset({"variable", "constant"})
 
 
 def possible_call(r: Resolver, call: CallRef):
@@ -91,7 +92,10 @@ def _name_values(r: Resolver, name: str, qual: str, block: str, depth: int) -> f
     path = r.ext.path
     where = r.types.binder(name, qual, block)
     if where is None:
-        if r.lookup(name, qual) is not None or not r.table.bindings(path, name):
+        found = r.lookup(name, qual)
+        if found is not None:  # a module-level variable (this file's or imported): its bindings there
+            return _variable_values(r, found[0], depth) if found[0][0] == "sym" else NOTHING
+        if not r.table.bindings(path, name):
             return NOTHING
         where = (path, "")
     scope, inner = where
@@ -102,6 +106,15 @@ def _name_values(r: Resolver, name: str, qual: str, block: str, depth: int) -> f
         imported = (r.realize(b) for b in names[name])
         found = found | {v for v in (r.types.entity(e) for e in imported if e is not None) if _known(v)}
     return found
+
+
+def _variable_values(r: Resolver, ent: tuple, depth: int) -> frozenset[tuple]:
+    """What module-level variables may hold, by their bindings in their files (a literal a
+    function changes, `SUPPORTED.pop(k)`, still holds what it was written with)."""
+    syms = [r.table.symbols.get(i) for i in ent[1]]
+    if not syms or any(s is None or s.kind not in _VARIABLE_KINDS or "." in s.qualified_name for s in syms):
+        return NOTHING
+    return _union(bound_values(r, s.file, s.name, "", depth + 1) for s in syms)
 
 
 def _rebound(r: Resolver, name: str, qual: str, block: str) -> bool:

@@ -614,3 +614,40 @@ def by_literal():
     assert all(reason == "candidate" and conf < 1.0
                for src in ("m.py#by_name", "m.py#by_index") for reason, conf in calls[src].values())
     assert calls["m.py#by_literal"] == {"m.py#Brotli": ("type", 1.0)}
+
+
+def test_a_module_level_literal_code_changes_still_gives_its_entries_as_candidates():
+    """`SUPPORTED.pop("br")` makes the literal's contents unproven (no confident edge), but
+    what it was written with are still the candidates, for its importers too."""
+    files = {
+        "pkg/__init__.py": b"",
+        "pkg/dec.py": b"""\
+class Gzip:
+    pass
+
+class Brotli:
+    pass
+
+SUPPORTED = {"gzip": Gzip, "br": Brotli}
+if brotli is None:
+    SUPPORTED.pop("br")
+""",
+        "pkg/models.py": b"""\
+from .dec import SUPPORTED
+
+def decoders(values):
+    return [SUPPORTED[value]() for value in values]
+
+def first():
+    return SUPPORTED["gzip"]()
+""",
+    }
+    exts = [extract_file(path, source, "python") for path, source in files.items()]
+    edges, _ = resolve_all(SymbolTable(exts))
+    calls: dict = {}
+    for e in edges:
+        if e.type == "CALLS":
+            calls.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    assert set(calls["pkg/models.py#decoders"]) == {"pkg/dec.py#Gzip", "pkg/dec.py#Brotli"}
+    assert all(conf < 1.0 for _, conf in calls["pkg/models.py#decoders"].values())
+    assert all(conf < 1.0 for _, conf in calls.get("pkg/models.py#first", {}).values())
