@@ -581,7 +581,7 @@ class Types:
         found = self.table.recursive.values.get(key)  # `_cached`'s first look, without its closure
         if found is not None:
             return found
-        return self._cached(key, lambda: self._agree(in_block(self.table.bindings(scope, name), block), scope))
+        return self._cached(key, lambda: self._agree(in_block(self.table.bindings(scope, name), block), scope, key))
 
     def field(self, type_id: str, name: str) -> tuple:
         key = ("bound", type_id, name)
@@ -606,7 +606,7 @@ class Types:
         finally:
             self.depth -= 1
 
-    def _agree(self, binds: list[Binding], scope: str) -> tuple:
+    def _agree(self, binds: list[Binding], scope: str, key: tuple | None = None) -> tuple:
         if not binds:
             return UNKNOWN
         declared = [b for b in binds if b.type is not None]
@@ -614,6 +614,10 @@ class Types:
             declared = None
             if any(b.value is None and b.type is None for b in binds):
                 return UNKNOWN  # a binding to something unknown: no need to evaluate the others
+            if key is not None and len(binds) > 1:
+                own = [b for b in binds if (Types.split_chain(b.value) or ("",))[0] == b.name]
+                if own and len(own) < len(binds):
+                    return self._agree_with_itself(binds, own, scope, key)
         value = None
         # One unknown (or missing) value, or two that differ, leave the name unknown: stop there.
         for b in declared or binds:
@@ -628,6 +632,20 @@ class Types:
             value = found
         if value[0] == "items" and binds[0].name in self.changed(scope.partition("#")[0]):
             return UNKNOWN
+        return value
+
+    def _agree_with_itself(self, binds: list[Binding], own: list[Binding], scope: str, key: tuple) -> tuple:
+        """A name some bindings rebind from itself (`node = node.child()` in a loop): what the
+        others agree on, when each of those, read with the name as that, gives it again."""
+        value = self._agree([b for b in binds if b not in own], scope)
+        active = self.table.recursive.active.get(key)
+        if value == UNKNOWN or active is None:
+            return UNKNOWN
+        # Read meanwhile as the provisional answer of this lookup (nothing read from it is kept).
+        self.table.recursive.active[key] = (active[0], value)
+        for b in own:
+            if self._in_file_of(b.context or scope, "value", b.value, b.block) != value:
+                return UNKNOWN
         return value
 
     def changed(self, path: str) -> frozenset[str]:

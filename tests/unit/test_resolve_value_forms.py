@@ -651,3 +651,41 @@ def first():
     assert set(calls["pkg/models.py#decoders"]) == {"pkg/dec.py#Gzip", "pkg/dec.py#Brotli"}
     assert all(conf < 1.0 for _, conf in calls["pkg/models.py#decoders"].values())
     assert all(conf < 1.0 for _, conf in calls.get("pkg/models.py#first", {}).values())
+
+
+def test_a_name_rebound_from_itself_keeps_the_type_the_others_give():
+    """`node = start` then `node = node.child(n)` in a loop: node is a Node when reading it
+    as one gives a Node again; `node = node.other()` giving something else leaves it unknown."""
+    source = b"""\
+class Node:
+    def child(self, name) -> "Node":
+        return Node()
+    def other(self):
+        return 1
+    def m(self): pass
+
+class Leaf:
+    def m(self): pass
+
+def walk(start: Node, names):
+    node = start
+    for n in names:
+        node = node.child(n)
+    node.m()
+
+def drift(start: Node, names):
+    node = start
+    for n in names:
+        node = node.other()
+    node.m()
+"""
+    ext = extract_file("m.py", source, "python")
+    edges, _ = resolve_all(SymbolTable([ext]))
+    calls: dict = {}
+    for e in edges:
+        if e.type == "CALLS":
+            calls.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    assert calls["m.py#walk"]["m.py#Node.m"] == ("type", 1.0)
+    assert calls["m.py#walk"]["m.py#Node.child"] == ("type", 1.0)
+    assert "m.py#Leaf.m" not in calls["m.py#walk"]
+    assert all(conf < 1.0 for dst, (_, conf) in calls["m.py#drift"].items() if dst.endswith(".m"))
