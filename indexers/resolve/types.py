@@ -615,7 +615,7 @@ class Types:
             if any(b.value is None and b.type is None for b in binds):
                 return UNKNOWN  # a binding to something unknown: no need to evaluate the others
             if key is not None and len(binds) > 1:
-                own = [b for b in binds if (Types.split_chain(b.value) or ("",))[0] == b.name]
+                own = [b for b in binds if b.value and (Types.split_chain(b.value) or ("",))[0] == b.name]
                 if own and len(own) < len(binds):
                     return self._agree_with_itself(binds, own, scope, key)
         value = None

@@ -689,3 +689,25 @@ def drift(start: Node, names):
     assert calls["m.py#walk"]["m.py#Node.child"] == ("type", 1.0)
     assert "m.py#Leaf.m" not in calls["m.py#walk"]
     assert all(conf < 1.0 for dst, (_, conf) in calls["m.py#drift"].items() if dst.endswith(".m"))
+
+
+def test_a_go_parameter_redeclared_from_itself():
+    """`func walk(node *Node) { node := node.Child() }`: one binding declares a type and no
+    value, the other reads the name itself (Go's bindings each declare a variable)."""
+    source = b"""\
+package m
+
+type Node struct{}
+
+func (n *Node) Child() *Node { return n }
+func (n *Node) M()           {}
+
+func walk(node *Node) {
+	node := node.Child()
+	node.M()
+}
+"""
+    ext = extract_file("m.go", source, "go")
+    edges, _ = resolve_all(SymbolTable([ext]))
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
+    assert calls[("m.go#walk", "m.go#Node.M")] == ("type", 1.0)
