@@ -20,6 +20,8 @@ MAX_HIERARCHY = 12
 MAX_REEXPORT_HOPS = 4
 
 TYPE_KIND_NAMES = frozenset(str(k) for k in TYPE_KINDS)
+# Definitions that are assignments (a module-level `x = ...`): their value is what they are.
+VARIABLE_KINDS = frozenset({"variable", "constant"})
 _SUFFIX = re.compile(r"@\d+$")
 SPLIT = re.compile(r"\.|::|->")
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from indexers.bindings import ALTERNATIVES, DEFINED, ELEMENT, RESULT
 from indexers.extract import RECEIVER_SELF, RECEIVER_SUPER, CallRef
-from indexers.resolve.common import MAX_CANDIDATES, Reason, imported_in_functions
+from indexers.resolve.common import MAX_CANDIDATES, VARIABLE_KINDS, Reason, imported_in_functions
 from indexers.resolve.types import UNKNOWN, Types, chain_of, in_block, union_parts
 
 if TYPE_CHECKING:  # the resolver imports this module
@@ -38,7 +38,6 @@ NOTHING: frozenset[tuple] = frozenset()
 MAX_DEPTH = 12  # bindings followed through bindings, at most
 MAX_BINDINGS = 4  # bindings of one name read, at most
 _UNKNOWN_KINDS = frozenset({"unknown", "missing"})
-_VARIABLE_KINDS = frozenset({"variable", "constant"})
 
 
 def possible_call(r: Resolver, call: CallRef):
@@ -112,7 +111,7 @@ def _variable_values(r: Resolver, ent: tuple, depth: int) -> frozenset[tuple]:
     """What module-level variables may hold, by their bindings in their files (a literal a
     function changes, `SUPPORTED.pop(k)`, still holds what it was written with)."""
     syms = [r.table.symbols.get(i) for i in ent[1]]
-    if not syms or any(s is None or s.kind not in _VARIABLE_KINDS or "." in s.qualified_name for s in syms):
+    if not syms or any(s is None or s.kind not in VARIABLE_KINDS or "." in s.qualified_name for s in syms):
         return NOTHING
     return _union(bound_values(r, s.file, s.name, "", depth + 1) for s in syms)
 

@@ -15,7 +15,7 @@ from indexers.records import EdgeRecord
 from indexers.resolve.common import (
     MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT_HOPS, METHOD_NAME_CONFIDENCE, SPLIT, TYPE_KIND_NAMES, Entity,
     ImportContext, Prov, Reason, Rel, ResolveStats, base_qual, c3_merge, imported_in_functions, merge_entities,
-    record_fields, record_rows,
+    VARIABLE_KINDS, record_fields, record_rows,
 )
 from indexers.resolve.parameters import parameter_values
 from indexers.resolve.possible import possible_call
@@ -28,7 +28,6 @@ _CALLEE_KINDS = frozenset({"function", "method"})
 _HEAD = re.compile(r"[^.:>(\[-]*")
 # Definitions whose bodies are scopes for unqualified names.
 _SCOPE_KINDS = frozenset({"function", "method", "module"})
-_VALUE_KINDS = frozenset({"variable", "constant"})  # definitions that are assignments
 
 
 class Resolver:
@@ -141,7 +140,7 @@ class Resolver:
         ids, symbols = result[0][1], self.table.symbols
         first = symbols[ids[0]]
         if "." in first.qualified_name or first.name not in self.table.rebound_names(first.file) or any(
-                symbols[i].kind in _VALUE_KINDS for i in ids):
+                symbols[i].kind in VARIABLE_KINDS for i in ids):
             return result  # a variable's own value is followed where it is used
         value = self.types.entity(self.types.bound(first.file, first.name))
         more = tuple(dict.fromkeys((*ids, *value[1]))) if value[0] == "sym" else ids

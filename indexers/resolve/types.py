@@ -47,7 +47,9 @@ from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
 from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
-from indexers.resolve.common import MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, Entity, Reason, base_qual, record_fields
+from indexers.resolve.common import (
+    MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, VARIABLE_KINDS, Entity, Reason, base_qual, record_fields,
+)
 
 if TYPE_CHECKING:
     from indexers.resolve.resolver import Resolver
@@ -59,7 +61,6 @@ MAX_DEPTH = 24
 STEPS_KEPT = 1 << 16  # chains whose steps are kept parsed, the last ones read
 _FUNCTION_KINDS = frozenset({"function", "method"})
 _GENERIC_KINDS = frozenset({*TYPE_KIND_NAMES, "function"})
-_VARIABLE_KINDS = frozenset({"variable", "constant"})
 # Types whose values have members: a type alias too (Go's `type Params []Param` has methods);
 # what an alias does not define itself is not known (its aliased type's members are not kept).
 _INSTANCE_KINDS = TYPE_KIND_NAMES | {"type_alias"}
@@ -353,7 +354,7 @@ class Types:
         """A resolved entity as a value: a module-level variable is what it is bound to."""
         if ent[0] == "sym":
             syms = [self.table.symbols.get(i) for i in ent[1]]
-            if syms and all(s is not None and s.kind in _VARIABLE_KINDS for s in syms):
+            if syms and all(s is not None and s.kind in VARIABLE_KINDS for s in syms):
                 # Alternatives (files selected by build tags) count when they all agree.
                 return self.one_of({self.bound(s.file, s.name) for s in syms})
         return ent
@@ -711,7 +712,7 @@ class Types:
         ent, reason, conf = found
         if conf < 1.0 or reason == Reason.CANDIDATE:
             return UNKNOWN
-        if ent[0] == "sym" and all(self.table.symbols[i].kind in _VARIABLE_KINDS for i in ent[1]):
+        if ent[0] == "sym" and all(self.table.symbols[i].kind in VARIABLE_KINDS for i in ent[1]):
             ent = self.entity(ent)  # an alias (`Req = Base[Resp]`): the type it is bound to
         if ent[0] == "ext":
             # An external class has members of its own; a generic one or a typing construct

@@ -86,6 +86,15 @@ def _calls() -> dict[tuple[str, str], tuple[str, float]]:
     return {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
 
 
+def _calls_by_caller(edges, suffix: str = "") -> dict[str, dict[str, tuple[str, float]]]:
+    """Per caller, its CALLS targets (those ending with ``suffix``) and their (reason, confidence)."""
+    calls: dict[str, dict[str, tuple[str, float]]] = {}
+    for e in edges:
+        if e.type == "CALLS" and e.dst.endswith(suffix):
+            calls.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    return calls
+
+
 def test_a_or_b_has_the_type_both_sides_agree_on():
     calls = _calls()
     assert calls[("m.py#either", "m.py#Stack.push")] == ("type", 1.0)
@@ -510,10 +519,7 @@ def g():
 """
     ext = extract_file("m.py", source, "python")
     edges, _ = resolve_all(SymbolTable([ext]))
-    calls: dict = {}
-    for e in edges:
-        if e.type == "CALLS":
-            calls.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    calls = _calls_by_caller(edges)
     # y is a Bar in the body; in the elif, x is a Foo (which has no n: nothing confident)
     assert calls["m.py#inside"]["m.py#Bar.m"] == ("type", 1.0)
     assert "m.py#Foo.m" not in calls["m.py#inside"]
@@ -568,10 +574,7 @@ def with_else(x):
 """
     ext = extract_file("m.py", source, "python")
     edges, _ = resolve_all(SymbolTable([ext]))
-    calls: dict = {}
-    for e in edges:
-        if e.type == "CALLS" and e.dst.endswith(".m"):
-            calls.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    calls = _calls_by_caller(edges, ".m")
     assert calls["m.py#after"] == {"m.py#Foo.m": ("type", 1.0)}
     assert calls["m.py#loop"] == {"m.py#Bar.m": ("type", 1.0)}
     for unchanged in ("m.py#before", "m.py#coerced", "m.py#with_else"):
@@ -605,10 +608,7 @@ def by_literal():
 """
     ext = extract_file("m.py", source, "python")
     edges, _ = resolve_all(SymbolTable([ext]))
-    calls: dict = {}
-    for e in edges:
-        if e.type == "CALLS":
-            calls.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    calls = _calls_by_caller(edges)
     assert set(calls["m.py#by_name"]) == {"m.py#Gzip", "m.py#Brotli"}
     assert set(calls["m.py#by_index"]) == {"m.py#plain", "m.py#Gzip"}
     assert all(reason == "candidate" and conf < 1.0
@@ -644,10 +644,7 @@ def first():
     }
     exts = [extract_file(path, source, "python") for path, source in files.items()]
     edges, _ = resolve_all(SymbolTable(exts))
-    calls: dict = {}
-    for e in edges:
-        if e.type == "CALLS":
-            calls.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    calls = _calls_by_caller(edges)
     assert set(calls["pkg/models.py#decoders"]) == {"pkg/dec.py#Gzip", "pkg/dec.py#Brotli"}
     assert all(conf < 1.0 for _, conf in calls["pkg/models.py#decoders"].values())
     assert all(conf < 1.0 for _, conf in calls.get("pkg/models.py#first", {}).values())
@@ -681,10 +678,7 @@ def drift(start: Node, names):
 """
     ext = extract_file("m.py", source, "python")
     edges, _ = resolve_all(SymbolTable([ext]))
-    calls: dict = {}
-    for e in edges:
-        if e.type == "CALLS":
-            calls.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    calls = _calls_by_caller(edges)
     assert calls["m.py#walk"]["m.py#Node.m"] == ("type", 1.0)
     assert calls["m.py#walk"]["m.py#Node.child"] == ("type", 1.0)
     assert "m.py#Leaf.m" not in calls["m.py#walk"]
