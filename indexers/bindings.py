@@ -112,8 +112,9 @@ def defined_names(items: list[tuple], enclosing: list) -> dict[int, str]:
     may each define one of that name."""
     out = {}
     for i, ((_, role, node, _, _, _), encl) in enumerate(zip(items, enclosing)):
+        # The name first: a node's parent is found by a walk down from the root.
         if (role == "local" and encl is not None and encl.kind == "function" and encl.sym is not None
-                and node.parent is not None and node.parent.id == encl.node.id and _text(node) == encl.name):
+                and _text(node) == encl.name and node.parent is not None and node.parent.id == encl.node.id):
             out[i] = DEFINED + encl.sym.id
     return out
 

@@ -29,7 +29,7 @@ def receiver_of(d: _Def, memo: dict[int, str | None]) -> str | None:
 
 
 def visible_locals(d: _Def | None, local_names: dict[int | str, dict[str, bool]],
-                    memo: dict[int, list[dict[str, bool]]], block_paths) -> list[dict[str, bool]]:
+                    memo: dict[int, list[dict[str, bool]]], blocks_around) -> list[dict[str, bool]]:
     """The local names of ``d`` and the definitions around it, innermost first, then those of
     the closures around the outermost one (`describe(() => { const x = ...; function f() {} })`)."""
     key = id(d)
@@ -42,7 +42,7 @@ def visible_locals(d: _Def | None, local_names: dict[int | str, dict[str, bool]]
             if names:
                 found.append(names)
             top, d = d, d.parent
-        around = block_paths([top.start - 1], [None])[0] if top is not None and top.start else ""
+        around = blocks_around(top.start - 1) if top is not None and top.start else ""
         while around:
             found.extend((local_names[around],) if around in local_names else ())
             around = around.rpartition("/")[0]

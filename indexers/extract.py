@@ -309,6 +309,8 @@ class _Extractor:
         self.out = out
         self.seps = spec.scope_separators
         self.blocks: list[tuple[int, int]] = []  # (start, end) of each ``@block``, outer ones first
+        self._arounds: dict[int, str] = {}  # `_blocks_around`'s answers
+        self._block_starts: list[int] | None = None  # of ``blocks``, once they are all known
         self._steps: tuple = ((), [None], [None])  # `_owners`, once the definitions are nested
         self.bindings: list[tuple] = []  # rows of ``Binding``, emitted marshalled (`encoded`) as the calls
 
@@ -574,6 +576,21 @@ class _Extractor:
             paths[i] = "/".join(str(s) for s, e in stack if lo <= s and e <= hi and (s, e) != (lo, hi) and pos < e)
         return paths
 
+    def _blocks_around(self, pos: int) -> str:
+        """The ``@block`` nodes around a byte outside any definition (`_block_paths`), kept
+        per byte: every definition under one outermost definition asks for its byte."""
+        found = self._arounds.get(pos)
+        if found is None:
+            if self._block_starts is None:
+                self._block_starts = [start for start, _ in self.blocks]
+            # Blocks nest (they are nodes of the tree): those around the byte are those
+            # starting before it that end after it.
+            whole = (0, len(self.data))
+            found = self._arounds[pos] = "/".join(
+                str(start) for start, end in self.blocks[:bisect_right(self._block_starts, pos)]
+                if pos < end and (start, end) != whole)
+        return found
+
     def _bindings(self, binds: list[tuple[str, dict]]) -> dict[int | str, dict[str, bool]]:
         """Record every binding (a row of ``Binding``); return the names bound inside each function,
         keyed by ``id()`` of its definition (outside functions, by the block), and whether
@@ -692,7 +709,7 @@ class _Extractor:
                 key = id(encl)
                 seen = visible.get(key)
                 if seen is None:
-                    seen = visible_locals(encl, local_names, visible, self._block_paths)
+                    seen = visible_locals(encl, local_names, visible, self._blocks_around)
                 for names in seen:  # closures see the enclosing functions' names
                     typed = names.get(head)
                     if typed is not None:
