@@ -140,7 +140,8 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
         return _unpacked(spec, nodes[0].named_children, value_of(spec, value))
     if len(nodes) != 1:
         return [(n, None, None) for n in nodes]
-    declared = type_text(decl[0]) if decl else None
+    # Several type nodes: a union (`isinstance(x, (A, B))`, `indexers.narrowing`).
+    declared = (type_text(decl[0]) if len(decl) == 1 else " | ".join(map(type_text, decl))) if decl else None
     if values:
         return [(nodes[0], declared, value_of(spec, values[0]))]
     return [(nodes[0], declared, _bound_value(spec, role, caps))]

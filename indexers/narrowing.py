@@ -12,7 +12,8 @@ grammar (the one language with type-testing calls so far):
 
 Each gives a block (its first and last byte, as the query's ``@block``) and a binding match as
 the query gives one: ``@local`` a node at the block's start, ``@local.narrowed`` the name,
-``@local.type`` the type. A tuple of types and other conditions narrow nothing.
+``@local.type`` the type, or each type of a tuple (``isinstance(x, (A, B))``: one of them).
+Other conditions narrow nothing.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ def narrowings(spec: LanguageSpec, calls: list[tuple[tree_sitter.Node, dict]],
         if args is None or args.named_child_count != 2:
             continue
         target, kind = args.named_children
-        if target.type != "identifier" or kind.type not in _TYPES:
+        kinds = kind.named_children if kind.type == "tuple" else [kind]  # a tuple: one of them
+        if target.type != "identifier" or not kinds or any(k.type not in _TYPES for k in kinds):
             continue
         test = node.parent
         negated = test is not None and test.type == "not_operator"
@@ -65,5 +67,5 @@ def narrowings(spec: LanguageSpec, calls: list[tuple[tree_sitter.Node, dict]],
                 continue
             start, end, first = statement.end_byte, statement.parent.end_byte, after
         blocks.append((start, end))
-        binds.append(("local", {"local": [first], "local.narrowed": [target], "local.type": [kind]}))
+        binds.append(("local", {"local": [first], "local.narrowed": [target], "local.type": kinds}))
     return blocks, binds

@@ -682,6 +682,14 @@ class Types:
         if syntax:
             element = self.declared(syntax.group(1), qual)
             return ("iter", element) if element is not UNKNOWN else UNKNOWN
+        parts = union_parts(text) if "|" in text or "Union[" in text else ()
+        parts = [p for p in parts if p.strip() not in self.spec.null_literals]
+        if len(parts) > 1:  # `A | B`: an instance of one of them, or a builtin of any
+            found = [self.declared(p, qual) for p in parts]
+            if all(f is BUILTIN for f in found):
+                return BUILTIN
+            return ("inst", tuple(dict.fromkeys(t for f in found for t in f[1]))) \
+                if all(f[0] == "inst" for f in found) else UNKNOWN
         found = parse_type(text, self.spec.null_literals)
         if found is None:
             return self.type_literal(text, qual)

@@ -534,6 +534,59 @@ def g():
     assert ("m.py#g", "m.py#Stooges") in refs
 
 
+def test_a_union_of_types_is_one_of_them():
+    """`x: A | B` (or `Union[A, B]`, `isinstance(x, (A, B))`): a method they share is called
+    with confidence, methods they do not share are the candidates (and no other type's method
+    of that name); a union of builtins is a builtin; a union with anything unknown says nothing."""
+    source = b"""\
+from typing import Union
+
+class Base:
+    def m(self): pass
+
+class A(Base):
+    pass
+
+class B(Base):
+    def m(self): pass
+
+class C:
+    def m(self): pass
+    def only_c(self): pass
+
+def shared(x: A | Base):
+    x.m()
+
+def either(x: "Union[A, B, None]"):
+    x.m()
+
+def narrowed(x):
+    if isinstance(x, (A, C)):
+        x.m()
+
+def exits(x):
+    if not isinstance(x, (A, Base)):
+        return
+    x.m()
+
+def builtins(x: list | tuple):
+    x.m()
+
+def partly_unknown(x: A | Missing):
+    x.m()
+"""
+    ext = extract_file("m.py", source, "python")
+    edges, _ = resolve_all(SymbolTable([ext]))
+    calls = _calls_by_caller(edges, ".m")
+    assert calls["m.py#shared"] == {"m.py#Base.m": ("type", 1.0)}
+    assert calls["m.py#exits"] == {"m.py#Base.m": ("type", 1.0)}
+    assert calls["m.py#either"] == {"m.py#Base.m": ("candidate", 0.5), "m.py#B.m": ("candidate", 0.5)}
+    assert calls["m.py#narrowed"] == {"m.py#Base.m": ("candidate", 0.5), "m.py#C.m": ("candidate", 0.5)}
+    assert "m.py#builtins" not in calls
+    # Nothing known of `Missing`: the name guess, as before, never a confident edge.
+    assert all(conf < 1.0 for _, conf in calls["m.py#partly_unknown"].values())
+
+
 def test_an_early_exit_on_not_isinstance_narrows_the_statements_after_it():
     """`if not isinstance(x, Foo): raise ...` (or return, continue, break): x is a Foo after it,
     to the end of that body; an `if` that rebinds x instead, or has an `else`, narrows nothing."""
