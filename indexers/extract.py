@@ -91,7 +91,8 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from operator import attrgetter
+from itertools import chain
+from operator import attrgetter, itemgetter
 
 import tree_sitter
 
@@ -106,6 +107,7 @@ from indexers.languages import LanguageSpec, get_language, language_for_content,
 from indexers.matches import SCOPE, grouped_matches, narrowest_receivers, pattern_roles
 from indexers.narrowing import narrowings
 from indexers.records import SymbolRecord, encoded
+from indexers.referenced import referenced_names
 from indexers.syntax_errors import inside_error, scan_errors
 from indexers.text import node_end_line, node_line, node_text, unquote, value_chain, without_postfix
 
@@ -134,6 +136,8 @@ _GENERIC_ARGS = re.compile(r"<.*>$", re.S)
 _HEAD = re.compile(r"[^.:>(\[-]*")
 _FUNCTION_KINDS = frozenset({"function", "method"})
 _LOCAL_KINDS = frozenset({RECEIVER_NONE, RECEIVER_NAME, RECEIVER_EXPR})
+_NAME_RECEIVER = itemgetter(1, 3)  # of a row of CallRef's fields
+_TYPE_VALUE = itemgetter(2, 3)  # of a row of Binding's fields
 
 
 @_slot_init  # built by the hundred thousand, in extraction and decoding
@@ -196,6 +200,9 @@ class FileExtraction:
     invalid_utf8: bool = False
     skip_reason: str | None = None  # set when nothing could be extracted
     problems: tuple[str, ...] = ()  # per-file notes for the user (invalid-utf8, deeply-nested)
+    # `indexers.referenced.referenced_names` of the records, as extraction emits them; None:
+    # not computed (the symbol table reads them from the records).
+    referenced: tuple[str, ...] | None = None
 
     @property
     def file_id(self) -> str:
@@ -210,7 +217,8 @@ class FileExtraction:
             [_call_values(c) for c in self.calls], [_inherit_values(r) for r in self.inherits],
             [_call_values(c) for c in self.values], [_binding_values(b) for b in self.bindings],
             [_param_values(p) for p in self.params], self.package, self.declared, self.shadowed,
-            self.variant, self.has_errors, self.error_count, self.invalid_utf8, self.skip_reason, self.problems))
+            self.variant, self.has_errors, self.error_count, self.invalid_utf8, self.skip_reason, self.problems,
+            self.referenced))
 
 
 _symbol_values = attrgetter(*(f.name for f in fields(SymbolRecord) if f.init))
@@ -354,12 +362,18 @@ class _Extractor:
             starts = [(c.get("parameter") or c["parameter.rest"])[0].start_byte for c in params]
             self.out.params = parameters(params, starts, self._enclosing_all(starts), self.bindings)
         args = call_arguments([caps for _, caps in values if "argument" in caps], self.text)
-        self.out.calls = encoded(CallRef, self._calls(ordered, narrowest_receivers(calls), local_names, args=args))
+        call_rows = self._calls(ordered, narrowest_receivers(calls), local_names, args=args)
+        self.out.calls = encoded(CallRef, call_rows)
         named = [v for v in values if "name" in v[1]]  # a call as an argument is no value of its own
-        self.out.values = encoded(CallRef, self._calls(ordered, named, local_names, only_typed_locals=True))
+        value_rows = self._calls(ordered, named, local_names, only_typed_locals=True)
+        self.out.values = encoded(CallRef, value_rows)
         self.out.bindings = encoded(Binding, self.bindings)
         self._inherits(inherits)
         self._imports(imports)
+        out = self.out
+        out.referenced = referenced_names(
+            chain(map(_NAME_RECEIVER, call_rows), map(_NAME_RECEIVER, value_rows)), map(_TYPE_VALUE, self.bindings),
+            out.inherits, (s.name for s in out.symbols if s.kind == "method"), out.imports)
 
     # -- definitions -------------------------------------------------------------------
 

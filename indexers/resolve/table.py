@@ -6,7 +6,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
-from itertools import starmap
+from itertools import chain, starmap
 from typing import Collection, Iterable, Sequence
 
 from graphsvc.model import SymbolKind
@@ -15,6 +15,7 @@ from indexers.extract import Binding, FileExtraction
 from indexers.languages import LANGUAGES, LanguageSpec
 from indexers.module_config import GoModules, JsPaths
 from indexers.records import SymbolRecord
+from indexers.referenced import referenced_names
 from indexers.resolve.common import (
     SPLIT, TYPE_KIND_NAMES, ImportContext, base_qual, last_segment, paused_gc, record_fields, record_rows,
 )
@@ -22,7 +23,6 @@ from indexers.resolve.modules import MODULE_SYSTEMS, ModuleSystem
 
 # What a value can refer to (REFERENCES edges).
 REFERABLE_KINDS = TYPE_KIND_NAMES | {"function", "method"}
-_WORD = re.compile(r"[A-Za-z_$][\w$]*")
 # Files whose bindings are indexed by (scope, name) at a time; the others are indexed again
 # when they are looked at. Each index holds its file's bindings decoded, tens of kilobytes
 # for a C file: four times as many made most of resolution's memory, for no measurable time.
@@ -33,7 +33,6 @@ BINDINGS_INDEXED = 1024
 CONTEXTS_KEPT = 1024
 _CALLABLE_KINDS = frozenset({"function", "class", "struct"})
 # An include names a header with its extension; the file's stem is what other files name.
-_HEADER_EXTENSIONS = tuple(sorted({e for spec in LANGUAGES.values() for e in spec.header_extensions}))
 
 
 def _module_shape(ext: FileExtraction) -> tuple:
@@ -514,39 +513,14 @@ def _discard(items: list, item) -> None:
         pass
 
 
-def _referenced_names(ext: FileExtraction) -> set[str]:
-    names: set[str] = set()
-    # Every name of a receiver chain or a bound expression: what they evaluate to depends on
-    # the definitions, fields and results of those names (`make().run()`, `x: mod.T`).
-    texts: set[str] = set()
-    for refs in (ext.calls, ext.values):
-        for name, receiver in record_fields(refs, "name", "receiver"):
-            names.add(name)
-            if receiver:
-                texts.add(receiver)
-    for type_text, value in record_fields(ext.bindings, "type", "value"):
-        if type_text:
-            texts.add(type_text)
-        if value:
-            texts.add(value)
-    # One scan of all the texts: a word never spans the space between two of them.
-    names.update(_WORD.findall(" ".join(texts)))
-    for r in ext.inherits:
-        names.add(SPLIT.split(r.base)[-1])
-        names.add(SPLIT.split(r.subject)[-1])
-    if ext.inherits:  # a method overrides whatever a base defines under its name
-        names.update(s.name for s in ext.symbols if s.kind == "method")
-    for imp in ext.imports:
-        if imp.name:
-            names.add(imp.name)
-        if imp.module:
-            names.add(_module_tail(imp.module))
-    return names
-
-
-def _module_tail(module: str) -> str:
-    tail = re.split(r"[./:\\]+", module.strip("./"))[-1] if module.strip("./") else module
-    return posixpath.splitext(tail)[0] if "/" in module or module.endswith(_HEADER_EXTENSIONS) else tail
+def _referenced_names(ext: FileExtraction) -> tuple[str, ...]:
+    """`referenced_names` of a file: as its parser process computed them, or from its records
+    (an extraction made otherwise)."""
+    if ext.referenced is not None:
+        return ext.referenced
+    refs = chain(record_fields(ext.calls, "name", "receiver"), record_fields(ext.values, "name", "receiver"))
+    methods = (s.name for s in ext.symbols if s.kind == "method")
+    return referenced_names(refs, record_fields(ext.bindings, "type", "value"), ext.inherits, methods, ext.imports)
 
 
 def _properties(ext: FileExtraction | None) -> dict[str, str]:
