@@ -131,7 +131,11 @@ class SymbolTable:
                     self._owners[(system, last_segment(key[1]))].add(key)
         self._quals[ext.path] = quals
         refs, path = self._refs, ext.path
-        for name in _referenced_names(ext):
+        names = _referenced_names(ext)
+        # Indexed now, they are not kept (the kernel's would hold a tuple for each of 60,000
+        # files all run long); `remove_file` reads them from the records, as equal.
+        ext.referenced = None
+        for name in names:
             files = refs.get(name)
             if files is None:
                 refs[name] = path
