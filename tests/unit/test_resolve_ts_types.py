@@ -277,3 +277,20 @@ def test_an_array_literal_of_one_element_type_is_a_container_of_it():
     got = _calls(files, "app.ts#run")
     assert got["shapes.ts#Circle.area"] == ("type", 1.0) and got["shapes.ts#Circle.nothing"] == ("type", 1.0)
     assert got["shapes.ts#Shape.describe"][1] < 1.0  # elements that differ: not proven
+
+
+def test_a_union_of_classes_is_one_of_them():
+    """`x: Circle | Shape`: a method both have (Circle inherits Shape's) is called with
+    confidence; members only one of them has are the candidates; a union of primitives is a
+    builtin; a union with a primitive says nothing."""
+    files = {"shapes.ts": _SHAPES, "app.ts": (
+        'import { Board, Circle, Shape } from "./shapes"\n'
+        "export function shared(x: Circle | Shape) { x.describe() }\n"
+        "export function either(x: Circle | Board | undefined) { x!.area() }\n"
+        "export function prim(x: string | number) { x.describe() }\n"
+        "export function mixed(x: Circle | string) { x.nothing() }\n")}
+    assert _calls(files, "app.ts#shared") == {"shapes.ts#Shape.describe": ("type", 1.0)}
+    assert _calls(files, "app.ts#either") == {"shapes.ts#Circle.area": ("candidate", 0.5),
+                                              "shapes.ts#Board.area": ("candidate", 0.5)}
+    assert _calls(files, "app.ts#prim") == {}
+    assert all(conf < 1.0 for _, conf in _calls(files, "app.ts#mixed").values())
