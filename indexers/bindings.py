@@ -38,6 +38,9 @@ CAST = "<"
 # A bound array literal of one element chain (``[new Subject()]`` -> ``[Subject()]``): a
 # container of what the chain is.
 TYPED_ARRAY = "["
+# A declared type that is what the name's declared type around says but these
+# (``~A | B``: where ``isinstance(x, (A, B))`` failed).
+EXCLUDED = "~"
 # The types a cast head may name: no union, list or function type, whose separators chains use.
 _CAST_TYPE = re.compile(r"[A-Za-z_$][\w$.]*(?:<[\w$.<> \[\]]*>)?")
 _CHAIN_LINKS = frozenset({"member_expression", "call_expression", "subscript_expression", "non_null_expression"})
@@ -131,6 +134,8 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
         return _unpacked(spec, nodes[0].named_children, value_of(spec, caps[role + ".unpacked"][0]))
     if role + ".each" in caps:
         return _unpacked(spec, nodes[0].named_children, _then(value_of(spec, caps[role + ".each"][0]), ELEMENT))
+    if role == "local" and "local.excluded" in caps:  # a failed type test (`indexers.narrowing`)
+        return [(nodes[0], EXCLUDED + " | ".join(filter(None, map(type_text, caps["local.excluded"]))), None)]
     type_cap, value_cap = _TYPE_VALUE[role]
     decl, values = caps.get(type_cap), caps.get(value_cap)
     if len(nodes) == 1 and values and nodes[0].named_child_count:

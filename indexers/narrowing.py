@@ -2,18 +2,21 @@
 
 Read from the calls the language's query already found (`LanguageSpec.narrowing_calls`)
 rather than by patterns of their own: four such patterns cost about a tenth of Python's query
-matching (they are tried on every `if` and every body), for a call that is seldom there. Two forms, in Python's
-grammar (the one language with type-testing calls so far):
+matching (they are tried on every `if` and every body), for a call that is seldom there. The
+forms, in Python's grammar (the one language with type-testing calls so far):
 
 - ``if isinstance(x, Foo):`` (or ``elif``): ``x`` is a ``Foo`` in that body;
 - ``if not isinstance(x, Foo): return`` (or ``raise``, ``continue``, ``break`` as the body's
   last statement, no ``else``): ``x`` is a ``Foo`` in the statements after it, to the end of
-  the body around.
+  the body around; in the ``else`` of ``if not isinstance(x, Foo):`` too;
+- where ``isinstance(x, Foo)`` failed (the ``else`` right after the test, or the statements
+  after ``if isinstance(x, Foo): return``): ``x`` is what its declared type around says but
+  a ``Foo`` (``x: Foo | Bar``: a ``Bar``; `indexers.resolve.types`).
 
 Each gives a block (its first and last byte, as the query's ``@block``) and a binding match as
 the query gives one: ``@local`` a node at the block's start, ``@local.narrowed`` the name,
-``@local.type`` the type, or each type of a tuple (``isinstance(x, (A, B))``: one of them).
-Other conditions narrow nothing.
+``@local.type`` the type, or each type of a tuple (``isinstance(x, (A, B))``: one of them),
+or ``@local.excluded`` the types it is not. Other conditions narrow nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from indexers.languages import LanguageSpec
 _EXITS = frozenset({"return_statement", "raise_statement", "continue_statement", "break_statement"})
 _TYPES = frozenset({"identifier", "attribute"})
 _TESTS = frozenset({"if_statement", "elif_clause"})
+_DEFINITIONS = frozenset({"function_definition", "class_definition", "decorated_definition"})
 
 
 def narrowings(spec: LanguageSpec, calls: list[tuple[tree_sitter.Node, dict]],
@@ -57,15 +61,38 @@ def narrowings(spec: LanguageSpec, calls: list[tuple[tree_sitter.Node, dict]],
         if body is None:
             continue
         if not negated:
-            start, end = body.start_byte, body.end_byte
-            first = body
-        else:
-            after = statement.next_named_sibling
-            last = body.named_children[-1] if body.named_child_count else None
-            if (statement.type != "if_statement" or statement.child_by_field_name("alternative") is not None
-                    or last is None or last.type not in _EXITS or after is None):
-                continue
-            start, end, first = statement.end_byte, statement.parent.end_byte, after
-        blocks.append((start, end))
-        binds.append(("local", {"local": [first], "local.narrowed": [target], "local.type": kinds}))
+            # From the test's colon on: a definition that starts the body is not where x is bound.
+            colon = next((c for c in statement.children if c.type == ":"), body)
+            blocks.append((colon.start_byte, body.end_byte))
+            binds.append(("local", {"local": [colon], "local.narrowed": [target], "local.type": kinds}))
+        # Where the test failed: the `else` after it, or the statements after an `if` that exits.
+        failed = _after_exit(statement, body) or _else_of(statement)
+        if failed is not None:
+            start, end, first = failed
+            blocks.append((start, end))
+            caps = {"local": [first], "local.narrowed": [target]}
+            caps["local.type" if negated else "local.excluded"] = kinds
+            binds.append(("local", caps))
     return blocks, binds
+
+
+def _after_exit(statement: tree_sitter.Node, body: tree_sitter.Node) -> tuple | None:
+    """The statements after an ``if`` (no ``elif`` or ``else``) whose body ends by leaving
+    (``return``, ``raise``, ``continue``, ``break``), to the end of the body around: (first
+    byte, last byte, first statement); None for any other test."""
+    after = statement.next_named_sibling
+    last = body.named_children[-1] if body.named_child_count else None
+    if (statement.type != "if_statement" or statement.child_by_field_name("alternative") is not None
+            or last is None or last.type not in _EXITS or after is None or after.type in _DEFINITIONS):
+        return None  # (a definition first: the name would be bound in it)
+    return statement.end_byte, statement.parent.end_byte, after
+
+
+def _else_of(statement: tree_sitter.Node) -> tuple | None:
+    """The body of the ``else`` right after this test (an ``if`` without ``elif``, or the last
+    ``elif``): (first byte, last byte, the body); None when there is none."""
+    following = (statement.child_by_field_name("alternative") if statement.type == "if_statement"
+                 else statement.next_named_sibling)
+    body = following.child_by_field_name("body") if following is not None and following.type == "else_clause" else None
+    # From the `else` on: a definition that starts the body is not where x is bound.
+    return (following.start_byte, body.end_byte, following) if body is not None else None

@@ -179,3 +179,29 @@ def c3_merge(seqs: list[list[str]]) -> list[str] | None:
         seqs = [s[1:] if s[0] == head else s for s in seqs]
         seqs = [s for s in seqs if s]
     return out
+
+
+def in_block(binds: list, block: str | None) -> list:
+    """Those of ``binds`` (`Binding`s) directly in ``block``; all of them for None."""
+    if block is None or all(b.block == block for b in binds):
+        return binds
+    return [b for b in binds if b.block == block]
+
+
+def innermost_block(binds: list, block: str) -> str | None:
+    """The innermost of ``block`` and the blocks around it in which one of ``binds`` is."""
+    have = {b.block for b in binds}
+    while True:
+        if block in have:
+            return block
+        if not block:
+            return None
+        block = block.rpartition("/")[0]
+
+
+def chain_of(receiver: str, name: str) -> str:
+    """The chain of a member call's callee: receiver and name (no name: the receiver)."""
+    if not name:
+        return receiver
+    sep = "." if not SPLIT.search(receiver) or "." in receiver else SPLIT.search(receiver).group(0)
+    return f"{receiver}{sep}{name}"

@@ -42,13 +42,14 @@ from functools import lru_cache
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from indexers.bindings import ALTERNATIVES, CAST, DEFINED, TYPED_ARRAY
+from indexers.bindings import ALTERNATIVES, CAST, DEFINED, EXCLUDED, TYPED_ARRAY
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
 from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
-from indexers.resolve.common import (
-    MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, VARIABLE_KINDS, Entity, Reason, base_qual, record_fields,
+from indexers.resolve.common import (  # noqa: F401  (chain_of, in_block: read from here too)
+    MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, VARIABLE_KINDS, Entity, Reason, base_qual, chain_of, in_block,
+    innermost_block, record_fields,
 )
 
 if TYPE_CHECKING:
@@ -330,13 +331,13 @@ class Types:
             if not prefix and around is None:  # the closures around the outermost definition
                 around = self._around(qual.partition(".")[0])
             if not prefix and around:  # outside any function: a closure's own names
-                seen = _innermost(self.table.bindings(path, name), around)
+                seen = innermost_block(self.table.bindings(path, name), around)
                 return (path, seen) if seen else None
             if not prefix or owner_kind not in _FUNCTION_KINDS:
                 continue
             scope = f"{path}#{prefix}"
             binds = self.table.bindings(scope, name)
-            seen = _innermost(binds, around) if binds and around is not None else None
+            seen = innermost_block(binds, around) if binds and around is not None else None
             if seen is not None or (binds and around is None):
                 return scope, seen
             around = None
@@ -622,7 +623,9 @@ class Types:
         value = None
         # One unknown (or missing) value, or two that differ, leave the name unknown: stop there.
         for b in declared or binds:
-            if declared is not None:
+            if b.type is not None and b.type[:1] == EXCLUDED:
+                found = self._excluded(b, scope)
+            elif declared is not None:
                 found = self._in_file_of(b.context or scope, "type", b.type)
             elif b.type is None:
                 found = self._in_file_of(b.context or scope, "value", b.value, b.block)
@@ -634,6 +637,30 @@ class Types:
         if value[0] == "items" and binds[0].name in self.changed(scope.partition("#")[0]):
             return UNKNOWN
         return value
+
+    def _excluded(self, b: Binding, scope: str) -> tuple:
+        """A name where type tests failed (`EXCLUDED`; the tests around too): the type its
+        declaration around says (``x: A | B | None``) without the members a test named
+        (``A``, by its text or its known type); else what the name is around the block."""
+        path, _, qual = scope.partition("#")
+        if path != self.r.ext.path:
+            return self.r.other(path).types._excluded(b, scope)
+        named, cur = b.type[1:].split(" | "), b
+        while True:
+            where = self.binder(b.name, qual, cur.block.rpartition("/")[0])
+            outer = in_block(self.table.bindings(where[0], b.name), where[1]) if where else ()
+            if len(outer) != 1 or (outer[0].type or "")[:1] != EXCLUDED or len(outer[0].block) >= len(cur.block):
+                break  # (a test around, in a block around: never the same binding again)
+            cur = outer[0]
+            named += cur.type[1:].split(" | ")
+        texts = {o.type for o in outer}
+        if len(texts) != 1 or None in texts:
+            return self.raw(b.name, qual, b.block.rpartition("/")[0])
+        written = texts.pop()
+        known = {v for v in (self.declared(t, qual) for t in named) if v is not UNKNOWN}
+        kept = [t for t in union_parts(written) or [written]
+                if t.strip() not in named and self.declared(t, qual) not in known]
+        return self.declared(" | ".join(kept), qual) if kept else UNKNOWN
 
     def _agree_with_itself(self, binds: list[Binding], own: list[Binding], scope: str, key: tuple) -> tuple:
         """A name some bindings rebind from itself (`node = node.child()` in a loop): what the
@@ -758,28 +785,3 @@ def _members(body: str) -> list[str]:
             parts.append(body[last:i].strip())
             last = i + 1
     return [p for p in (*parts, body[last:].strip()) if p]
-
-
-def in_block(binds: list[Binding], block: str | None) -> list[Binding]:
-    if block is None or all(b.block == block for b in binds):
-        return binds
-    return [b for b in binds if b.block == block]
-
-
-def _innermost(binds: list[Binding], block: str) -> str | None:
-    """The innermost of ``block`` and the blocks around it in which one of ``binds`` is."""
-    have = {b.block for b in binds}
-    while True:
-        if block in have:
-            return block
-        if not block:
-            return None
-        block = block.rpartition("/")[0]
-
-
-def chain_of(receiver: str, name: str) -> str:
-    """The chain of a member call's callee: receiver and name (no name: the receiver)."""
-    if not name:
-        return receiver
-    sep = "." if not SPLIT.search(receiver) or "." in receiver else SPLIT.search(receiver).group(0)
-    return f"{receiver}{sep}{name}"
