@@ -11,7 +11,8 @@ forms, in Python's grammar (the one language with type-testing calls so far):
   the body around; in the ``else`` of ``if not isinstance(x, Foo):`` too;
 - where ``isinstance(x, Foo)`` failed (the ``else`` right after the test, or the statements
   after ``if isinstance(x, Foo): return``): ``x`` is what its declared type around says but
-  a ``Foo`` (``x: Foo | Bar``: a ``Bar``; `indexers.resolve.types`).
+  a ``Foo`` (``x: Foo | Bar``: a ``Bar``; `indexers.resolve.types`), nor any type the ``if``
+  and ``elif`` before tested it for.
 
 Each gives a block (its first and last byte, as the query's ``@block``) and a binding match as
 the query gives one: ``@local`` a node at the block's start, ``@local.narrowed`` the name,
@@ -71,9 +72,35 @@ def narrowings(spec: LanguageSpec, calls: list[tuple[tree_sitter.Node, dict]],
             start, end, first = failed
             blocks.append((start, end))
             caps = {"local": [first], "local.narrowed": [target]}
-            caps["local.type" if negated else "local.excluded"] = kinds
+            if negated:
+                caps["local.type"] = kinds
+            else:  # the tests of the same name before it in the chain failed too
+                caps["local.excluded"] = kinds + _earlier(spec, statement, text(target), text)
             binds.append(("local", caps))
     return blocks, binds
+
+
+def _earlier(spec: LanguageSpec, statement: tree_sitter.Node, name: str,
+             text: Callable[[tree_sitter.Node], str]) -> list[tree_sitter.Node]:
+    """The types tested of ``name`` by the ``if`` and the ``elif`` before an ``elif``."""
+    if statement.type != "elif_clause" or statement.parent is None:
+        return []
+    chain = statement.parent
+    tests = [chain.child_by_field_name("condition")] + [
+        c.child_by_field_name("condition") for c in chain.children_by_field_name("alternative")
+        if c.type == "elif_clause" and c.start_byte < statement.start_byte]
+    found: list[tree_sitter.Node] = []
+    for test in tests:
+        function = test.child_by_field_name("function") if test is not None and test.type == "call" else None
+        args = test.child_by_field_name("arguments") if function is not None else None
+        if (function is None or args is None or text(function) not in spec.narrowing_calls
+                or args.named_child_count != 2):
+            continue
+        target, kind = args.named_children
+        kinds = kind.named_children if kind.type == "tuple" else [kind]
+        if target.type == "identifier" and text(target) == name and kinds and all(k.type in _TYPES for k in kinds):
+            found.extend(kinds)
+    return found
 
 
 def _after_exit(statement: tree_sitter.Node, body: tree_sitter.Node) -> tuple | None:

@@ -676,6 +676,16 @@ def chained(x: A | B | C):
     else:
         x.only_c()
 
+def elif_chain(x: A | B | C, y):
+    if isinstance(x, A):
+        pass
+    elif isinstance(y, B):
+        pass
+    elif isinstance(x, B):
+        pass
+    else:
+        x.only_c()
+
 def negated_else(x: A | B):
     if not isinstance(x, A):
         pass
@@ -699,6 +709,7 @@ def untested(x: A | B):
     assert calls["m.py#in_else"] == {"m.py#A.only_a": ("type", 1.0), "m.py#B.only_b": ("type", 1.0)}
     assert calls["m.py#after_elif"] == {"m.py#B.only_b": ("type", 1.0)}
     assert calls["m.py#chained"] == {"m.py#B.only_b": ("type", 1.0), "m.py#C.only_c": ("type", 1.0)}
+    assert calls["m.py#elif_chain"] == {"m.py#C.only_c": ("type", 1.0)}
     assert calls["m.py#negated_else"] == {"m.py#A.only_a": ("type", 1.0)}
     assert calls["m.py#by_value"]["m.py#B.only_b"] == ("type", 1.0)
     assert calls["m.py#untested"] == {"m.py#Base.m": ("candidate", 0.5), "m.py#B.m": ("candidate", 0.5)}
