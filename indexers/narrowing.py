@@ -8,7 +8,8 @@ forms, in Python's grammar (the one language with type-testing calls so far):
 - ``if isinstance(x, Foo):`` (or ``elif``): ``x`` is a ``Foo`` in that body;
 - ``if not isinstance(x, Foo): return`` (or ``raise``, ``continue``, ``break`` as the body's
   last statement, no ``else``): ``x`` is a ``Foo`` in the statements after it, to the end of
-  the body around; in the ``else`` of ``if not isinstance(x, Foo):`` too;
+  the body around; in the ``else`` of ``if not isinstance(x, Foo):`` too; and after
+  ``assert isinstance(x, Foo)`` (after ``assert not isinstance(x, Foo)``, as below);
 - where ``isinstance(x, Foo)`` failed (the ``else`` right after the test, or the statements
   after ``if isinstance(x, Foo): return``): ``x`` is what its declared type around says but
   a ``Foo`` (``x: Foo | Bar``: a ``Bar``; `indexers.resolve.types`), nor any type the ``if``
@@ -54,6 +55,13 @@ def narrowings(spec: LanguageSpec, calls: list[tuple[tree_sitter.Node, dict]],
         test = node.parent
         negated = test is not None and test.type == "not_operator"
         statement = test.parent if negated else test
+        if statement is not None and statement.type == "assert_statement":
+            asserted = _after_assert(statement, test if negated else node)
+            if asserted is not None:  # `assert isinstance(x, Foo)`: x is a Foo after it (`not`: is no Foo)
+                blocks.append(asserted[:2])
+                binds.append(("local", {"local": [asserted[2]], "local.narrowed": [target],
+                                        "local.excluded" if negated else "local.type": kinds}))
+            continue
         if statement is None or statement.type not in _TESTS:
             continue
         if statement.child_by_field_name("condition") != (test if negated else node):
@@ -101,6 +109,17 @@ def _earlier(spec: LanguageSpec, statement: tree_sitter.Node, name: str,
         if target.type == "identifier" and text(target) == name and kinds and all(k.type in _TYPES for k in kinds):
             found.extend(kinds)
     return found
+
+
+def _after_assert(statement: tree_sitter.Node, test: tree_sitter.Node) -> tuple | None:
+    """The statements after ``assert isinstance(...)`` (the test its whole condition), to the
+    end of the body around: (first byte, last byte, first statement); None when a definition
+    comes first (the name would be bound in it) or nothing does."""
+    after = statement.next_named_sibling
+    if statement.named_child_count == 0 or statement.named_children[0] != test or after is None \
+            or after.type in _DEFINITIONS or statement.parent is None:
+        return None
+    return statement.end_byte, statement.parent.end_byte, after
 
 
 def _after_exit(statement: tree_sitter.Node, body: tree_sitter.Node) -> tuple | None:

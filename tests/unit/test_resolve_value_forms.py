@@ -715,6 +715,37 @@ def untested(x: A | B):
     assert calls["m.py#untested"] == {"m.py#Base.m": ("candidate", 0.5), "m.py#B.m": ("candidate", 0.5)}
 
 
+def test_an_assert_isinstance_narrows_the_statements_after_it():
+    """`assert isinstance(x, Foo)` (with a message or not): x is a Foo after it, to the end of
+    the body; `assert not isinstance(x, Foo)`: x is its declared union but Foo. A condition
+    with more than the test, or a definition right after the assert, narrows nothing."""
+    source = b"""\
+class Foo:
+    def only_foo(self): pass
+
+class Bar:
+    def only_bar(self): pass
+
+def asserted(x):
+    assert isinstance(x, Foo), "a Foo"
+    x.only_foo()
+
+def asserted_not(x: Foo | Bar):
+    assert not isinstance(x, Foo)
+    x.only_bar()
+
+def more(x):
+    assert isinstance(x, Foo) and x
+    x.only_foo()
+"""
+    ext = extract_file("m.py", source, "python")
+    edges, _ = resolve_all(SymbolTable([ext]))
+    calls = _calls_by_caller(edges, "")
+    assert calls["m.py#asserted"] == {"m.py#Foo.only_foo": ("type", 1.0)}
+    assert calls["m.py#asserted_not"] == {"m.py#Bar.only_bar": ("type", 1.0)}
+    assert all(conf < 1.0 for _, conf in calls["m.py#more"].values())
+
+
 def test_a_test_whose_branch_starts_with_a_definition_narrows_the_function_around():
     """A body or an `else` that starts with a `def` (attrs' converters): the name is narrowed
     in the function with the test, not in the definition that starts at the same byte (which
