@@ -5,7 +5,8 @@ rather than by patterns of their own: four such patterns cost about a tenth of P
 matching (they are tried on every `if` and every body), for a call that is seldom there. The
 forms, in Python's grammar (the one language with type-testing calls so far):
 
-- ``if isinstance(x, Foo):`` (or ``elif``): ``x`` is a ``Foo`` in that body;
+- ``if isinstance(x, Foo):`` (or ``elif``, or the test ``and``-ed with others): ``x`` is a
+  ``Foo`` in that body;
 - ``if not isinstance(x, Foo): return`` (or ``raise``, ``continue``, ``break`` as the body's
   last statement, no ``else``): ``x`` is a ``Foo`` in the statements after it, to the end of
   the body around; in the ``else`` of ``if not isinstance(x, Foo):`` too; and after
@@ -62,6 +63,9 @@ def narrowings(spec: LanguageSpec, calls: list[tuple[tree_sitter.Node, dict]],
                 binds.append(("local", {"local": [asserted[2]], "local.narrowed": [target],
                                         "local.excluded" if negated else "local.type": kinds}))
             continue
+        if not negated and statement is not None and statement.type == "boolean_operator":
+            _conjunct(statement, node, target, kinds, blocks, binds)  # `if isinstance(x, A) and ...:`
+            continue
         if statement is None or statement.type not in _TESTS:
             continue
         if statement.child_by_field_name("condition") != (test if negated else node):
@@ -109,6 +113,30 @@ def _earlier(spec: LanguageSpec, statement: tree_sitter.Node, name: str,
         if target.type == "identifier" and text(target) == name and kinds and all(k.type in _TYPES for k in kinds):
             found.extend(kinds)
     return found
+
+
+def _conjunct(operator: tree_sitter.Node, call: tree_sitter.Node, target: tree_sitter.Node, kinds: list,
+              blocks: list, binds: list) -> None:
+    """``if isinstance(x, A) and ...:`` (the test one of the ``and``-ed operands of the whole
+    condition): ``x`` is an ``A`` in the body, as for the test alone; where the condition
+    failed, the test may not have."""
+    top = operator
+    while top.parent is not None and top.parent.type == "boolean_operator":
+        top = top.parent
+    node = call
+    while node != top:  # every operator from the test up is an `and`
+        node = node.parent
+        op = node.child_by_field_name("operator")
+        if op is None or op.type != "and":
+            return
+    statement = top.parent
+    if statement is None or statement.type not in _TESTS or statement.child_by_field_name("condition") != top:
+        return
+    body = statement.child_by_field_name("consequence")
+    colon = next((c for c in statement.children if c.type == ":"), body) if body is not None else None
+    if colon is not None:
+        blocks.append((colon.start_byte, body.end_byte))
+        binds.append(("local", {"local": [colon], "local.narrowed": [target], "local.type": kinds}))
 
 
 def _after_assert(statement: tree_sitter.Node, test: tree_sitter.Node) -> tuple | None:

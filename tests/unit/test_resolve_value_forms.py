@@ -717,8 +717,9 @@ def untested(x: A | B):
 
 def test_an_assert_isinstance_narrows_the_statements_after_it():
     """`assert isinstance(x, Foo)` (with a message or not): x is a Foo after it, to the end of
-    the body; `assert not isinstance(x, Foo)`: x is its declared union but Foo. A condition
-    with more than the test, or a definition right after the assert, narrows nothing."""
+    the body; `assert not isinstance(x, Foo)`: x is its declared union but Foo. An assert with
+    more than the test, or a definition right after it, narrows nothing; an `if` whose tests
+    are `and`-ed narrows its body by each."""
     source = b"""\
 class Foo:
     def only_foo(self): pass
@@ -737,6 +738,15 @@ def asserted_not(x: Foo | Bar):
 def more(x):
     assert isinstance(x, Foo) and x
     x.only_foo()
+
+def conjunct(x, y):
+    if isinstance(x, Foo) and x.ready and isinstance(y, Bar):
+        x.only_foo()
+        y.only_bar()
+
+def disjunct(x):
+    if isinstance(x, Foo) or x:
+        x.only_foo()
 """
     ext = extract_file("m.py", source, "python")
     edges, _ = resolve_all(SymbolTable([ext]))
@@ -744,6 +754,9 @@ def more(x):
     assert calls["m.py#asserted"] == {"m.py#Foo.only_foo": ("type", 1.0)}
     assert calls["m.py#asserted_not"] == {"m.py#Bar.only_bar": ("type", 1.0)}
     assert all(conf < 1.0 for _, conf in calls["m.py#more"].values())
+    # `if isinstance(x, Foo) and ...:` narrows the body as the test alone; `or` does not.
+    assert calls["m.py#conjunct"] == {"m.py#Foo.only_foo": ("type", 1.0), "m.py#Bar.only_bar": ("type", 1.0)}
+    assert all(conf < 1.0 for _, conf in calls["m.py#disjunct"].values())
 
 
 def test_a_test_whose_branch_starts_with_a_definition_narrows_the_function_around():
