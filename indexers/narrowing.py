@@ -44,15 +44,10 @@ def narrowings(spec: LanguageSpec, calls: list[tuple[tree_sitter.Node, dict]],
     binds: list[tuple[str, dict]] = []
     for node, caps in calls:
         names = caps.get("name")
-        if not names or text(names[0]) not in spec.narrowing_calls:
+        tested = _tested(node) if names and text(names[0]) in spec.narrowing_calls else None
+        if tested is None:
             continue
-        args = node.child_by_field_name("arguments")
-        if args is None or args.named_child_count != 2:
-            continue
-        target, kind = args.named_children
-        kinds = kind.named_children if kind.type == "tuple" else [kind]  # a tuple: one of them
-        if target.type != "identifier" or not kinds or any(k.type not in _TYPES for k in kinds):
-            continue
+        target, kinds = tested
         test = node.parent
         negated = test is not None and test.type == "not_operator"
         statement = test.parent if negated else test
@@ -74,10 +69,7 @@ def narrowings(spec: LanguageSpec, calls: list[tuple[tree_sitter.Node, dict]],
         if body is None:
             continue
         if not negated:
-            # From the test's colon on: a definition that starts the body is not where x is bound.
-            colon = next((c for c in statement.children if c.type == ":"), body)
-            blocks.append((colon.start_byte, body.end_byte))
-            binds.append(("local", {"local": [colon], "local.narrowed": [target], "local.type": kinds}))
+            _narrow_body(statement, body, target, kinds, blocks, binds)
         # Where the test failed: the `else` after it, or the statements after an `if` that exits.
         failed = _after_exit(statement, body) or _else_of(statement)
         if failed is not None:
@@ -104,15 +96,32 @@ def _earlier(spec: LanguageSpec, statement: tree_sitter.Node, name: str,
     found: list[tree_sitter.Node] = []
     for test in tests:
         function = test.child_by_field_name("function") if test is not None and test.type == "call" else None
-        args = test.child_by_field_name("arguments") if function is not None else None
-        if (function is None or args is None or text(function) not in spec.narrowing_calls
-                or args.named_child_count != 2):
-            continue
-        target, kind = args.named_children
-        kinds = kind.named_children if kind.type == "tuple" else [kind]
-        if target.type == "identifier" and text(target) == name and kinds and all(k.type in _TYPES for k in kinds):
-            found.extend(kinds)
+        tested = _tested(test) if function is not None and text(function) in spec.narrowing_calls else None
+        if tested is not None and text(tested[0]) == name:
+            found.extend(tested[1])
     return found
+
+
+def _tested(call: tree_sitter.Node) -> tuple[tree_sitter.Node, list[tree_sitter.Node]] | None:
+    """The name a type-testing call tests and the types it tests it for (each of a tuple: one of
+    them), or None when they are not a name and names."""
+    args = call.child_by_field_name("arguments")
+    if args is None or args.named_child_count != 2:
+        return None
+    target, kind = args.named_children
+    kinds = kind.named_children if kind.type == "tuple" else [kind]
+    if target.type != "identifier" or not kinds or any(k.type not in _TYPES for k in kinds):
+        return None
+    return target, kinds
+
+
+def _narrow_body(statement: tree_sitter.Node, body: tree_sitter.Node, target: tree_sitter.Node, kinds: list,
+                 blocks: list, binds: list) -> None:
+    """``target`` is one of ``kinds`` in the test's body, from its colon on: a definition that
+    starts the body is not where the name is bound."""
+    colon = next((c for c in statement.children if c.type == ":"), body)
+    blocks.append((colon.start_byte, body.end_byte))
+    binds.append(("local", {"local": [colon], "local.narrowed": [target], "local.type": kinds}))
 
 
 def _conjunct(operator: tree_sitter.Node, call: tree_sitter.Node, target: tree_sitter.Node, kinds: list,
@@ -133,10 +142,8 @@ def _conjunct(operator: tree_sitter.Node, call: tree_sitter.Node, target: tree_s
     if statement is None or statement.type not in _TESTS or statement.child_by_field_name("condition") != top:
         return
     body = statement.child_by_field_name("consequence")
-    colon = next((c for c in statement.children if c.type == ":"), body) if body is not None else None
-    if colon is not None:
-        blocks.append((colon.start_byte, body.end_byte))
-        binds.append(("local", {"local": [colon], "local.narrowed": [target], "local.type": kinds}))
+    if body is not None:
+        _narrow_body(statement, body, target, kinds, blocks, binds)
 
 
 def _after_assert(statement: tree_sitter.Node, test: tree_sitter.Node) -> tuple | None:
