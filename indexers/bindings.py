@@ -203,13 +203,23 @@ def _unpacked(spec: LanguageSpec, names: list[tree_sitter.Node], value: str | No
     return out
 
 
+def _async_enter(spec: LanguageSpec, node: tree_sitter.Node) -> str:
+    """The language's ``context_enter_async`` when ``node`` is the context of an ``async with``."""
+    for _ in range(4):  # as_pattern, with_item, with_clause, with_statement
+        node = node.parent
+        if node is None or node.type == "with_statement":
+            break
+    return spec.context_enter_async if node is not None and node.child(0).type == "async" else ""
+
+
 def _bound_value(spec: LanguageSpec, role: str, caps: dict) -> str | None:
     """What ``.enter`` / ``.element`` / ``.of`` captures bind a name to, as a chain."""
     if len(caps) == 1:
         return None  # the name alone (most bindings): nothing said
     if role + ".enter" in caps and spec.context_enter:
-        value = value_of(spec, caps[role + ".enter"][0])
-        return _then(value, f".{spec.context_enter}()")
+        node = caps[role + ".enter"][0]
+        value = value_of(spec, node)
+        return _then(value, f".{_async_enter(spec, node) or spec.context_enter}()")
     if role + ".element" in caps:
         value = value_of(spec, caps[role + ".element"][0])
         return _then(value, ELEMENT)

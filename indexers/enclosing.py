@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the extractor imports this module
+    import tree_sitter
+
     from indexers.extract import _Def
 
 
@@ -55,3 +57,34 @@ def _self_of(d: _Def) -> str | None:
             return d.self_name
         d = d.parent
     return None
+
+
+def shadows_receiver(nested: dict[str, list[tuple[str, int]]], name: str, block: str, pos: int) -> bool:
+    """Whether a block around a call starting at byte `pos` in `block` binds `name` again before
+    the call (``for _, f := range fi { f.Name() }`` in a method whose receiver is ``f``; not
+    ``f := f.Child()``'s own call). `nested`: per block, the names bound in it and where each
+    one's scope starts (`scope_start`)."""
+    while block and nested:
+        if any(bound == name and pos >= after for bound, after in nested.get(block, ())):
+            return True
+        block = block.rpartition("/")[0]
+    return False
+
+
+def declared_after(nested: dict[str, list[tuple[str, int]]], name: str, block: str, pos: int) -> str:
+    """The block a name read at byte `pos` in `block` is looked up in: the block around when the
+    name's binding in `block` starts its scope after `pos` (``x := x.Child()``, and reads
+    before the declaration)."""
+    if any(bound == name and pos < after for bound, after in nested[block]) and \
+            not any(bound == name and pos >= after for bound, after in nested[block]):
+        return block.rpartition("/")[0]
+    return block
+
+
+def scope_start(node: tree_sitter.Node, holders: frozenset[str]) -> int:
+    """Where the name bound at `node` starts to stand for its new value: past the statement or
+    clause binding it, the child of one of `holders` around it (``f := f.Child()`` and ``for _,
+    f := range f.Items()`` read the old ``f`` on their right)."""
+    while node.parent is not None and node.parent.type not in holders:
+        node = node.parent
+    return node.end_byte

@@ -101,7 +101,7 @@ from indexers.arguments import ParamRef, call_arguments, parameters
 from indexers.bindings import ELEMENT, RESULT, Binding, binding_items, cast_chain, defined_names
 from indexers.build_variants import is_variant
 from indexers.c_macros import without_macros
-from indexers.enclosing import receiver_of, visible_locals, with_symbols
+from indexers.enclosing import declared_after, receiver_of, scope_start, shadows_receiver, visible_locals, with_symbols
 from indexers.definitions import documentation, signature
 from indexers.languages import LanguageSpec, get_language, language_for_content, parser_for
 from indexers.matches import SCOPE, grouped_matches, narrowest_receivers, pattern_roles
@@ -182,8 +182,7 @@ class FileExtraction:
     lang: str | None
     symbols: list[SymbolRecord] = field(default_factory=list)
     imports: list[ImportRef] = field(default_factory=list)
-    # Calls, values and bindings come marshalled (`indexers.records.Encoded`): most records
-    # of a file, and the index state stores them so.
+    # Calls, values and bindings come marshalled (`indexers.records.Encoded`), as the index state stores them.
     calls: Sequence[CallRef] = field(default_factory=list)
     inherits: list[InheritRef] = field(default_factory=list)
     values: Sequence[CallRef] = field(default_factory=list)  # names used as values, shaped as calls
@@ -191,8 +190,7 @@ class FileExtraction:
     params: list[ParamRef] = field(default_factory=list)
     package: str | None = None  # Go package / Java package clause
     declared: list[str] = field(default_factory=list)  # names declared, not defined (C prototypes, __all__)
-    # Definitions redefined later in the same statement list (overload stubs, replaced
-    # functions): not what the name means once the block has run.
+    # Definitions redefined later in the same statement list (overload stubs, replaced functions).
     shadowed: list[str] = field(default_factory=list)
     variant: bool = False  # left out of the default build (`indexers.build_variants`)
     has_errors: bool = False
@@ -321,6 +319,7 @@ class _Extractor:
         self._block_starts: list[int] | None = None  # of ``blocks``, once they are all known
         self._steps: tuple = ((), [None], [None])  # `_owners`, once the definitions are nested
         self.bindings: list[tuple] = []  # rows of ``Binding``, emitted marshalled (`encoded`) as the calls
+        self._nested: dict[str, list[tuple[str, int]]] = {}  # per block, its names and where their scopes start
 
     def run(self, root: tree_sitter.Node) -> None:
         roles = pattern_roles(self.spec.name)
@@ -661,6 +660,9 @@ class _Extractor:
                 scoped = block if narrowed and spec.narrowing_calls else id(fn) if fn is not None else block
                 bound = local_names.setdefault(scoped, {})
                 bound[name] = bound.get(name, False) or type_text is not None or value_text is not None
+                if block and spec.statement_scopes:  # a narrowed name is the whole block's
+                    after = node.start_byte if narrowed else scope_start(node, spec.statement_scopes)
+                    self._nested.setdefault(block, []).append((name, after))
         return local_names
 
     def _calls(self, ordered: list[_Def], calls: list, local_names: dict[int | str, dict[str, bool]],
@@ -707,7 +709,8 @@ class _Extractor:
                     rtext = without_postfix(rtext, postfix)
                 if rtext in super_names or (rtext[-1:] == ")" and rtext.partition("(")[0] + "()" in super_names):
                     rkind = RECEIVER_SUPER  # super() and the older super(Class, self)
-                elif rtext in self_names or (any_self and encl is not None and receiver_of(encl, receivers) == rtext):
+                elif rtext in self_names or (any_self and encl is not None and receiver_of(encl, receivers) == rtext
+                                             and not shadows_receiver(self._nested, rtext, block, start)):
                     rkind = RECEIVER_SELF
                 elif name_chain(rtext):
                     rkind = RECEIVER_NAME
@@ -720,6 +723,8 @@ class _Extractor:
             local = False
             if local_names and rkind in _LOCAL_KINDS:
                 head = name if receiver is None else head_of(receiver).group(0)
+                if block in self._nested:  # a name read before it is bound in its block is the one around
+                    block = declared_after(self._nested, head, block, start)
                 key = id(encl)
                 seen = visible.get(key)
                 if seen is None:

@@ -187,6 +187,7 @@ class LanguageSpec:
     constructor_name: str = ""
     # The method whose result ``with X as f`` binds to f (Python ``__enter__``).
     context_enter: str = ""
+    context_enter_async: str = ""  # the same of ``async with`` (``__aenter__``)
     # What a loop over an object calls: a method of the object, then one of what that
     # returns, whose result is each element (Python ``__iter__``, ``__next__``).
     iteration_methods: tuple[str, str] | None = None
@@ -267,6 +268,11 @@ class LanguageSpec:
     # Containers written with syntax of their own (Go's ``[]T``, ``[n]T``, ``map[K]T``): the
     # pattern's first group is the element type.
     container_syntax: re.Pattern[str] | None = None
+    # A declared container's element is read by a key of any kind (Go's ``m["k"]`` of a map).
+    keyed_elements: bool = False
+    # A name bound in a nested block is a new one from the end of the statement binding it: the
+    # node types whose children are statements or a statement's clauses (Go's).
+    statement_scopes: frozenset[str] = frozenset()
     # Builtins whose result is of a type their arguments give (Go's `new(T)`, `make`,
     # `append`): what such a call returns is not known, unlike other builtins' results.
     typed_builtins: frozenset[str] = frozenset()
@@ -501,6 +507,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             integer_literal="integer",
             iteration_methods=("__iter__", "__next__"),
             context_enter="__enter__",
+            context_enter_async="__aenter__",
             linear_mro=True,
             narrowing_calls=frozenset({"isinstance"}),
             dynamic_members=frozenset({"__getattr__", "__getattribute__"}),
@@ -565,6 +572,11 @@ LANGUAGES: dict[str, LanguageSpec] = {
             typed_builtins=frozenset({"new", "make", "append", "min", "max"}),
             new_function="new",
             container_syntax=re.compile(r"^(?:\[[^\]]*\]|map\[[^\]]*\])\s*(\S.*)$", re.S),
+            keyed_elements=True,
+            statement_scopes=frozenset({
+                "block", "statement_list", "source_file", "for_statement", "if_statement", "func_literal",
+                "expression_switch_statement", "type_switch_statement", "select_statement", "communication_case",
+                "expression_case", "type_case", "default_case"}),
             tests=TestLayout(files=("*_test.go",)),
             build_variants=BuildVariants(
                 "//go:build", frozenset({"linux", "unix", "amd64", "gc", "cgo"}), re.compile(r"go1\.\d+"),

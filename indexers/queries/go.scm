@@ -83,7 +83,7 @@
 (short_var_declaration left: (expression_list (identifier) @local))
 (short_var_declaration
   left: (expression_list . (identifier) @local)
-  right: (expression_list . [(call_expression) (identifier) (selector_expression)] @local.value))
+  right: (expression_list . [(call_expression) (identifier) (selector_expression) (index_expression)] @local.value))
 (short_var_declaration
   left: (expression_list . (identifier) @local)
   right: (expression_list . [(composite_literal type: (_) @local.type)
@@ -98,7 +98,7 @@
 (var_spec
   name: (identifier) @local
   !type
-  value: (expression_list . [(call_expression) (identifier) (selector_expression)] @local.value))
+  value: (expression_list . [(call_expression) (identifier) (selector_expression) (index_expression)] @local.value))
 (var_spec
   name: (identifier) @local
   !type

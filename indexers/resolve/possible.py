@@ -51,6 +51,16 @@ def possible_call(r: Resolver, call: CallRef):
     else:
         text = chain_of(call.receiver, call.name) if call.receiver else call.name
         found = values(r, text, qual, call.block)
+    return _candidates(r, found)
+
+
+def possible_held(r: Resolver, ent: tuple):
+    """Candidate targets of a call of module-level variables whose value ``types`` left unknown
+    (``BufferedReader = _CyReader or _PyReader``), or None."""
+    return None if r.reading_values else _candidates(r, _variable_values(r, ent, 0))
+
+
+def _candidates(r: Resolver, found: frozenset[tuple]):
     ids: set[str] = set()
     for value in found:
         target = r.callee(value)

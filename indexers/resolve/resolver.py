@@ -18,7 +18,7 @@ from indexers.resolve.common import (
     VARIABLE_KINDS, record_fields, record_rows,
 )
 from indexers.resolve.parameters import parameter_values
-from indexers.resolve.possible import possible_call
+from indexers.resolve.possible import possible_call, possible_held
 from indexers.resolve.table import SymbolTable, ids as ids_of
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of
 
@@ -687,6 +687,9 @@ class Resolver:
                 if ent[0] == "unresolved":
                     return None
                 m = self.member(ent, name)
+                if m is not None and m[0] == "sym" and all(
+                        "." not in getattr(self.table.symbols.get(i), "qualified_name", ".") for i in m[1]):
+                    return self.held((m, reason, conf))  # a module's variable: what it holds (`mod.handler()`)
                 if m is not None and m[0] in ("sym", "ext"):
                     return m, (Reason.EXTERNAL if m[0] == "ext" else reason), conf
                 if ent[0] in ("mod", "ext"):
@@ -761,6 +764,8 @@ class Resolver:
                 held = self.callee(value)
                 if held is not UNKNOWN and held is not None and held != "builtin":
                     return held
+                if value is UNKNOWN:  # what its bindings may hold, as candidates (`X = A or B`)
+                    return possible_held(self, ent) or found
         return found
 
     def resolve_receiver(self, receiver: str, qual: str):

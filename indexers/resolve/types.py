@@ -502,8 +502,8 @@ class Types:
             return cur  # `Box[int]`, `New[T]`: a generic type or function given type arguments
         if step != ELEMENT:
             # A declared sequence has one element type at every position (a tuple's are
-            # `items`); a declared container's by a name key is no element.
-            return cur[1] if cur[0] == "iter" and step.startswith("[i:") else UNKNOWN
+            # `items`); a declared container's by a name key is no element (but in Go).
+            return cur[1] if cur[0] == "iter" and (step.startswith("[i:") or self.spec.keyed_elements) else UNKNOWN
         if cur[0] == "inst" and len(cur[1]) == 1 and getattr(self.table.symbols.get(cur[1][0]), "kind", "") == "type_alias":
             under = self.result(cur[1][0])  # `type Hooks []Hook`: what the alias stands for
             cur = under if under[0] == "iter" else cur
@@ -625,12 +625,13 @@ class Types:
         for b in declared or binds:
             if b.type is not None and b.type[:1] == EXCLUDED:
                 found = self._excluded(b, scope)
-            elif declared is not None:
-                found = self._in_file_of(b.context or scope, "type", b.type)
             elif b.type is None:
-                found = self._in_file_of(b.context or scope, "value", b.value, b.block)
+                found = self._in_file_of(b.context or scope, "value", b.value, _reading_block(b, binds))
             else:
-                found = self._in_file_of(b.context or scope, "type", b.type, b.block)
+                found = self._in_file_of(b.context or scope, "type", b.type, "" if declared is not None else b.block)
+                if b.name == RESULT and _defined_in(found, scope):  # `-> T` never names a class of the body
+                    path, _, qual = scope.partition("#")
+                    found = self._in_file_of(f"{path}#{qual.rpartition('.')[0]}", "type", b.type)
             if found[0] == "unknown" or found[0] == "missing" or (value is not None and found != value):
                 return UNKNOWN
             value = found
@@ -785,3 +786,21 @@ def _members(body: str) -> list[str]:
             parts.append(body[last:i].strip())
             last = i + 1
     return [p for p in (*parts, body[last:].strip()) if p]
+
+
+def _reading_block(b: Binding, binds: list[Binding]) -> str:
+    """The block in which a binding's value is read: a name bound in a nested block from
+    itself (Go's ``f := f.Child()``, ``for _, f := range f.Items()``) reads the name as it is
+    around that block, unless the block bound it before."""
+    if not b.block or not b.value or b.value.partition(".")[0].partition("(")[0].partition("[")[0] != b.name:
+        return b.block
+    if any(o is not b and o.block == b.block and o.line < b.line for o in binds):
+        return b.block
+    return b.block.rpartition("/")[0]
+
+
+def _defined_in(value: tuple, scope: str) -> bool:
+    """Whether ``value`` is of a type defined inside the definition ``scope``."""
+    if value[0] == "iter":
+        value = value[1]
+    return value[0] in ("inst", "sym") and any(i.startswith(scope + ".") for i in value[1])

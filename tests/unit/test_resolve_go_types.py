@@ -187,6 +187,57 @@ func asserted(h any, gs []*RouterGroup) {
     assert calls["gin.go#RouterGroup.Use"][1] < 1.0
 
 
+def test_a_name_bound_again_in_a_block_reads_the_name_around_it():
+    # A method's receiver bound again by a loop or `:=` in a block is that value there (and
+    # the receiver elsewhere); the right side of `x := x.Child()` and a range expression read
+    # the name as it is around the block.
+    files = {"fs.go": """package fs
+
+type File struct{}
+type Info struct{}
+
+func (i *Info) Name() string { return "" }
+func (i *Info) Parent() *File { return nil }
+func (f *File) Name() string { return "" }
+func (f *File) Items() []*Info { return nil }
+
+func (f *File) Names() {
+	for _, f := range f.Items() {
+		f.Name()
+	}
+	f.Name()
+}
+
+func (f *File) Shadowed() {
+	if true {
+		f := f.Items()[0]
+		f.Parent()
+	}
+}
+
+func walk(x *Info) {
+	if true {
+		x := x.Parent()
+		x.Items()
+	}
+}
+
+func index(xs []*Info, byName map[string]*Info) {
+	first := xs[0]
+	first.Name()
+	named, ok := byName["a"]
+	named.Parent()
+}
+"""}
+    calls = _calls(files)
+    assert calls["fs.go#File.Names"] == {
+        "fs.go#File.Items": ("self", 1.0), "fs.go#Info.Name": ("type", 1.0), "fs.go#File.Name": ("self", 1.0)}
+    assert calls["fs.go#File.Shadowed"] == {"fs.go#File.Items": ("self", 1.0), "fs.go#Info.Parent": ("type", 1.0)}
+    assert calls["fs.go#walk"] == {"fs.go#Info.Parent": ("type", 1.0), "fs.go#File.Items": ("type", 1.0)}
+    # An element of a slice or map, by any key, is of its element type.
+    assert calls["fs.go#index"] == {"fs.go#Info.Name": ("type", 1.0), "fs.go#Info.Parent": ("type", 1.0)}
+
+
 # binding.go and binding_nomsgpack.go both declare the Binding interface and Form.
 _BINDING = "package binding\n\ntype Binding interface{ Bind() }\n\nvar Form Binding = nil\n"
 
