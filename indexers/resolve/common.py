@@ -205,3 +205,21 @@ def chain_of(receiver: str, name: str) -> str:
         return receiver
     sep = "." if not SPLIT.search(receiver) or "." in receiver else SPLIT.search(receiver).group(0)
     return f"{receiver}{sep}{name}"
+
+
+def reading_block(b, binds: list) -> str:
+    """The block in which a binding's value is read: a name bound in a nested block from
+    itself (Go's ``f := f.Child()``, ``for _, f := range f.Items()``) reads the name as it is
+    around that block, unless the block bound it before."""
+    if not b.block or not b.value or b.value.partition(".")[0].partition("(")[0].partition("[")[0] != b.name:
+        return b.block
+    if any(o is not b and o.block == b.block and o.line < b.line for o in binds):
+        return b.block
+    return b.block.rpartition("/")[0]
+
+
+def defined_in(value: tuple, scope: str) -> bool:
+    """Whether ``value`` is of a type defined inside the definition ``scope``."""
+    if value[0] == "iter":
+        value = value[1]
+    return value[0] in ("inst", "sym") and any(i.startswith(scope + ".") for i in value[1])

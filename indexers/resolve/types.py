@@ -48,8 +48,8 @@ from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
 from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
 from indexers.resolve.common import (  # noqa: F401  (chain_of, in_block: read from here too)
-    MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, VARIABLE_KINDS, Entity, Reason, base_qual, chain_of, in_block,
-    innermost_block, record_fields,
+    MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, VARIABLE_KINDS, Entity, Reason, base_qual, chain_of, defined_in,
+    in_block, innermost_block, reading_block, record_fields,
 )
 
 if TYPE_CHECKING:
@@ -626,10 +626,10 @@ class Types:
             if b.type is not None and b.type[:1] == EXCLUDED:
                 found = self._excluded(b, scope)
             elif b.type is None:
-                found = self._in_file_of(b.context or scope, "value", b.value, _reading_block(b, binds))
+                found = self._in_file_of(b.context or scope, "value", b.value, reading_block(b, binds))
             else:
                 found = self._in_file_of(b.context or scope, "type", b.type, "" if declared is not None else b.block)
-                if b.name == RESULT and _defined_in(found, scope):  # `-> T` never names a class of the body
+                if b.name == RESULT and defined_in(found, scope):  # `-> T` never names a class of the body
                     path, _, qual = scope.partition("#")
                     found = self._in_file_of(f"{path}#{qual.rpartition('.')[0]}", "type", b.type)
             if found[0] == "unknown" or found[0] == "missing" or (value is not None and found != value):
@@ -786,21 +786,3 @@ def _members(body: str) -> list[str]:
             parts.append(body[last:i].strip())
             last = i + 1
     return [p for p in (*parts, body[last:].strip()) if p]
-
-
-def _reading_block(b: Binding, binds: list[Binding]) -> str:
-    """The block in which a binding's value is read: a name bound in a nested block from
-    itself (Go's ``f := f.Child()``, ``for _, f := range f.Items()``) reads the name as it is
-    around that block, unless the block bound it before."""
-    if not b.block or not b.value or b.value.partition(".")[0].partition("(")[0].partition("[")[0] != b.name:
-        return b.block
-    if any(o is not b and o.block == b.block and o.line < b.line for o in binds):
-        return b.block
-    return b.block.rpartition("/")[0]
-
-
-def _defined_in(value: tuple, scope: str) -> bool:
-    """Whether ``value`` is of a type defined inside the definition ``scope``."""
-    if value[0] == "iter":
-        value = value[1]
-    return value[0] in ("inst", "sym") and any(i.startswith(scope + ".") for i in value[1])
