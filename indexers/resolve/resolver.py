@@ -658,6 +658,8 @@ class Resolver:
                 if ids and self.table.symbols[ids[0]].kind == "method":
                     return ("sym", tuple(ids)), Reason.SELF, 1.0
             tid = self.enclosing_type(qual)
+            if tid is None and getattr(self.table.symbols.get(call.caller), "kind", "") in TYPE_KIND_NAMES:
+                tid = call.caller  # in a field's initializer (`handler = () => this.run()`): the type's own
             if tid is None:
                 # A function outside a type that declares what its receiver is (`this: Foo`).
                 for self_name in sorted(self.spec.self_names) if kind == RECEIVER_SELF else ():

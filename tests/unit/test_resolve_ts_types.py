@@ -185,6 +185,17 @@ def test_this_in_an_arrow_function_of_a_method_is_the_instance():
     assert _calls(files, "app.ts#draw.inner") == {"shapes.ts#Circle.area": ("type", 1.0)}
 
 
+def test_this_in_a_field_initializer_is_the_instance():
+    # Calls in a field's initializer are the class's own; `this` there is an instance of it.
+    files = _app("export class Gesture { constructor(o: object) {} }\n"
+                 "export class Scroller extends Shape {\n"
+                 "  private gesture = new Gesture({ now: () => this.now(), size: () => this.describe() })\n"
+                 "  private now = () => Date.now()\n"
+                 "  #update = () => { this.now() }\n}\n")
+    assert _calls(files, "app.ts#Scroller") == {
+        "app.ts#Gesture": ("scope", 1.0), "app.ts#Scroller.now": ("self", 1.0), "shapes.ts#Shape.describe": ("self", 1.0)}
+
+
 def test_a_field_of_the_class_hides_a_method_of_its_bases():
     files = {"clock.ts": "export interface Clock { now(): number }\n"
                          "export class Base { tick(): void {} }\n"
