@@ -37,6 +37,12 @@
 (call_expression function: (identifier) @name) @reference.call
 (call_expression
   function: (selector_expression operand: (_) @receiver field: (field_identifier) @name)) @reference.call
+; A generic function given its type arguments, `F[int](x)` and `pkg.F[T](x)`: the grammar reads
+; it as a conversion to a generic type.
+(type_conversion_expression type: (generic_type type: (type_identifier) @name)) @reference.call
+(type_conversion_expression
+  type: (generic_type type: (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name)))
+  @reference.call
 ; A method of a composite literal, `T{}.m()` / `(&T{}).m()`, or of `new(T)`: the receiver is
 ; of the type T.
 ((call_expression
@@ -83,7 +89,8 @@
 (short_var_declaration left: (expression_list (identifier) @local))
 (short_var_declaration
   left: (expression_list . (identifier) @local)
-  right: (expression_list . [(call_expression) (identifier) (selector_expression) (index_expression)] @local.value))
+  right: (expression_list . [(call_expression) (identifier) (selector_expression) (index_expression)
+                             (type_conversion_expression)] @local.value))
 (short_var_declaration
   left: (expression_list . (identifier) @local)
   right: (expression_list . [(composite_literal type: (_) @local.type)
@@ -98,7 +105,8 @@
 (var_spec
   name: (identifier) @local
   !type
-  value: (expression_list . [(call_expression) (identifier) (selector_expression) (index_expression)] @local.value))
+  value: (expression_list . [(call_expression) (identifier) (selector_expression) (index_expression)
+                             (type_conversion_expression)] @local.value))
 (var_spec
   name: (identifier) @local
   !type

@@ -754,6 +754,10 @@ class Types:
             # An external class has members of its own; a generic one or a typing construct
             # (`Union[A, B]`, `Any`, `Callable[...]`) says nothing about them.
             return UNKNOWN if argument is not None or ent[1] in self.spec.typing_modules else ent
+        if ent[0] == "sym" and len(ent[1]) == 1 and self.table.symbols[ent[1][0]].kind == "type_alias":
+            under = self.result(ent[1][0])  # `type AnyRouter = RouterCore<any>`: what the alias stands for
+            if under[0] == "inst":
+                return under
         if ent[0] == "sym" and all(self.table.symbols[i].kind in _INSTANCE_KINDS for i in ent[1]):
             return ("inst", ent[1])
         return UNKNOWN

@@ -238,6 +238,28 @@ func index(xs []*Info, byName map[string]*Info) {
     assert calls["fs.go#index"] == {"fs.go#Info.Name": ("type", 1.0), "fs.go#Info.Parent": ("type", 1.0)}
 
 
+def test_a_generic_function_given_its_type_arguments_is_called():
+    # `F[int](x)` reads as a conversion to a generic type; it calls F, and its result is F's.
+    files = {"gen.go": """package gen
+
+type Box[T any] struct{ v T }
+
+func (b *Box[T]) Get() T { return b.v }
+
+func New[T any](v T) *Box[T] { return &Box[T]{v} }
+
+func Parse[T any](s string) (T, error) { var t T; return t, nil }
+
+func use() {
+	b := New[int](1)
+	b.Get()
+	Parse[string]("a")
+}
+"""}
+    assert _calls(files)["gen.go#use"] == {
+        "gen.go#New": ("scope", 1.0), "gen.go#Box.Get": ("type", 1.0), "gen.go#Parse": ("scope", 1.0)}
+
+
 # binding.go and binding_nomsgpack.go both declare the Binding interface and Form.
 _BINDING = "package binding\n\ntype Binding interface{ Bind() }\n\nvar Form Binding = nil\n"
 

@@ -196,6 +196,12 @@ def test_this_in_a_field_initializer_is_the_instance():
         "app.ts#Gesture": ("scope", 1.0), "app.ts#Scroller.now": ("self", 1.0), "shapes.ts#Shape.describe": ("self", 1.0)}
 
 
+def test_a_type_alias_has_the_members_of_the_type_it_stands_for():
+    files = _app("export type AnyShape = Shape\nexport type AnyCircle = AnyShape\n"
+                 "export function use(s: AnyShape, c: AnyCircle) {\n  s.describe()\n  c.scale(2)\n}\n")
+    assert _calls(files, "app.ts#use") == {"shapes.ts#Shape.describe": ("type", 1.0), "shapes.ts#Shape.scale": ("type", 1.0)}
+
+
 def test_a_field_of_the_class_hides_a_method_of_its_bases():
     files = {"clock.ts": "export interface Clock { now(): number }\n"
                          "export class Base { tick(): void {} }\n"
