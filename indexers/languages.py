@@ -141,6 +141,8 @@ class LanguageSpec:
     caps_are_constants: bool = False
     # Inside a method, are the class's members callable without `this.` (Java, C++)?
     members_visible: bool = False
+    # A type's body is code that runs (Python's class body): the names it binds are visible in it.
+    body_scope: bool = False
     # Does a function nested in a method see the method's receiver by its self name (an arrow
     # function's `this` is the `this` around it; Python's nested functions see `self` as a
     # closure)?
@@ -520,6 +522,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             memberless_bases=frozenset({"Generic", "Protocol"}),
             call_method="__call__",
             fields_overridable=True,
+            body_scope=True,
             self_types=frozenset({"Self"}),
             class_methods=True,
             cast_calls={"call": frozenset({"cast"})},

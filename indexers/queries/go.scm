@@ -43,6 +43,9 @@
 (type_conversion_expression
   type: (generic_type type: (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name)))
   @reference.call
+; ... and with an argument list a conversion cannot have, `F[T](x, y)`: the call of `F[T]`, as of
+; any element (`handlers[i](x)`).
+(call_expression function: (index_expression) @receiver) @reference.call
 ; A method of a composite literal, `T{}.m()` / `(&T{}).m()`, or of `new(T)`: the receiver is
 ; of the type T.
 ((call_expression

@@ -397,8 +397,8 @@ class Resolver:
         for prefix, is_scope, owner_kind, owner_ids in self.scope_chain(qual):
             if not is_scope:
                 # A type, or a scope without a definition here (impl block, receiver type, `A::m`): its
-                # members are visible only in some languages, but to code run in its body, always.
-                own = None if spec.members_visible or prefix != qual else self.quals.get(f"{prefix}.{name}")
+                # members are visible only in some languages, and to code run in its body (Python's).
+                own = self.quals.get(f"{prefix}.{name}") if spec.body_scope and prefix == qual else None
                 if own:
                     return ("sym", tuple(ids_of(own))), Reason.SCOPE, 1.0
                 if spec.members_visible:

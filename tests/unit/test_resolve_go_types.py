@@ -260,6 +260,34 @@ func use() {
         "gen.go#New": ("scope", 1.0), "gen.go#Box.Get": ("type", 1.0), "gen.go#Parse": ("scope", 1.0)}
 
 
+def test_a_field_type_is_read_in_the_package_not_among_the_methods():
+    # `response *Response` beside a method `Response()`: the type is the package's Response.
+    # A slice element called with arguments a conversion cannot have is a call: `F[T](x, y)`.
+    files = {"ctx.go": """package echo
+
+type Response struct{}
+
+func (r *Response) WriteHeader(code int) {}
+
+type context struct {
+	response *Response
+}
+
+func (c *context) Response() *Response { return c.response }
+
+func (c *context) Blob(code int) {
+	c.response.WriteHeader(code)
+}
+
+func Parse[T any](s string, opts ...int) T { var t T; return t }
+
+func parseAll[T any](s string) T { return Parse[T](s, 1, 2) }
+"""}
+    calls = _calls(files)
+    assert calls["ctx.go#context.Blob"] == {"ctx.go#Response.WriteHeader": ("type", 1.0)}
+    assert calls["ctx.go#parseAll"] == {"ctx.go#Parse": ("type", 1.0)}
+
+
 # binding.go and binding_nomsgpack.go both declare the Binding interface and Form.
 _BINDING = "package binding\n\ntype Binding interface{ Bind() }\n\nvar Form Binding = nil\n"
 
