@@ -276,9 +276,13 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     parentheses or not); None when it is anything else."""
     node = _assigned(spec, node)
     kind = node.type
+    awaited = False
     while kind in spec.await_expressions and node.named_child_count == 1:
         node = node.named_children[0]
         kind = node.type
+        awaited = True
+    if awaited and spec.await_method:
+        return _then(value_of(spec, node), f".{spec.await_method}()")
     if spec.anonymous_functions:
         while kind == "parenthesized_expression" and node.named_child_count == 1:
             node = node.named_children[0]

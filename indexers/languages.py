@@ -169,6 +169,9 @@ class LanguageSpec:
     # Expressions whose value is their operand's, as far as calls on it go (``await f()``:
     # the coroutine's result is what a declared ``async def f() -> T`` says, a ``T``).
     await_expressions: frozenset[str] = frozenset()
+    # The method that makes an object awaitable (Python's ``__await__``): `await f()` of a
+    # function that is no coroutine gives what that method of its result gives.
+    await_method: str = ""
     # Binary expressions whose value is one of their operands (``a or b``, ``a ?? b``): node
     # types, and the operators (node types of their ``operator`` field) that make them so.
     # Read as conditional expressions are: the value is what both operands agree on.
@@ -190,6 +193,8 @@ class LanguageSpec:
     # The method whose result ``with X as f`` binds to f (Python ``__enter__``).
     context_enter: str = ""
     context_enter_async: str = ""  # the same of ``async with`` (``__aenter__``)
+    # The method that gives an instance's attributes its type does not define (``__getattr__``).
+    attribute_fallback: str = ""
     # What a loop over an object calls: a method of the object, then one of what that
     # returns, whose result is each element (Python ``__iter__``, ``__next__``).
     iteration_methods: tuple[str, str] | None = None
@@ -501,6 +506,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             conditional_branches=(0, 2),
             either_expressions=frozenset({"boolean_operator"}),
             await_expressions=frozenset({"await"}),
+            await_method="__await__",
             chained_assignments=frozenset({"assignment"}),
             either_operators=frozenset({"or"}),
             sequence_literals=frozenset({"list", "tuple", "expression_list"}),
@@ -510,6 +516,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             iteration_methods=("__iter__", "__next__"),
             context_enter="__enter__",
             context_enter_async="__aenter__",
+            attribute_fallback="__getattr__",
             linear_mro=True,
             narrowing_calls=frozenset({"isinstance"}),
             dynamic_members=frozenset({"__getattr__", "__getattribute__"}),

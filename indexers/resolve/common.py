@@ -223,3 +223,17 @@ def defined_in(value: tuple, scope: str) -> bool:
     if value[0] == "iter":
         value = value[1]
     return value[0] in ("inst", "sym") and any(i.startswith(scope + ".") for i in value[1])
+
+
+def type_members(body: str) -> list[str]:
+    """The members of an object type's body, split at its top-level ``;`` and ``,``."""
+    parts, last, depth = [], 0, 0
+    for i, ch in enumerate(body):
+        if ch in "{[(<":
+            depth += 1
+        elif ch in "}])>" and body[i - 1:i] != "=":  # `=>` closes nothing
+            depth -= 1
+        elif ch in ";," and not depth:
+            parts.append(body[last:i].strip())
+            last = i + 1
+    return [p for p in (*parts, body[last:].strip()) if p]

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from indexers.bindings import ALTERNATIVES, DEFINED, ELEMENT, RESULT
 from indexers.extract import RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import MAX_CANDIDATES, VARIABLE_KINDS, Reason, imported_in_functions
-from indexers.resolve.types import UNKNOWN, Types, chain_of, in_block, union_parts
+from indexers.resolve.types import ANONYMOUS, UNKNOWN, Types, chain_of, in_block, union_parts
 
 if TYPE_CHECKING:  # the resolver imports this module
     from indexers.resolve.resolver import Resolver
@@ -54,10 +54,32 @@ def possible_call(r: Resolver, call: CallRef):
     return _candidates(r, found)
 
 
-def possible_held(r: Resolver, ent: tuple):
-    """Candidate targets of a call of module-level variables whose value ``types`` left unknown
-    (``BufferedReader = _CyReader or _PyReader``), or None."""
-    return None if r.reading_values else _candidates(r, _variable_values(r, ent, 0))
+def held(r: Resolver, found: tuple):
+    """A call of a resolved name (as ``resolve_call`` answers); a module-level variable stands
+    for what it holds when that is known (`handler = func` then `handler()`), else for the
+    candidates its bindings give (``BufferedReader = _CyReader or _PyReader``)."""
+    ent = found[0]
+    if ent[0] == "sym" and found[2] == 1.0:
+        syms = [r.table.symbols.get(i) for i in ent[1]]
+        if syms and all(s is not None and s.kind in ("variable", "constant") for s in syms):
+            value = r.types.entity(ent)
+            if value is ANONYMOUS or any(r.types.defined_anonymous(s) for s in syms):
+                return None  # `x = lambda: ...; x()` calls no symbol, and not `x`
+            target = r.callee(value)
+            if target is not UNKNOWN and target is not None and target != "builtin":
+                return target
+            if value is UNKNOWN and not r.reading_values:
+                return _candidates(r, _variable_values(r, ent, 0)) or found
+    return found
+
+
+def assigned_over(r: Resolver, ids: list[str], name: str, tid: str | None = None) -> bool:
+    """Whether a method (`ids`) is hidden on some instances by an attribute a method assigns
+    (`self.getsizeof = getsizeof` in `__init__`), in its type or in the type ``tid``: then it
+    is only a candidate."""
+    itself = {f"{n}.{name}" for n in r.spec.self_names}  # `self.run = self.run`
+    return any(b.context is not None and b.value not in itself
+               for t in {tid, *(i.rpartition(".")[0] for i in ids)} if t for b in r.table.bindings(t, name))
 
 
 def _candidates(r: Resolver, found: frozenset[tuple]):

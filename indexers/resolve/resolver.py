@@ -8,7 +8,7 @@ import re
 
 from graphsvc import model
 from graphsvc.model import external_symbol_id
-from indexers.bindings import ALTERNATIVES, ELEMENT
+from indexers.bindings import ALTERNATIVES, DEFINED, ELEMENT
 from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef, FileExtraction
 from indexers.languages import LANGUAGES
 from indexers.records import EdgeRecord
@@ -18,7 +18,7 @@ from indexers.resolve.common import (
     VARIABLE_KINDS, record_fields, record_rows,
 )
 from indexers.resolve.parameters import parameter_values
-from indexers.resolve.possible import possible_call, possible_held
+from indexers.resolve.possible import assigned_over, held, possible_call
 from indexers.resolve.table import SymbolTable, ids as ids_of
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of
 
@@ -143,6 +143,10 @@ class Resolver:
                 symbols[i].kind in VARIABLE_KINDS for i in ids):
             return result  # a variable's own value is followed where it is used
         value = self.types.entity(self.types.bound(first.file, first.name))
+        if value[0] != "sym" and any(b.value and b.value[0] != DEFINED and "(" not in b.value
+                                     for b in self.table.bindings(first.file, first.name)):
+            # An alias of something else (`anext = builtins.anext`; not `f = cache(f)`): either may be called.
+            return ("sym", ids), Reason.CANDIDATE, 1.0 / (len(ids) + 1)
         more = tuple(dict.fromkeys((*ids, *value[1]))) if value[0] == "sym" else ids
         return result if len(more) == len(ids) else (("sym", more), *result[1:])
 
@@ -643,7 +647,7 @@ class Resolver:
             if found is not None:
                 if found[0][0] == "unresolved":
                     return None
-                return self.held(found)
+                return held(self, found)
             bound = self.callee(self.types.value(name, qual, call.block))
             if bound is not UNKNOWN:
                 return bound
@@ -655,7 +659,7 @@ class Resolver:
             if kind == RECEIVER_SELF and owner:
                 # A sibling member defined next to the caller (out-of-line C++, Go, Rust impls).
                 ids = ids_of(self.quals.get(f"{owner}.{name}"))
-                if ids and self.table.symbols[ids[0]].kind == "method":
+                if ids and self.table.symbols[ids[0]].kind == "method" and not assigned_over(self, ids, name):
                     return ("sym", tuple(ids)), Reason.SELF, 1.0
             tid = self.enclosing_type(qual)
             if tid is None and getattr(self.table.symbols.get(call.caller), "kind", "") in TYPE_KIND_NAMES:
@@ -669,6 +673,8 @@ class Resolver:
                         return found if found is not UNKNOWN else None
                 return None
             ids = self.find_in_hierarchy(tid, name, include_self=kind == RECEIVER_SELF)
+            if ids and kind == RECEIVER_SELF and assigned_over(self, ids, name, tid):
+                return ("sym", tuple(ids)), Reason.CANDIDATE, 1.0 / (len(ids) + 1)  # or what was assigned
             if ids:
                 return ("sym", tuple(ids)), Reason.SELF, 1.0
             # A field holding a function, or a member an external base provides.
@@ -691,7 +697,7 @@ class Resolver:
                 m = self.member(ent, name)
                 if m is not None and m[0] == "sym" and all(
                         "." not in getattr(self.table.symbols.get(i), "qualified_name", ".") for i in m[1]):
-                    return self.held((m, reason, conf))  # a module's variable: what it holds (`mod.handler()`)
+                    return held(self, (m, reason, conf))  # a module's variable: what it holds (`mod.handler()`)
                 if m is not None and m[0] in ("sym", "ext"):
                     return m, (Reason.EXTERNAL if m[0] == "ext" else reason), conf
                 if ent[0] in ("mod", "ext"):
@@ -752,23 +758,6 @@ class Resolver:
         if value is ANONYMOUS:
             return None  # a lambda: no symbol to call
         return UNKNOWN
-
-    def held(self, found: tuple):
-        """A call of a resolved name; a module-level variable stands for what it holds when
-        that is known (`handler = func` then `handler()`)."""
-        ent = found[0]
-        if ent[0] == "sym" and found[2] == 1.0:
-            syms = [self.table.symbols.get(i) for i in ent[1]]
-            if syms and all(s is not None and s.kind in ("variable", "constant") for s in syms):
-                value = self.types.entity(ent)
-                if value is ANONYMOUS or any(self.types.defined_anonymous(s) for s in syms):
-                    return None  # `x = lambda: ...; x()` calls no symbol, and not `x`
-                held = self.callee(value)
-                if held is not UNKNOWN and held is not None and held != "builtin":
-                    return held
-                if value is UNKNOWN:  # what its bindings may hold, as candidates (`X = A or B`)
-                    return possible_held(self, ent) or found
-        return found
 
     def resolve_receiver(self, receiver: str, qual: str):
         ctx = self.context(self.ext.path)

@@ -49,7 +49,7 @@ from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
 from indexers.resolve.common import (  # noqa: F401  (chain_of, in_block: read from here too)
     MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, VARIABLE_KINDS, Entity, Reason, base_qual, chain_of, defined_in,
-    in_block, innermost_block, reading_block, record_fields,
+    in_block, innermost_block, reading_block, record_fields, type_members,
 )
 
 if TYPE_CHECKING:
@@ -238,6 +238,9 @@ class Types:
                 return UNKNOWN if CALLBACK.fullmatch(rest[-1] or "") else BUILTIN
             if cur[0] == "unknown" or cur[0] == "missing":
                 return UNKNOWN
+            if step == self.spec.await_method and rest[i + 1:i + 2] == [None]:
+                cur, skip = self.awaited(cur), True
+                continue
             if cur[0] == "map" and step in self.spec.mapping_lookups and rest[i + 1:i + 2] == [None]:
                 cur, skip = cur[1], True  # `m.get(k)`: a value of the mapping
                 continue
@@ -484,6 +487,14 @@ class Types:
         found = results.pop() if len(results) == 1 else UNKNOWN
         return ("inst", (found[1],)) if found[0] == "this" and cur[0] == "sym" and syms[0].kind == "function" else found
 
+    def awaited(self, cur: tuple) -> tuple:
+        """What `await` gives of a value: a coroutine's result is read as the function's (the
+        value itself), an object whose type defines the language's ``await_method`` is not
+        known (`await session.get()` of an object that is also a context manager)."""
+        if cur[0] == "inst" and self.member(cur[1], self.spec.await_method, True, False)[0] == "method":
+            return UNKNOWN
+        return cur
+
     def items(self, text: str, qual: str) -> tuple:
         """A literal container (``ITEMS``): its entries by key, each evaluated here."""
         return ("items", tuple((key, self.value(value, qual)) for key, value in literal_items(text)))
@@ -546,7 +557,10 @@ class Types:
         for t in order:
             members = r.members_of(t)
             if any(m in members for m in self.spec.dynamic_members):
-                return UNKNOWN
+                # What `__getattr__` gives an instance, when it says (not `__getattribute__`).
+                fallback = self.spec.attribute_fallback
+                return self.call(("method", tuple(members[fallback]), type_ids)) \
+                    if instance and fallback in members and name != fallback else UNKNOWN
         return self.missing(order, name)
 
     def _holds_function(self, binds) -> bool:
@@ -770,23 +784,9 @@ class Types:
         if member is None or text[:1] != "{" or text[-1:] != "}":
             return UNKNOWN
         entries = []
-        for part in _members(text[1:-1]):
+        for part in type_members(text[1:-1]):
             m = member.match(part)
             if m is None:
                 continue  # a method, an index signature: not a property read here
             entries.append((m.group(1), self.declared(m.group(2), qual)))
         return ("fields", tuple(entries)) if entries else UNKNOWN
-
-
-def _members(body: str) -> list[str]:
-    """The members of an object type's body, split at its top-level ``;`` and ``,``."""
-    parts, last, depth = [], 0, 0
-    for i, ch in enumerate(body):
-        if ch in "{[(<":
-            depth += 1
-        elif ch in "}])>" and body[i - 1:i] != "=":  # `=>` closes nothing
-            depth -= 1
-        elif ch in ";," and not depth:
-            parts.append(body[last:i].strip())
-            last = i + 1
-    return [p for p in (*parts, body[last:].strip()) if p]

@@ -1,7 +1,7 @@
 """Classes made by factories and held by module variables, as real packages write them:
 a function that declares its result and defines a class of that name in its body, a
 module's variable called through the module, a variable that holds one of two classes, and
-the context of an ``async with``."""
+the context of an ``async with``, and a method an instance attribute may hide."""
 
 from indexers.extract import extract_file
 from indexers.resolve import SymbolTable, resolve_all
@@ -116,3 +116,94 @@ def test_a_variable_holding_one_of_two_classes_calls_them_as_candidates():
 def test_an_async_with_binds_what_aenter_returns():
     assert CALLS["tests/test_use.py#test_async_with"] == {
         "pkg/conn.py#Connection": ("import", 1.0), "pkg/conn.py#Connection.is_idle": ("type", 1.0)}
+
+
+def test_a_method_an_attribute_may_hide_is_a_candidate():
+    # `self.getsizeof = getsizeof` in __init__ replaces the method on some instances.
+    source = b"""\
+class Cache:
+    def __init__(self, getsizeof=None):
+        if getsizeof:
+            self.getsizeof = getsizeof
+        self.clear = self.clear
+
+    def put(self, value):
+        self.getsizeof(value)
+        self.clear()
+
+    @staticmethod
+    def getsizeof(value):
+        return 1
+
+    def clear(self):
+        pass
+"""
+    edges, _ = resolve_all(SymbolTable([extract_file("cache.py", source, "python")]))
+    calls = {e.dst: (e.reason, e.confidence) for e in edges if e.type == "CALLS" and e.src == "cache.py#Cache.put"}
+    assert calls == {"cache.py#Cache.getsizeof": ("candidate", 0.5), "cache.py#Cache.clear": ("self", 1.0)}
+
+
+
+def test_a_definition_another_branch_binds_to_something_else_is_a_candidate():
+    # `anext = builtins.anext` on one branch, `def anext` on the other: either may be called.
+    # A definition wrapped by hand (`cached = lru_cache(cached)`) is still the definition.
+    source = b"""\
+import builtins, functools, sys
+if sys.version_info >= (3, 10):
+    anext = builtins.anext
+else:
+    async def anext(it):
+        return await it.__anext__()
+
+def cached(x):
+    pass
+cached = functools.lru_cache(cached)
+
+async def use(it):
+    await anext(it)
+    cached(1)
+"""
+    edges, _ = resolve_all(SymbolTable([extract_file("helpers.py", source, "python")]))
+    calls = {e.dst: (e.reason, e.confidence) for e in edges if e.type == "CALLS" and e.src == "helpers.py#use"}
+    assert calls == {"helpers.py#anext": ("candidate", 0.5), "helpers.py#cached": ("scope", 1.0)}
+
+
+def test_await_of_an_awaitable_object_is_not_the_object_and_getattr_gives_attributes():
+    # `await session.get()` of a plain method returning an object with `__await__` is what
+    # that object gives, not the object; `await` of a coroutine is its declared result. An
+    # attribute a class does not define is what its `__getattr__` returns.
+    source = b"""\
+class Response:
+    def close(self): pass
+
+class RequestContext:
+    def __await__(self):
+        return self._coro.__await__()
+    def close(self): pass
+
+class Collection:
+    def drop(self): pass
+
+class Database:
+    def __getattr__(self, name: str) -> Collection:
+        return Collection()
+
+class Session:
+    db: Database
+    def get(self) -> RequestContext:
+        return RequestContext()
+    async def fetch(self) -> Response:
+        return Response()
+
+async def use(s: Session):
+    ctx = await s.get()
+    ctx.close()
+    resp = await s.fetch()
+    resp.close()
+    s.db.users.drop()
+"""
+    edges, _ = resolve_all(SymbolTable([extract_file("client.py", source, "python")]))
+    calls = {e.dst: (e.reason, e.confidence) for e in edges if e.type == "CALLS" and e.src == "client.py#use"}
+    assert calls["client.py#Response.close"] == ("type", 1.0)
+    assert calls["client.py#Collection.drop"] == ("type", 1.0)
+    assert calls.get("client.py#RequestContext.close", ("", 0.0))[1] < 1.0

@@ -511,7 +511,7 @@ try:
     class Stooges:
         pass
 except Exception as exc:
-    Stooges = exc
+    Stooges = None
 
 def g():
     if isinstance(Stooges, Exception):
