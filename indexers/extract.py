@@ -91,7 +91,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from itertools import chain
+from itertools import chain, starmap
 from operator import attrgetter, itemgetter
 
 import tree_sitter
@@ -103,13 +103,14 @@ from indexers.build_variants import is_variant
 from indexers.c_macros import without_macros
 from indexers.enclosing import declared_after, receiver_of, scope_start, shadows_receiver, visible_locals, with_symbols
 from indexers.definitions import documentation, signature
+from indexers.import_refs import import_rows
 from indexers.languages import LanguageSpec, get_language, language_for_content, parser_for
 from indexers.matches import SCOPE, grouped_matches, narrowest_receivers, pattern_roles
 from indexers.narrowing import narrowings
 from indexers.records import SymbolRecord, encoded
 from indexers.referenced import referenced_names
 from indexers.syntax_errors import inside_error, scan_errors
-from indexers.text import node_end_line, node_line, node_text, unquote, value_chain, without_postfix
+from indexers.text import node_end_line, node_line, node_text, value_chain, without_postfix
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 # Longer average lines than this over a large file mean generated or minified code.
@@ -368,7 +369,7 @@ class _Extractor:
         self.out.values = encoded(CallRef, value_rows)
         self.out.bindings = encoded(Binding, self.bindings)
         self._inherits(inherits)
-        self._imports(imports)
+        self.out.imports.extend(starmap(ImportRef, import_rows(imports, self.text)))
         out = self.out
         out.referenced = referenced_names(
             chain(map(_NAME_RECEIVER, call_rows), map(_NAME_RECEIVER, value_rows)), map(_TYPE_VALUE, self.bindings),
@@ -770,26 +771,6 @@ class _Extractor:
                 subject = encl.sym.qualified_name
                 type_id = encl.sym.id
             self.out.inherits.append(InheritRef(type_id, subject, base, kind, node_line(name_nodes[0])))
-
-    def _imports(self, imports: list) -> None:
-        out = self.out.imports
-        for node, caps in imports:
-            mods = caps.get("import.module")
-            module = unquote(self.text(mods[0])) if mods else ""
-            names = caps.get("import.name")
-            name = unquote(self.text(names[0])) if names else None
-            aliases = caps.get("import.alias")
-            alias = self.text(aliases[0]) if aliases else None
-            if "import.wildcard" in caps:
-                name = "*"
-            if "import.default" in caps:  # `import x from "m"`: x names the default export
-                name, alias = "default", self.text(caps["import.default"][0])
-            level = len(module) - len(module.lstrip(".")) if module.startswith(".") and "/" not in module else 0
-            if level:
-                module = module[level:]
-            if not module and not name and not level:
-                continue
-            out.append(ImportRef(module, name, alias, level, node_line(node), "import.export" in caps))
 
 
 def _at_top_level(parent: _Def | None) -> bool:
