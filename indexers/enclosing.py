@@ -88,3 +88,24 @@ def scope_start(node: tree_sitter.Node, holders: frozenset[str]) -> int:
     while node.parent is not None and node.parent.type not in holders:
         node = node.parent
     return node.end_byte
+
+
+def method_receiver(node: tree_sitter.Node, text, self_names: frozenset[str]) -> tuple[str, bool] | None:
+    """The name a method's first parameter gives its receiver when it is none of the usual
+    ``self_names`` (loguru's ``def debug(__self, ...)``, a metaclass's ``mcs``), and whether
+    it is a classmethod's; None for the usual names and for a staticmethod."""
+    params = node.child_by_field_name("parameters")
+    first = params.named_children[0] if params is not None and params.named_child_count else None
+    if first is None or first.type != "identifier" or text(first) in self_names:
+        return None
+    holder = node.parent
+    decorators = {text(d).lstrip("@").strip().rpartition(".")[2] for d in holder.named_children
+                  if d.type == "decorator"} if holder is not None and holder.type == "decorated_definition" else ()
+    name = node.child_by_field_name("name")
+    of_class = "classmethod" in decorators or (name is not None and text(name) in _CLASS_RECEIVERS)
+    return None if "staticmethod" in decorators else (text(first), of_class)
+
+
+# Methods whose first parameter is the class without a decorator.
+_CLASS_RECEIVERS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
+

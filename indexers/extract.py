@@ -101,7 +101,8 @@ from indexers.arguments import ParamRef, call_arguments, parameters
 from indexers.bindings import ELEMENT, RESULT, Binding, binding_items, cast_chain, defined_names
 from indexers.build_variants import is_variant
 from indexers.c_macros import without_macros
-from indexers.enclosing import declared_after, receiver_of, scope_start, shadows_receiver, visible_locals, with_symbols
+from indexers.enclosing import (declared_after, method_receiver, receiver_of, scope_start, shadows_receiver,
+                                visible_locals, with_symbols)
 from indexers.definitions import documentation, signature
 from indexers.import_refs import import_rows
 from indexers.languages import LanguageSpec, get_language, language_for_content, parser_for
@@ -483,8 +484,19 @@ class _Extractor:
             d.sym = sym
             by_qual.setdefault(qual, sym)
             symbols.append(sym)
+            if kind == "method" and self.spec.first_parameter_receiver and d.self_name is None:
+                self._receiver(d, prefix)
         if deep:
             self.out.problems = (*self.out.problems, "deeply-nested")
+
+    def _receiver(self, d: _Def, owner: str) -> None:
+        """A method whose first parameter has a name of its own: that name is its receiver, an
+        instance of ``owner`` (its class, for a classmethod)."""
+        found = method_receiver(d.node, self.text, self.spec.self_names)
+        if found is not None:
+            d.self_name, of_class = found
+            self.bindings.append((d.sym.id, d.self_name, f"type[{owner}]" if of_class else owner, None,
+                                  d.sym.start_line, None, ""))
 
     def _decorated_again(self, d: _Def, earlier: tree_sitter.Node) -> bool:
         """Is the variable ``d`` the earlier definition of its name in the same statement list,

@@ -193,6 +193,8 @@ class LanguageSpec:
     # The method whose result ``with X as f`` binds to f (Python ``__enter__``).
     context_enter: str = ""
     context_enter_async: str = ""  # the same of ``async with`` (``__aenter__``)
+    # A method's first parameter is its receiver, whatever its name (Python's).
+    first_parameter_receiver: bool = False
     # The method that gives an instance's attributes its type does not define (``__getattr__``).
     attribute_fallback: str = ""
     # What a loop over an object calls: a method of the object, then one of what that
@@ -517,6 +519,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             context_enter="__enter__",
             context_enter_async="__aenter__",
             attribute_fallback="__getattr__",
+            first_parameter_receiver=True,
             linear_mro=True,
             narrowing_calls=frozenset({"isinstance"}),
             dynamic_members=frozenset({"__getattr__", "__getattribute__"}),

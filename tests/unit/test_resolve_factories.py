@@ -207,3 +207,35 @@ async def use(s: Session):
     assert calls["client.py#Response.close"] == ("type", 1.0)
     assert calls["client.py#Collection.drop"] == ("type", 1.0)
     assert calls.get("client.py#RequestContext.close", ("", 0.0))[1] < 1.0
+
+
+def test_a_method_s_first_parameter_is_its_receiver_whatever_its_name():
+    # loguru's `def debug(__self, ...)`, a metaclass's `mcs`; not a staticmethod's parameter.
+    source = b"""\
+class Logger:
+    def _log(self, level):
+        pass
+
+    def debug(__self, message):
+        __self._log("DEBUG")
+
+    @classmethod
+    def make(mcs):
+        return mcs()
+
+    @staticmethod
+    def helper(other):
+        other._log(1)
+
+class Plain:
+    def _log(self, level):
+        pass
+"""
+    edges, _ = resolve_all(SymbolTable([extract_file("log.py", source, "python")]))
+    calls: dict[str, dict[str, tuple[str, float]]] = {}
+    for e in edges:
+        if e.type == "CALLS":
+            calls.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    assert calls["log.py#Logger.debug"] == {"log.py#Logger._log": ("self", 1.0)}
+    assert calls["log.py#Logger.make"] == {"log.py#Logger": ("type", 1.0)}
+    assert all(conf < 1.0 for _, conf in calls["log.py#Logger.helper"].values())
