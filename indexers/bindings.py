@@ -221,7 +221,11 @@ def _bound_value(spec: LanguageSpec, role: str, caps: dict) -> str | None:
         value = value_of(spec, node)
         return _then(value, f".{_async_enter(spec, node) or spec.context_enter}()")
     if role + ".element" in caps:
-        value = value_of(spec, caps[role + ".element"][0])
+        node = caps[role + ".element"][0]
+        value = value_of(spec, node)
+        loop = node.parent
+        if spec.async_iteration and loop is not None and loop.child(0).type == "async":  # `async for x in y`
+            return _then(value, ".{}().{}()".format(*spec.async_iteration))
         return _then(value, ELEMENT)
     if role + ".of" in caps:
         value = value_of(spec, caps[role + ".of"][0])

@@ -200,6 +200,7 @@ class LanguageSpec:
     # What a loop over an object calls: a method of the object, then one of what that
     # returns, whose result is each element (Python ``__iter__``, ``__next__``).
     iteration_methods: tuple[str, str] | None = None
+    async_iteration: tuple[str, str] | None = None  # the same for ``async for`` (``__aiter__``, ``__anext__``)
     # Members are looked up in the C3 linearisation of the bases (Python's MRO) instead of
     # level by level.
     linear_mro: bool = False
@@ -516,6 +517,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             string_literal="string",
             integer_literal="integer",
             iteration_methods=("__iter__", "__next__"),
+            async_iteration=("__aiter__", "__anext__"),
             context_enter="__enter__",
             context_enter_async="__aenter__",
             attribute_fallback="__getattr__",

@@ -239,3 +239,23 @@ class Plain:
     assert calls["log.py#Logger.debug"] == {"log.py#Logger._log": ("self", 1.0)}
     assert calls["log.py#Logger.make"] == {"log.py#Logger": ("type", 1.0)}
     assert all(conf < 1.0 for _, conf in calls["log.py#Logger.helper"].values())
+
+
+def test_async_for_binds_what_anext_returns():
+    source = b"""\
+class Row:
+    def get(self): pass
+
+class Cursor:
+    def __aiter__(self) -> "Cursor":
+        return self
+    async def __anext__(self) -> Row:
+        return Row()
+
+async def read(c: Cursor):
+    async for row in c:
+        row.get()
+"""
+    edges, _ = resolve_all(SymbolTable([extract_file("db.py", source, "python")]))
+    calls = {e.dst: (e.reason, e.confidence) for e in edges if e.type == "CALLS" and e.src == "db.py#read"}
+    assert calls == {"db.py#Row.get": ("type", 1.0)}
