@@ -141,7 +141,8 @@ class LanguageSpec:
     caps_are_constants: bool = False
     # Inside a method, are the class's members callable without `this.` (Java, C++)?
     members_visible: bool = False
-    # A type's body is code that runs (Python's class body): the names it binds are visible in it.
+    # A type's body holds code (Python's class body, a JavaScript field's initializer): the names
+    # defined in it are visible there. Not a Go struct's: a field's type is the package's.
     body_scope: bool = False
     # Does a function nested in a method see the method's receiver by its self name (an arrow
     # function's `this` is the `this` around it; Python's nested functions see `self` as a
@@ -468,6 +469,7 @@ _JS_FAMILY = dict(
     conditional_branches=(1, 2),
     either_expressions=frozenset({"binary_expression"}),
     await_expressions=frozenset({"await_expression"}),
+    body_scope=True,  # a field's initializer is code in the class body
     chained_assignments=frozenset({"assignment_expression"}),
     either_operators=frozenset({"||", "??"}),
     redefinition_shadows=True,

@@ -52,7 +52,9 @@ function callerName(node) {
       return "constructor";
     case ts.SyntaxKind.VariableDeclaration:
     case ts.SyntaxKind.PropertyDeclaration:
-      return ts.isIdentifier(node.name) && isFunctionValue(node.initializer) ? node.name.text : null;
+      // `#validate = async () => {}` too: a private name is the function's name (`#validate`).
+      return (ts.isIdentifier(node.name) || ts.isPrivateIdentifier(node.name)) && isFunctionValue(node.initializer)
+        ? node.name.getText() : null;
     default:
       return null;
   }

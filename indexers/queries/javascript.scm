@@ -6,7 +6,7 @@
 
 ; class fields holding functions: handle = () => {}
 (field_definition
-  property: (property_identifier) @name
+  property: [(property_identifier) (private_property_identifier)] @name
   value: [(arrow_function) (function_expression)]) @definition.method
 
 (class_declaration (class_heritage [(identifier) (member_expression)] @name) @reference.inherits)

@@ -14,7 +14,7 @@
 (abstract_method_signature name: (property_identifier) @name) @definition.method
 
 (public_field_definition
-  name: (property_identifier) @name
+  name: [(property_identifier) (private_property_identifier)] @name
   value: [(arrow_function) (function_expression)]) @definition.method
 
 (class_heritage (extends_clause value: [(identifier) (member_expression)] @name) @reference.inherits)

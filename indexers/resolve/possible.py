@@ -77,6 +77,8 @@ def assigned_over(r: Resolver, ids: list[str], name: str, tid: str | None = None
     """Whether a method (`ids`) is hidden on some instances by an attribute a method assigns
     (`self.getsizeof = getsizeof` in `__init__`), in its type or in the type ``tid``: then it
     is only a candidate."""
+    if not r.spec.fields_overridable:
+        return False  # where a type declares its fields (TypeScript), the method's is what an instance has
     itself = {f"{n}.{name}" for n in r.spec.self_names}  # `self.run = self.run`
     return any(b.context is not None and b.value not in itself
                for t in {tid, *(i.rpartition(".")[0] for i in ids)} if t for b in r.table.bindings(t, name))

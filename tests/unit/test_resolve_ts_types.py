@@ -194,6 +194,8 @@ def test_this_in_a_field_initializer_is_the_instance():
                  "  #update = () => { this.now() }\n}\n")
     assert _calls(files, "app.ts#Scroller") == {
         "app.ts#Gesture": ("scope", 1.0), "app.ts#Scroller.now": ("self", 1.0), "shapes.ts#Shape.describe": ("self", 1.0)}
+    # A private field holding a function is a method of its own, as a private method is.
+    assert _calls(files, "app.ts#Scroller.#update") == {"app.ts#Scroller.now": ("self", 1.0)}
 
 
 def test_a_type_alias_has_the_members_of_the_type_it_stands_for():
