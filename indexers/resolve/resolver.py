@@ -655,34 +655,7 @@ class Resolver:
                 return "builtin"
             return self.unique(name, "callable")
         if kind in (RECEIVER_SELF, RECEIVER_SUPER):
-            owner = qual.rpartition(".")[0]
-            if kind == RECEIVER_SELF and owner:
-                # A sibling member defined next to the caller (out-of-line C++, Go, Rust impls).
-                ids = ids_of(self.quals.get(f"{owner}.{name}"))
-                if ids and self.table.symbols[ids[0]].kind == "method" and not assigned_over(self, ids, name):
-                    return ("sym", tuple(ids)), Reason.SELF, 1.0
-            tid = self.enclosing_type(qual)
-            if tid is None and getattr(self.table.symbols.get(call.caller), "kind", "") in TYPE_KIND_NAMES:
-                tid = call.caller  # in a field's initializer (`handler = () => this.run()`): the type's own
-            if tid is None:
-                # A function outside a type that declares what its receiver is (`this: Foo`).
-                for self_name in sorted(self.spec.self_names) if kind == RECEIVER_SELF else ():
-                    bound = self.types.local(self_name, qual, call.block)
-                    if bound is not None and bound[0] == "inst":
-                        found = self.callee(self.types.attribute(bound, name))
-                        return found if found is not UNKNOWN else None
-                return None
-            ids = self.find_in_hierarchy(tid, name, include_self=kind == RECEIVER_SELF)
-            if ids and kind == RECEIVER_SELF and assigned_over(self, ids, name, tid):
-                return ("sym", tuple(ids)), Reason.CANDIDATE, 1.0 / (len(ids) + 1)  # or what was assigned
-            if ids:
-                return ("sym", tuple(ids)), Reason.SELF, 1.0
-            # A field holding a function, or a member an external base provides.
-            member = self.types.member((tid,), name, instance=True, skip_self=kind == RECEIVER_SUPER)
-            if member == ("missing", None) and kind == RECEIVER_SELF and (below := self.types.below(tid, name)):
-                return ("sym", below), Reason.CANDIDATE, 1.0 / (len(below) + 1)  # what subclasses define
-            found = self.callee(member)
-            return found if found is not UNKNOWN else possible_call(self, call)
+            return self._self_call(call, qual, name, kind)
         if kind == RECEIVER_EXPR or (kind == RECEIVER_NAME and (call.local or _HEAD.match(call.receiver).group(0)
                                                                  in self.spec.self_names)):
             found = self.callee(self.types.value(chain_of(call.receiver, name), qual, call.block))
@@ -758,6 +731,37 @@ class Resolver:
         if value is ANONYMOUS:
             return None  # a lambda: no symbol to call
         return UNKNOWN
+
+    def _self_call(self, call: CallRef, qual: str, name: str, kind: str):
+        """``resolve_call`` of ``self.m()`` and ``super().m()``."""
+        owner = qual.rpartition(".")[0]
+        if kind == RECEIVER_SELF and owner:
+            # A sibling member defined next to the caller (out-of-line C++, Go, Rust impls).
+            ids = ids_of(self.quals.get(f"{owner}.{name}"))
+            if ids and self.table.symbols[ids[0]].kind == "method" and not assigned_over(self, ids, name):
+                return ("sym", tuple(ids)), Reason.SELF, 1.0
+        tid = self.enclosing_type(qual)
+        if tid is None and getattr(self.table.symbols.get(call.caller), "kind", "") in TYPE_KIND_NAMES:
+            tid = call.caller  # in a field's initializer (`handler = () => this.run()`): the type's own
+        if tid is None:
+            # A function outside a type that declares what its receiver is (`this: Foo`).
+            for self_name in sorted(self.spec.self_names) if kind == RECEIVER_SELF else ():
+                bound = self.types.local(self_name, qual, call.block)
+                if bound is not None and bound[0] == "inst":
+                    found = self.callee(self.types.attribute(bound, name))
+                    return found if found is not UNKNOWN else None
+            return None
+        ids = self.find_in_hierarchy(tid, name, include_self=kind == RECEIVER_SELF)
+        if ids and kind == RECEIVER_SELF and assigned_over(self, ids, name, tid):
+            return ("sym", tuple(ids)), Reason.CANDIDATE, 1.0 / (len(ids) + 1)  # or what was assigned
+        if ids:
+            return ("sym", tuple(ids)), Reason.SELF, 1.0
+        # A field holding a function, or a member an external base provides.
+        member = self.types.member((tid,), name, instance=True, skip_self=kind == RECEIVER_SUPER)
+        if member == ("missing", None) and kind == RECEIVER_SELF and (below := self.types.below(tid, name)):
+            return ("sym", below), Reason.CANDIDATE, 1.0 / (len(below) + 1)  # what subclasses define
+        found = self.callee(member)
+        return found if found is not UNKNOWN else possible_call(self, call)
 
     def resolve_receiver(self, receiver: str, qual: str):
         ctx = self.context(self.ext.path)
