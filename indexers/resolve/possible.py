@@ -37,6 +37,9 @@ if TYPE_CHECKING:  # the resolver imports this module
 NOTHING: frozenset[tuple] = frozenset()
 MAX_DEPTH = 12  # bindings followed through bindings, at most
 MAX_BINDINGS = 4  # bindings of one name read, at most
+# A field's bindings read, and the targets they give, at most: a state machine's `self.state =
+# self.expect_x` in every state names each method it may call, none of them a guess.
+MAX_FIELD_VALUES = 32
 _UNKNOWN_KINDS = frozenset({"unknown", "missing"})
 
 
@@ -48,10 +51,9 @@ def possible_call(r: Resolver, call: CallRef):
     if call.receiver_kind == RECEIVER_SELF:
         tid = r.enclosing_type(qual)
         found = _fields(r, ("this", tid), call.name, 0) if tid is not None else NOTHING
-    else:
-        text = chain_of(call.receiver, call.name) if call.receiver else call.name
-        found = values(r, text, qual, call.block)
-    return _candidates(r, found)
+        return _candidates(r, found, MAX_FIELD_VALUES)
+    text = chain_of(call.receiver, call.name) if call.receiver else call.name
+    return _candidates(r, values(r, text, qual, call.block))
 
 
 def held(r: Resolver, found: tuple):
@@ -84,13 +86,13 @@ def assigned_over(r: Resolver, ids: list[str], name: str, tid: str | None = None
                for t in {tid, *(i.rpartition(".")[0] for i in ids)} if t for b in r.table.bindings(t, name))
 
 
-def _candidates(r: Resolver, found: frozenset[tuple]):
+def _candidates(r: Resolver, found: frozenset[tuple], most: int = MAX_CANDIDATES):
     ids: set[str] = set()
     for value in found:
         target = r.callee(value)
         if isinstance(target, tuple) and len(target) == 3 and target[0][0] == "sym":
             ids.update(target[0][1])
-    if not ids or len(ids) > MAX_CANDIDATES:
+    if not ids or len(ids) > most:
         return None
     return ("sym", tuple(sorted(ids))), Reason.CANDIDATE, 1.0 / (len(ids) + 1)
 
@@ -156,22 +158,23 @@ def _rebound(r: Resolver, name: str, qual: str, block: str) -> bool:
     return where is not None and any(b.value or b.type for b in in_block(r.table.bindings(where[0], name), where[1]))
 
 
-def bound_values(r: Resolver, scope: str, name: str, block: str | None, depth: int) -> frozenset[tuple]:
+def bound_values(r: Resolver, scope: str, name: str, block: str | None, depth: int,
+                 most: int = MAX_BINDINGS) -> frozenset[tuple]:
     """Every value the readable bindings of ``name`` in ``scope`` (in ``block``; None: any)
     give; a declared type stands for the values, as in ``types``."""
     if depth >= MAX_DEPTH:
         return NOTHING
-    key = ("possible", scope, name, block)
+    key = ("possible", scope, name, block, most)
     recursive = r.table.recursive
     found = recursive.values.get(key)  # `get`'s first look, without its closure
     if found is not None:
         return found
-    return recursive.get(key, NOTHING, lambda: _bound_values(r, scope, name, block, depth))
+    return recursive.get(key, NOTHING, lambda: _bound_values(r, scope, name, block, depth, most))
 
 
-def _bound_values(r: Resolver, scope: str, name: str, block: str | None, depth: int) -> frozenset[tuple]:
+def _bound_values(r: Resolver, scope: str, name: str, block: str | None, depth: int, most: int) -> frozenset[tuple]:
     binds = in_block(r.table.bindings(scope, name), block)
-    if len(binds) > MAX_BINDINGS:
+    if len(binds) > most:
         return NOTHING  # a name rebound again and again: its values are too many to follow
     declared = [b for b in binds if b.type is not None]
     found: set[tuple] = set()
@@ -189,7 +192,7 @@ def _bound_values(r: Resolver, scope: str, name: str, block: str | None, depth: 
         elif b.value and (Types.split_chain(b.value) or ("",))[0] != name:
             # (not `x = x.next()`: it reads the name being read)
             found.update(values(other, b.value, qual, b.block, depth + 1))
-        if len(found) > MAX_CANDIDATES:
+        if len(found) > max(most, MAX_CANDIDATES):
             return NOTHING  # so many possibilities say nothing
     return frozenset(found)
 
@@ -244,7 +247,7 @@ def _fields(r: Resolver, cur: tuple, name: str, depth: int) -> frozenset[tuple]:
         if r.members_of(t).get(name):
             return NOTHING  # a method or nested type: `types` answers for those
         if r.table.bindings(t, name):
-            return bound_values(r, t, name, None, depth + 1)
+            return bound_values(r, t, name, None, depth + 1, MAX_FIELD_VALUES)
     return NOTHING
 
 

@@ -18,7 +18,7 @@ from indexers.resolve.common import (
     VARIABLE_KINDS, record_fields, record_rows,
 )
 from indexers.resolve.parameters import parameter_values
-from indexers.resolve.possible import assigned_over, held, possible_call
+from indexers.resolve.possible import MAX_FIELD_VALUES, assigned_over, held, possible_call
 from indexers.resolve.table import SymbolTable, ids as ids_of
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of
 
@@ -596,7 +596,8 @@ class Resolver:
                     self.edge(caller, dst, Rel.CALLS, Prov.INFERRED, conf, reason, line)
                 continue
             if len(ids) > 1:
-                if len(ids) > MAX_CANDIDATES:
+                # (candidates are capped where they are found: a field's assigned methods, more)
+                if len(ids) > (MAX_FIELD_VALUES if reason == Reason.CANDIDATE else MAX_CANDIDATES):
                     self.unresolved(row)
                     continue
                 stats.candidate_calls += 1

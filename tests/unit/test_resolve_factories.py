@@ -259,3 +259,25 @@ async def read(c: Cursor):
     edges, _ = resolve_all(SymbolTable([extract_file("db.py", source, "python")]))
     calls = {e.dst: (e.reason, e.confidence) for e in edges if e.type == "CALLS" and e.src == "db.py#read"}
     assert calls == {"db.py#Row.get": ("type", 1.0)}
+
+
+def test_a_field_a_state_machine_sets_to_each_of_its_methods_calls_them_as_candidates():
+    # `self.state = self.expect_x` in every state: more bindings than a name's usual few, each
+    # naming a method; `self.state()` may call any of them and nothing else.
+    states = "".join(f"    def s{i}(self):\n        self.state = self.s{i + 1}\n" for i in range(9))
+    source = f"""\
+class Emitter:
+    def __init__(self):
+        self.state = self.s0
+
+    def emit(self):
+        self.state()
+
+{states}
+    def s9(self):
+        self.state = None
+""".encode()
+    edges, _ = resolve_all(SymbolTable([extract_file("emitter.py", source, "python")]))
+    calls = {e.dst: (e.reason, e.confidence) for e in edges if e.type == "CALLS" and e.src == "emitter.py#Emitter.emit"}
+    assert set(calls) == {f"emitter.py#Emitter.s{i}" for i in range(10)}
+    assert all(reason == "candidate" and conf < 0.1 for reason, conf in calls.values())
