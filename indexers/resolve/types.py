@@ -169,6 +169,7 @@ class Types:
         self.r = weakref.proxy(resolver)
         self.table = resolver.table
         self.spec = resolver.spec
+        self.entering = {m for m in (self.spec.context_enter, self.spec.context_enter_async) if m}
         self.memo: dict[tuple[str, str], tuple] = {}
         self.dotted_heads: frozenset[str] | None = None  # first names of the dotted names imports bind
         self.binders: dict[tuple[str, str, str], tuple[str, str | None] | None] = {}  # `local`'s scopes
@@ -240,6 +241,9 @@ class Types:
                 return UNKNOWN
             if step == self.spec.await_method and rest[i + 1:i + 2] == [None]:
                 cur, skip = self.awaited(cur), True
+                continue
+            if cur[0] == "iter" and step in self.entering and rest[i + 1:i + 2] == [None]:
+                cur, skip = cur[1], True  # `with f() as x` of a generator made a context manager: what it yields
                 continue
             if cur[0] == "map" and step in self.spec.mapping_lookups and rest[i + 1:i + 2] == [None]:
                 cur, skip = cur[1], True  # `m.get(k)`: a value of the mapping

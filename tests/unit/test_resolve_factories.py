@@ -281,3 +281,34 @@ class Emitter:
     calls = {e.dst: (e.reason, e.confidence) for e in edges if e.type == "CALLS" and e.src == "emitter.py#Emitter.emit"}
     assert set(calls) == {f"emitter.py#Emitter.s{i}" for i in range(10)}
     assert all(reason == "candidate" and conf < 0.1 for reason, conf in calls.values())
+
+
+def test_with_a_generator_made_context_manager_binds_what_it_yields():
+    # `@contextmanager def stream(self) -> Iterator[Response]`, then `with pool.stream() as r`.
+    source = b"""\
+import contextlib, typing
+
+class Response:
+    def read(self): pass
+
+class Pool:
+    @contextlib.contextmanager
+    def stream(self) -> typing.Iterator[Response]:
+        yield Response()
+
+    @contextlib.asynccontextmanager
+    async def astream(self) -> typing.AsyncIterator[Response]:
+        yield Response()
+
+def sync(pool: Pool):
+    with pool.stream() as response:
+        response.read()
+
+async def later(pool: Pool):
+    async with pool.astream() as response:
+        response.read()
+"""
+    edges, _ = resolve_all(SymbolTable([extract_file("pool.py", source, "python")]))
+    for caller in ("pool.py#sync", "pool.py#later"):
+        calls = {e.dst: (e.reason, e.confidence) for e in edges if e.type == "CALLS" and e.src == caller}
+        assert calls["pool.py#Response.read"] == ("type", 1.0)
