@@ -487,8 +487,15 @@ def literal_items(text: str) -> list[tuple[str, str]]:
 
 
 def type_text(node: tree_sitter.Node) -> str | None:
-    text = _WS.sub(" ", _text(node)).strip()
+    text = _text(node)
+    if "\n" in text and _STRUCT.search(text):  # Go's fields, a line each: kept apart (`struct { a A; b B }`)
+        text = _LINE_BREAKS.sub("; ", text)
+    text = _WS.sub(" ", text).strip()
     return text if len(text) <= MAX_VALUE else None
+
+
+_LINE_BREAKS = re.compile(r"\s*\n\s*")
+_STRUCT = re.compile(r"\bstruct\s*\{")
 
 
 def _text(node: tree_sitter.Node) -> str:

@@ -273,6 +273,7 @@ class LanguageSpec:
     # A property of an object type written out (`{ subs: Subscription; n?: number }`): its
     # name and declared type. A value of such a type has those properties.
     type_literal_member: re.Pattern[str] | None = None
+    type_literal_keyword: str = ""  # what a written-out type starts with before its `{` (Go's `struct`)
     # Modules whose types describe other types (Python's `typing`): no members of their own.
     typing_modules: frozenset[str] = frozenset()
     class_types: frozenset[str] = frozenset()
@@ -590,6 +591,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
             new_function="new",
             container_syntax=re.compile(r"^(?:\[[^\]]*\]|map\[[^\]]*\])\s*(\S.*)$", re.S),
             keyed_elements=True,
+            type_literal_member=re.compile(r"^([A-Za-z_]\w*)\s+(\S[^`]*?)\s*(?:`.*)?$", re.S),
+            type_literal_keyword="struct",
             statement_scopes=frozenset({
                 "block", "statement_list", "source_file", "for_statement", "if_statement", "func_literal",
                 "expression_switch_statement", "type_switch_statement", "select_statement", "communication_case",

@@ -226,14 +226,14 @@ def defined_in(value: tuple, scope: str) -> bool:
 
 
 def type_members(body: str) -> list[str]:
-    """The members of an object type's body, split at its top-level ``;`` and ``,``."""
+    """The members of an object type's body, split at its top-level ``;``, ``,`` and line breaks."""
     parts, last, depth = [], 0, 0
     for i, ch in enumerate(body):
         if ch in "{[(<":
             depth += 1
         elif ch in "}])>" and body[i - 1:i] != "=":  # `=>` closes nothing
             depth -= 1
-        elif ch in ";," and not depth:
+        elif ch in ";,\n" and not depth:
             parts.append(body[last:i].strip())
             last = i + 1
     return [p for p in (*parts, body[last:].strip()) if p]

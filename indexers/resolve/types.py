@@ -784,7 +784,7 @@ class Types:
         """An object of a type written out (``{ buffer: T[]; subs: Subscription }``): each
         property as its declared type says; UNKNOWN for any other type text."""
         member = self.spec.type_literal_member
-        text = text.strip()
+        text = text.strip().removeprefix(self.spec.type_literal_keyword).lstrip()  # Go's `struct { ... }`
         if member is None or text[:1] != "{" or text[-1:] != "}":
             return UNKNOWN
         entries = []

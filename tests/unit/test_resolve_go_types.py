@@ -288,6 +288,37 @@ func parseAll[T any](s string) T { return Parse[T](s, 1, 2) }
     assert calls["ctx.go#parseAll"] == {"ctx.go#Parse": ("type", 1.0)}
 
 
+def test_a_table_of_anonymous_structs_gives_its_fields_their_types():
+    # Go's table-driven tests: `tests := []struct{ ... }{...}; for _, tt := range tests`.
+    files = {"uuid.go": """package uuid
+
+type UUID [16]byte
+
+type NullUUID struct {
+	UUID  UUID
+	Valid bool
+}
+
+func (u UUID) String() string { return "" }
+func (n NullUUID) Value() (any, error) { return nil, nil }
+
+func TestNull() {
+	tests := []struct {
+		name string
+		in   NullUUID `json:"in"`
+	}{
+		{name: "zero"},
+	}
+	for _, tt := range tests {
+		tt.in.Value()
+		tt.in.UUID.String()
+	}
+}
+"""}
+    assert _calls(files)["uuid.go#TestNull"] == {
+        "uuid.go#NullUUID.Value": ("type", 1.0), "uuid.go#UUID.String": ("type", 1.0)}
+
+
 # binding.go and binding_nomsgpack.go both declare the Binding interface and Form.
 _BINDING = "package binding\n\ntype Binding interface{ Bind() }\n\nvar Form Binding = nil\n"
 
