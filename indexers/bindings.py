@@ -313,6 +313,10 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
             return cast
     if kind in spec.typed_arrays:
         return _array_of(spec, node)
+    if kind in spec.typed_literals:  # Go's `[]T{...}`: a value of the type it is written with
+        written = node.child_by_field_name("type")
+        text = type_text(written) if written is not None else None
+        return f"{CAST}{text}>" if text and "<" not in text and ">" not in text else None
     text = _text(node)
     if text in spec.null_literals:
         return ""

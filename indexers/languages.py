@@ -267,6 +267,7 @@ class LanguageSpec:
     # Node types of array literals whose type is that of their elements when they agree
     # (TypeScript's checker keeps `[new Subject()]` a `Subject[]` whatever is pushed later).
     typed_arrays: frozenset[str] = frozenset()
+    typed_literals: frozenset[str] = frozenset()  # literals that say their type (Go's composite literals)
     # Declared types that are function types (`(x: A) => B`): a field declared so holds a
     # function no method stands for, so a call through it is no guess at a method's name.
     function_type: re.Pattern[str] | None = None
@@ -593,6 +594,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             keyed_elements=True,
             type_literal_member=re.compile(r"^([A-Za-z_]\w*)\s+(\S[^`]*?)\s*(?:`.*)?$", re.S),
             type_literal_keyword="struct",
+            typed_literals=frozenset({"composite_literal"}),
             statement_scopes=frozenset({
                 "block", "statement_list", "source_file", "for_statement", "if_statement", "func_literal",
                 "expression_switch_statement", "type_switch_statement", "select_statement", "communication_case",

@@ -314,9 +314,17 @@ func TestNull() {
 		tt.in.UUID.String()
 	}
 }
+
+func TestInline() {
+	for _, u := range []UUID{{}, {}} {
+		u.String()
+	}
+}
 """}
     assert _calls(files)["uuid.go#TestNull"] == {
         "uuid.go#NullUUID.Value": ("type", 1.0), "uuid.go#UUID.String": ("type", 1.0)}
+    # A range over a literal: its elements are of the type it is written with.
+    assert _calls(files)["uuid.go#TestInline"] == {"uuid.go#UUID.String": ("type", 1.0)}
 
 
 # binding.go and binding_nomsgpack.go both declare the Binding interface and Form.
