@@ -75,10 +75,8 @@ def declared_after(nested: dict[str, list[tuple[str, int]]], name: str, block: s
     """The block a name read at byte `pos` in `block` is looked up in: the block around when the
     name's binding in `block` starts its scope after `pos` (``x := x.Child()``, and reads
     before the declaration)."""
-    if any(bound == name and pos < after for bound, after in nested[block]) and \
-            not any(bound == name and pos >= after for bound, after in nested[block]):
-        return block.rpartition("/")[0]
-    return block
+    starts = [after for bound, after in nested[block] if bound == name]
+    return block.rpartition("/")[0] if starts and pos < min(starts) else block
 
 
 def scope_start(node: tree_sitter.Node, holders: frozenset[str]) -> int:

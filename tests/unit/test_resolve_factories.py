@@ -5,6 +5,7 @@ the context of an ``async with``, and a method an instance attribute may hide.""
 
 from indexers.extract import extract_file
 from indexers.resolve import SymbolTable, resolve_all
+from tests.unit.symbols_helpers import targets_by_source
 
 FILES = {
     "pkg/__init__.py": b"",
@@ -82,17 +83,12 @@ async def test_async_with():
 }
 
 
-def _calls() -> dict[str, dict[str, tuple[str, float]]]:
-    exts = [extract_file(path, source, "python") for path, source in FILES.items()]
-    edges, _ = resolve_all(SymbolTable(exts))
-    out: dict[str, dict[str, tuple[str, float]]] = {}
-    for e in edges:
-        if e.type == "CALLS":
-            out.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
-    return out
+def _calls(files: dict[str, bytes]) -> dict[str, dict[str, tuple[str, float]]]:
+    """The CALLS edges of the Python `files` resolved together, by caller."""
+    return targets_by_source(resolve_all(SymbolTable(extract_file(p, s, "python") for p, s in files.items()))[0])
 
 
-CALLS = _calls()
+CALLS = _calls(FILES)
 
 
 def test_a_declared_result_never_names_a_class_of_the_function_body():
@@ -138,8 +134,7 @@ class Cache:
     def clear(self):
         pass
 """
-    edges, _ = resolve_all(SymbolTable([extract_file("cache.py", source, "python")]))
-    calls = {e.dst: (e.reason, e.confidence) for e in edges if e.type == "CALLS" and e.src == "cache.py#Cache.put"}
+    calls = _calls({"cache.py": source}).get("cache.py#Cache.put", {})
     assert calls == {"cache.py#Cache.getsizeof": ("candidate", 0.5), "cache.py#Cache.clear": ("self", 1.0)}
 
 
@@ -163,8 +158,7 @@ async def use(it):
     await anext(it)
     cached(1)
 """
-    edges, _ = resolve_all(SymbolTable([extract_file("helpers.py", source, "python")]))
-    calls = {e.dst: (e.reason, e.confidence) for e in edges if e.type == "CALLS" and e.src == "helpers.py#use"}
+    calls = _calls({"helpers.py": source}).get("helpers.py#use", {})
     assert calls == {"helpers.py#anext": ("candidate", 0.5), "helpers.py#cached": ("scope", 1.0)}
 
 
@@ -202,8 +196,7 @@ async def use(s: Session):
     resp.close()
     s.db.users.drop()
 """
-    edges, _ = resolve_all(SymbolTable([extract_file("client.py", source, "python")]))
-    calls = {e.dst: (e.reason, e.confidence) for e in edges if e.type == "CALLS" and e.src == "client.py#use"}
+    calls = _calls({"client.py": source}).get("client.py#use", {})
     assert calls["client.py#Response.close"] == ("type", 1.0)
     assert calls["client.py#Collection.drop"] == ("type", 1.0)
     assert calls.get("client.py#RequestContext.close", ("", 0.0))[1] < 1.0
@@ -231,11 +224,7 @@ class Plain:
     def _log(self, level):
         pass
 """
-    edges, _ = resolve_all(SymbolTable([extract_file("log.py", source, "python")]))
-    calls: dict[str, dict[str, tuple[str, float]]] = {}
-    for e in edges:
-        if e.type == "CALLS":
-            calls.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    calls = _calls({"log.py": source})
     assert calls["log.py#Logger.debug"] == {"log.py#Logger._log": ("self", 1.0)}
     assert calls["log.py#Logger.make"] == {"log.py#Logger": ("type", 1.0)}
     assert all(conf < 1.0 for _, conf in calls["log.py#Logger.helper"].values())
@@ -256,8 +245,7 @@ async def read(c: Cursor):
     async for row in c:
         row.get()
 """
-    edges, _ = resolve_all(SymbolTable([extract_file("db.py", source, "python")]))
-    calls = {e.dst: (e.reason, e.confidence) for e in edges if e.type == "CALLS" and e.src == "db.py#read"}
+    calls = _calls({"db.py": source}).get("db.py#read", {})
     assert calls == {"db.py#Row.get": ("type", 1.0)}
 
 
@@ -277,8 +265,7 @@ class Emitter:
     def s9(self):
         self.state = None
 """.encode()
-    edges, _ = resolve_all(SymbolTable([extract_file("emitter.py", source, "python")]))
-    calls = {e.dst: (e.reason, e.confidence) for e in edges if e.type == "CALLS" and e.src == "emitter.py#Emitter.emit"}
+    calls = _calls({"emitter.py": source}).get("emitter.py#Emitter.emit", {})
     assert set(calls) == {f"emitter.py#Emitter.s{i}" for i in range(10)}
     assert all(reason == "candidate" and conf < 0.1 for reason, conf in calls.values())
 
@@ -308,7 +295,6 @@ async def later(pool: Pool):
     async with pool.astream() as response:
         response.read()
 """
-    edges, _ = resolve_all(SymbolTable([extract_file("pool.py", source, "python")]))
+    calls = _calls({"pool.py": source})
     for caller in ("pool.py#sync", "pool.py#later"):
-        calls = {e.dst: (e.reason, e.confidence) for e in edges if e.type == "CALLS" and e.src == caller}
-        assert calls["pool.py#Response.read"] == ("type", 1.0)
+        assert calls[caller]["pool.py#Response.read"] == ("type", 1.0)

@@ -193,7 +193,8 @@ def test_this_in_a_field_initializer_is_the_instance():
                  "  private now = () => Date.now()\n"
                  "  #update = () => { this.now() }\n}\n")
     assert _calls(files, "app.ts#Scroller") == {
-        "app.ts#Gesture": ("scope", 1.0), "app.ts#Scroller.now": ("self", 1.0), "shapes.ts#Shape.describe": ("self", 1.0)}
+        "app.ts#Gesture": ("scope", 1.0), "app.ts#Scroller.now": ("self", 1.0),
+        "shapes.ts#Shape.describe": ("self", 1.0)}
     # A private field holding a function is a method of its own, as a private method is.
     assert _calls(files, "app.ts#Scroller.#update") == {"app.ts#Scroller.now": ("self", 1.0)}
 
@@ -201,7 +202,8 @@ def test_this_in_a_field_initializer_is_the_instance():
 def test_a_type_alias_has_the_members_of_the_type_it_stands_for():
     files = _app("export type AnyShape = Shape\nexport type AnyCircle = AnyShape\n"
                  "export function use(s: AnyShape, c: AnyCircle) {\n  s.describe()\n  c.scale(2)\n}\n")
-    assert _calls(files, "app.ts#use") == {"shapes.ts#Shape.describe": ("type", 1.0), "shapes.ts#Shape.scale": ("type", 1.0)}
+    assert _calls(files, "app.ts#use") == {
+        "shapes.ts#Shape.describe": ("type", 1.0), "shapes.ts#Shape.scale": ("type", 1.0)}
 
 
 def test_a_field_of_the_class_hides_a_method_of_its_bases():
