@@ -97,6 +97,7 @@ from operator import attrgetter, itemgetter
 import tree_sitter
 
 from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
+from indexers.alternatives import checker_alternative, may_test, overloaded, ruled_out, version_flags
 from indexers.arguments import ParamRef, call_arguments, parameters
 from indexers.bindings import ELEMENT, RESULT, Binding, binding_items, cast_chain, defined_names
 from indexers.build_variants import is_variant
@@ -322,8 +323,10 @@ class _Extractor:
         self._steps: tuple = ((), [None], [None])  # `_owners`, once the definitions are nested
         self.bindings: list[tuple] = []  # rows of ``Binding``, emitted marshalled (`encoded`) as the calls
         self._nested: dict[str, list[tuple[str, int]]] = {}  # per block, its names and where their scopes start
+        self._flags: dict[str, bool] | None = None  # names bound to a version test (`alternatives.version_flags`)
 
     def run(self, root: tree_sitter.Node) -> None:
+        self.root = root
         roles = pattern_roles(self.spec.name)
         get = grouped_matches(self.spec.name, (self.spec.query(), self.spec.root_query()), root).get
         for _, caps in get("block", ()):
@@ -451,8 +454,12 @@ class _Extractor:
             uqual = qual if n == 1 else f"{qual}@{n}"
             if self.spec.redefinition_shadows:
                 earlier = last_in_block.get(qual)
-                if earlier is not None and (self._decorated_again(d, earlier[0])
-                                            or self._checker_alternative(d.node, earlier[0])):
+                if earlier is not None and (self._ruled_out(earlier[0]) and not self._ruled_out(d.node)
+                                            or self._overloaded(earlier[0]) and not self._overloaded(d.node)):
+                    self.out.shadowed.append(earlier[1])  # ruled out by a version test, or a signature
+                    earlier = None
+                if earlier is not None and (self._decorated_again(d, earlier[0]) or self._ruled_out(d.node)
+                                            or checker_alternative(self.spec, d.node, earlier[0], self._statements, self.text)):
                     # Still a node, but what the name holds stays the earlier definition.
                     self.out.shadowed.append(symbol_id(self.path, uqual))
                 else:
@@ -517,19 +524,13 @@ class _Extractor:
                 return self.text(value) == d.name
         return False
 
-    def _checker_alternative(self, node: tree_sitter.Node, earlier: tree_sitter.Node) -> bool:
-        """Is ``node`` defined in the ``else`` of an ``if TYPE_CHECKING:`` (or ``if ... and
-        TYPE_CHECKING:``) that defines the name first? Type checkers read the first."""
-        if not (guards := self.spec.type_checking_guards):
-            return False
-        statement, alternative = self.spec.type_checking_if
-        first, then = self._statements(earlier), self._statements(node)
-        guard = first.parent if first is not None else None
-        if guard is None or guard.type != statement or then is None or then.parent is None:
-            return False
-        condition = guard.child_by_field_name("condition")
-        return (then.parent.type == alternative and then.parent.parent == guard and condition is not None
-                and any(part.strip() in guards for part in self.text(condition).split(" and ")))
+    def _overloaded(self, node: tree_sitter.Node) -> bool:
+        return overloaded(node, self.spec.overload_decorators, self.text)
+
+    def _ruled_out(self, node: tree_sitter.Node) -> bool:
+        if self._flags is None:  # the module's own version flags, read once
+            self._flags = version_flags(self.root, self.spec.version_tests, self.text)
+        return ruled_out(node, self.spec.version_tests, self.text, self.spec.version_test_scopes, self._flags)
 
     def _statements(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
         """The statement list a definition is written in (past decorators and the like)."""
@@ -638,7 +639,10 @@ class _Extractor:
         path = self.path
         spec = self.spec
         functions: dict[int, _Def | None] = {}  # per enclosing definition, the function around it
+        tested = may_test(spec.version_tests, self.data)  # a name bound on a ruled-out branch is not bound
         for i, ((_, role, node, type_text, value_text, name), encl, block) in enumerate(zip(items, enclosing, blocks)):
+            if tested and self._ruled_out(node):
+                continue
             line = node.start_point[0] + 1
             narrowed = name is not None and role == "local"  # `@local.narrowed` names it
             if spec.narrowing_calls and block and not narrowed:

@@ -217,6 +217,14 @@ class LanguageSpec:
     # (Python): the earlier one is not a target. Nodes that wrap a definition there:
     redefinition_shadows: bool = False
     definition_wrappers: frozenset[str] = frozenset()
+    # What a language version test compares (``sys.version_info``), and the nodes a test
+    # stops at: a definition on a branch such a test rules out is no target
+    # (`indexers.version_checks`).
+    version_tests: frozenset[str] = frozenset()
+    version_test_scopes: frozenset[str] = frozenset()
+    # Decorators that make a definition one signature of an overloaded function: no target
+    # once a definition without one follows (`alternatives.overloaded`).
+    overload_decorators: frozenset[str] = frozenset()
     # Calls that apply a decorator by hand when a name defined in a statement list is bound
     # again there to its own value passed first through them (``X = wrap(X, ...)``,
     # ``f = staticmethod(f)``): the binding is the definition decorated, not another target.
@@ -548,6 +556,9 @@ LANGUAGES: dict[str, LanguageSpec] = {
             typing_modules=frozenset({"typing", "typing_extensions", "collections.abc", "types"}),
             redefinition_shadows=True,
             definition_wrappers=frozenset({"decorated_definition"}),
+            version_tests=frozenset({"sys.version_info"}),
+            version_test_scopes=frozenset({"function_definition", "class_definition"}),
+            overload_decorators=frozenset({"overload", "typing.overload", "typing_extensions.overload"}),
             hand_decorator_calls=frozenset({"call"}),
             property_decorators=frozenset({"property", "cached_property", "abstractproperty"}),
             # An unqualified name that is neither defined nor imported in a Python module can

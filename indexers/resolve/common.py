@@ -10,9 +10,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 from graphsvc import model
 from graphsvc.model import TYPE_KINDS, UnresolvedCalls
+
+if TYPE_CHECKING:
+    from indexers.languages import LanguageSpec
 
 METHOD_NAME_CONFIDENCE = 0.5
 MAX_CANDIDATES = 8  # more same-named targets than this say nothing; leave the call unresolved
@@ -223,6 +227,37 @@ def defined_in(value: tuple, scope: str) -> bool:
     if value[0] == "iter":
         value = value[1]
     return value[0] in ("inst", "sym") and any(i.startswith(scope + ".") for i in value[1])
+
+
+def branch_alternatives(spec: LanguageSpec, symbols: dict, ids: tuple[str, ...]) -> bool:
+    """Whether ``ids`` are one name's definitions in one file, each on its own branch
+    (``if ...: def f()`` / ``else: def f()``; a later one in the same block replaces the
+    earlier, which is then no target), none of them a variable: a call of the name calls one
+    of them, which one the run decides."""
+    if not spec.redefinition_shadows:
+        return False
+    first = symbols.get(ids[0])
+    return first is not None and first.kind not in VARIABLE_KINDS and all(
+        (s := symbols.get(i)) is not None and s.file == first.file and s.kind not in VARIABLE_KINDS
+        and base_qual(s.qualified_name) == base_qual(first.qualified_name) for i in ids[1:])
+
+
+def built_by_default(files: dict, symbols: dict, ids: tuple[str, ...]) -> tuple[str, ...]:
+    """Of alternative definitions, those the default build has (all of them when it has
+    all or none): a file built only with other tags defines a variant (`build_variants`)."""
+    kept = tuple(i for i in ids if not files[symbols[i].file].variant)
+    return kept if kept and len(kept) < len(ids) else ids
+
+
+def defined_before(value: tuple, line: int, scope: str, symbols: dict) -> tuple:
+    """Of several definitions a name bound at the top of a module or class body may be
+    (``_orig = acquire`` before ``if debug: def acquire``), those that exist when the
+    binding runs: the ones of its file written above it; ``value`` itself for any other."""
+    if value[0] != "sym" or len(value[1]) < 2 or getattr(symbols.get(scope), "kind", "class") not in TYPE_KIND_NAMES:
+        return value
+    path = scope.partition("#")[0]
+    kept = tuple(i for i in value[1] if (s := symbols.get(i)) is not None and s.file == path and s.start_line < line)
+    return ("sym", kept) if kept and len(kept) < len(value[1]) else value
 
 
 def type_members(body: str) -> list[str]:

@@ -14,8 +14,8 @@ from indexers.languages import LANGUAGES
 from indexers.records import EdgeRecord
 from indexers.resolve.common import (
     MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT_HOPS, METHOD_NAME_CONFIDENCE, SPLIT, TYPE_KIND_NAMES, Entity,
-    ImportContext, Prov, Reason, Rel, ResolveStats, base_qual, c3_merge, imported_in_functions, merge_entities,
-    VARIABLE_KINDS, record_fields, record_rows,
+    ImportContext, Prov, Reason, Rel, ResolveStats, base_qual, branch_alternatives, built_by_default, c3_merge,
+    imported_in_functions, merge_entities, VARIABLE_KINDS, record_fields, record_rows,
 )
 from indexers.resolve.parameters import parameter_values
 from indexers.resolve.possible import MAX_FIELD_VALUES, assigned_over, held, possible_call
@@ -585,7 +585,7 @@ class Resolver:
                 continue
             ids = ent[1]
             if len(ids) > 1 and reason != Reason.CANDIDATE:
-                built = self.built(ids)
+                built = built_by_default(self.table.files, self.table.symbols, ids)
                 for dst in ids if len(built) < len(ids) else ():  # variants stay candidates
                     if dst not in built:
                         self.edge(caller, dst, Rel.CALLS, Prov.INFERRED, conf / len(ids), Reason.CANDIDATE, line)
@@ -594,6 +594,11 @@ class Resolver:
                 stats.by_reason[reason] += 1
                 for dst in ids:
                     self.edge(caller, dst, Rel.CALLS, Prov.INFERRED, conf, reason, line)
+                continue
+            if len(ids) > 1 and reason != Reason.CANDIDATE and branch_alternatives(self.spec, self.table.symbols, ids):
+                stats.by_reason[reason] += 1  # one name defined on each branch: each is called
+                for dst in ids:
+                    self.edge(caller, dst, Rel.CALLS, self.prov_for(dst, reason), conf, reason, line)
                 continue
             if len(ids) > 1:
                 # (candidates are capped where they are found: a field's assigned methods, more)
@@ -608,13 +613,6 @@ class Resolver:
                 continue
             stats.by_reason[reason] += 1
             self.edge(caller, ids[0], Rel.CALLS, self.prov_for(ids[0], reason), conf, reason, line)
-
-    def built(self, ids: tuple[str, ...]) -> tuple[str, ...]:
-        """Of alternative definitions, those the default build has (all of them when it has
-        all or none): a file built only with other tags defines a variant (`build_variants`)."""
-        files, symbols = self.table.files, self.table.symbols
-        kept = tuple(i for i in ids if not files[symbols[i].file].variant)
-        return kept if kept and len(kept) < len(ids) else ids
 
     def resolve_call(self, call: CallRef):
         qual = call.caller.partition("#")[2]

@@ -48,8 +48,8 @@ from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
 from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
 from indexers.resolve.common import (  # noqa: F401  (chain_of, in_block: read from here too)
-    MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, VARIABLE_KINDS, Entity, Reason, base_qual, chain_of, defined_in,
-    in_block, innermost_block, reading_block, record_fields, type_members,
+    MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, VARIABLE_KINDS, Entity, Reason, base_qual, chain_of, defined_before,
+    defined_in, in_block, innermost_block, reading_block, record_fields, type_members,
 )
 
 if TYPE_CHECKING:
@@ -645,6 +645,7 @@ class Types:
                 found = self._excluded(b, scope)
             elif b.type is None:
                 found = self._in_file_of(b.context or scope, "value", b.value, reading_block(b, binds))
+                found = found if b.context else defined_before(found, b.line, scope, self.table.symbols)
             else:
                 found = self._in_file_of(b.context or scope, "type", b.type, "" if declared is not None else b.block)
                 if b.name == RESULT and defined_in(found, scope):  # `-> T` never names a class of the body
