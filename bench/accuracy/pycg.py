@@ -14,7 +14,10 @@ is its module, an ``ext:mod#name`` node is ``mod.name``. Calling a class runs it
 PyCG records the ``__init__`` that runs (``main.A.__init__``, inherited ones too) and nothing
 when there is none, so an edge to a class is scored as an edge to the first ``__init__`` on
 its bases (our ``INHERITS`` edges, in order; an external base's comes first when it comes
-first) and left out when there is none.
+first) and left out when there is none. PyCG names a lambda by its order in its module
+(``main.<lambda1>``); a module variable defined as a lambda (``x = lambda: ...``), which the
+graph calls for that lambda, is scored under that name (the module's lambdas counted in
+source order with ``ast``, as PyCG visits them).
 
 Scored edges. PyCG's expected graphs also hold calls of builtins and of methods of builtin
 types (``<builtin>.print``, ``<**PyStr**>.join``); the graph does not model the interpreter,
@@ -30,6 +33,7 @@ candidates and name guesses too.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import sys
@@ -180,8 +184,29 @@ def _constructor(cls: str, table: SymbolTable, bases: dict[str, list[str]]) -> s
     return None
 
 
-def our_edges(table: SymbolTable, edges: list[EdgeRecord]) -> dict[Edge, float]:
-    """Our ``CALLS`` edges in PyCG's names, with the highest confidence of each pair."""
+def module_lambdas(case: Path) -> dict[tuple[str, int], str]:
+    """PyCG's name of each lambda written at the top level of a case's modules (outside any
+    function, class or other lambda), by (file, line): ``main.<lambda1>`` and on."""
+    out: dict[tuple[str, int], str] = {}
+    for p in sorted(case.rglob("*.py")):
+        rel = p.relative_to(case).as_posix()
+        count = 0
+        todo: list[ast.AST] = [ast.parse(p.read_bytes())]
+        while todo:
+            node = todo.pop(0)
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.Lambda):
+                    count += 1
+                    out.setdefault((rel, child.lineno), f"{module_name(rel)}.<lambda{count}>")
+                elif not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    todo.append(child)
+    return out
+
+
+def our_edges(table: SymbolTable, edges: list[EdgeRecord], lambdas: dict[tuple[str, int], str] | None = None
+              ) -> dict[Edge, float]:
+    """Our ``CALLS`` edges in PyCG's names, with the highest confidence of each pair;
+    ``lambdas``: `module_lambdas` of the case."""
     bases: dict[str, list[str]] = defaultdict(list)
     for e in edges:
         if e.type == "INHERITS":
@@ -196,7 +221,9 @@ def our_edges(table: SymbolTable, edges: list[EdgeRecord]) -> dict[Edge, float]:
             dst = _constructor(dst, table, bases)
             if dst is None:
                 continue
-        pair = (pycg_name(e.src), pycg_name(dst))
+        lambda_name = (lambdas or {}).get((sym.file, sym.start_line)) if sym is not None and sym.kind in (
+            "variable", "constant") else None
+        pair = (pycg_name(e.src), lambda_name or pycg_name(dst))
         out[pair] = max(out.get(pair, 0.0), e.confidence)
     return out
 
@@ -204,7 +231,7 @@ def our_edges(table: SymbolTable, edges: list[EdgeRecord]) -> dict[Edge, float]:
 def score_case(case: Path) -> CaseResult:
     expected = expected_edges(json.loads((case / "callgraph.json").read_text()))
     table, edges = resolve_case(case)
-    ours = our_edges(table, edges)
+    ours = our_edges(table, edges, module_lambdas(case))
     return CaseResult(
         name=f"{case.parent.name}/{case.name}",
         expected=expected,

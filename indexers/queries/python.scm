@@ -95,7 +95,10 @@
 (typed_parameter (identifier) @local type: (type) @local.type)
 (typed_parameter [(list_splat_pattern (identifier) @local) (dictionary_splat_pattern (identifier) @local)])
 (typed_default_parameter name: (identifier) @local type: (type) @local.type)
-(lambda_parameters (identifier) @local)
+; A lambda's parameters are its own: bound inside it (its block), not in the function around.
+(lambda parameters: (lambda_parameters [(identifier) @local.narrowed
+                                        (default_parameter name: (identifier) @local.narrowed)])) @local
+(lambda) @block
 ; Assignments, in functions, at module level and in class bodies (fields of the class).
 (assignment left: (identifier) @local !type right: (_) @local.value)
 (assignment left: (identifier) @local type: (type) @local.type)

@@ -58,15 +58,19 @@ def possible_call(r: Resolver, call: CallRef):
 
 def held(r: Resolver, found: tuple):
     """A call of a resolved name (as ``resolve_call`` answers); a module-level variable stands
-    for what it holds when that is known (`handler = func` then `handler()`), else for the
-    candidates its bindings give (``BufferedReader = _CyReader or _PyReader``)."""
+    for what it holds when that is known (`handler = func` then `handler()`), for itself when
+    that is a lambda (the name is all the function has), else for the candidates its
+    bindings give (``BufferedReader = _CyReader or _PyReader``)."""
     ent = found[0]
     if ent[0] == "sym" and found[2] == 1.0:
         syms = [r.table.symbols.get(i) for i in ent[1]]
         if syms and all(s is not None and s.kind in ("variable", "constant") for s in syms):
             value = r.types.entity(ent)
-            if value is ANONYMOUS or any(r.types.defined_anonymous(s) for s in syms):
-                return None  # `x = lambda: ...; x()` calls no symbol, and not `x`
+            lambdas = [r.types.defined_anonymous(s) for s in syms]
+            if value is ANONYMOUS and all(lambdas):
+                return found  # `x = lambda: ...; x()`: the lambda has no symbol but the name it is given
+            if value is ANONYMOUS or any(lambdas):
+                return None  # a lambda made elsewhere (`y = make()`), or rebound later: not the variable
             target = r.callee(value)
             if target is not UNKNOWN and target is not None and target != "builtin":
                 return target
