@@ -15,7 +15,7 @@ from graphsvc.model import _slot_init
 from indexers.languages import LanguageSpec
 from indexers.text import MAX_VALUE, may_start_chain, strip_string, value_chain, without_postfix
 
-BINDING_ROLES = frozenset({"local", "field", "result", "return", "signature"})
+BINDING_ROLES = frozenset({"local", "field", "result", "return", "signature", "generic"})
 # The name a function's result is bound to in ``Binding`` (no identifier can be it).
 RESULT = "()"
 # A chain step and binding name (no identifier can be it): what the function called passes
@@ -27,6 +27,12 @@ CALLBACK = re.compile(r"\((\d+)\.(\d+|[A-Za-z_$][\w$]*)\)")
 def callback_parameter(argument: int, parameter: int | str) -> str:
     return f"({argument}.{parameter})"
 ELEMENT = "[]"  # in a bound expression: one element of what precedes it
+
+
+def type_parameter(name: str) -> str:
+    """The binding name of a type parameter ``name`` (``<T extends Base>``: ``<T>``), bound in
+    the generic definition to its constraint (no identifier can be it)."""
+    return f"<{name}>"
 ANONYMOUS = "<anonymous>"  # a bound expression that is a function without a symbol (a lambda)
 # A bound expression that is the definition whose id follows (``#m.ts#f@2``): the name a function literal is given (`const f = () => ...`).
 DEFINED = "#"
@@ -89,6 +95,7 @@ def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tup
                 continue
         for node, type_text, value_text in _bound(spec, role, caps):
             name = _signature_name(spec, caps) if role == "signature" else (
+                type_parameter(_text(caps["generic.name"][0])) if role == "generic" else
                 _text(caps["local.narrowed"][0]) if "local.narrowed" in caps else
                 min(spec.self_names) if "local.self" in caps else None)
             if value_text == "":  # the null literal: says nothing about the name, its declared type does
@@ -130,6 +137,8 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
         return [(nodes[0], None, value_of(spec, nodes[0]))]
     if role == "signature":
         return [(caps["signature.parameter"][0], type_text(caps["signature.type"][0]), None)]
+    if role == "generic":
+        return [(nodes[0], type_text(caps["generic.type"][0]), None)]
     if role + ".unpacked" in caps:
         return _unpacked(spec, nodes[0].named_children, value_of(spec, caps[role + ".unpacked"][0]))
     if role + ".each" in caps:

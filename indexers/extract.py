@@ -648,6 +648,9 @@ class _Extractor:
             if spec.narrowing_calls and block and not narrowed:
                 block = ""  # bound in a narrowing block: the function's name all the same
             value_text = defined.get(i, value_text)
+            if role == "generic":  # a type parameter: of its generic definition (a `TypeVar`: of the module)
+                append((encl.sym.id if encl is not None and encl.sym else path, name, type_text, None, line, None, ""))
+                continue
             if role == "result" or role == "return" or role == "signature":
                 if encl is not None and (encl.kind in _FUNCTION_KINDS or role == "result" and encl.kind == "type_alias"):
                     append((encl.sym.id, name or RESULT, type_text, value_text, line, None, block))

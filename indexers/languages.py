@@ -217,14 +217,13 @@ class LanguageSpec:
     # (Python): the earlier one is not a target. Nodes that wrap a definition there:
     redefinition_shadows: bool = False
     definition_wrappers: frozenset[str] = frozenset()
-    # What a language version test compares (``sys.version_info``), and the nodes a test
-    # stops at: a definition on a branch such a test rules out is no target
-    # (`indexers.version_checks`).
+    # `indexers.alternatives`: what a version test compares (``sys.version_info``) and the nodes
+    # it stops at; decorators of an overload's signatures; whether one name's definitions that a
+    # later one does not replace are on branches (Python's; JS callbacks may each define one).
     version_tests: frozenset[str] = frozenset()
     version_test_scopes: frozenset[str] = frozenset()
-    # Decorators that make a definition one signature of an overloaded function: no target
-    # once a definition without one follows (`alternatives.overloaded`).
     overload_decorators: frozenset[str] = frozenset()
+    branch_alternatives: bool = False
     # Calls that apply a decorator by hand when a name defined in a statement list is bound
     # again there to its own value passed first through them (``X = wrap(X, ...)``,
     # ``f = staticmethod(f)``): the binding is the definition decorated, not another target.
@@ -559,6 +558,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             version_tests=frozenset({"sys.version_info"}),
             version_test_scopes=frozenset({"function_definition", "class_definition"}),
             overload_decorators=frozenset({"overload", "typing.overload", "typing_extensions.overload"}),
+            branch_alternatives=True,
             hand_decorator_calls=frozenset({"call"}),
             property_decorators=frozenset({"property", "cached_property", "abstractproperty"}),
             # An unqualified name that is neither defined nor imported in a Python module can

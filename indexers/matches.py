@@ -23,7 +23,7 @@ def role_of(caps: dict) -> str:
     for cap in caps:
         if cap.startswith(("definition.", "reference.")) or cap == SCOPE:
             return cap
-    for cap in ("local", "field", "result", "return", "signature", "package", "declaration", "parameter",
+    for cap in ("local", "field", "result", "return", "signature", "generic", "package", "declaration", "parameter",
                 "parameter.rest", "block", "contents"):
         if cap in caps:
             return cap.partition(".")[0]

@@ -138,3 +138,7 @@
 (method_declaration result: (parameter_list . (parameter_declaration type: (_) @result)))
 (method_elem result: [(type_identifier) (pointer_type) (qualified_type) (generic_type) (slice_type) (array_type) (map_type)] @result)
 (method_elem result: (parameter_list . (parameter_declaration type: (_) @result)))
+
+; A type parameter's constraint (`[T Stringer]`): a value of type `T` has the methods of
+; `Stringer`. Bound in the generic definition as `<T>` (`indexers.bindings.type_parameter`).
+(type_parameter_declaration name: (identifier) @generic.name type: (type_constraint (_) @generic.type)) @generic

@@ -95,6 +95,12 @@
 (typed_parameter (identifier) @local type: (type) @local.type)
 (typed_parameter [(list_splat_pattern (identifier) @local) (dictionary_splat_pattern (identifier) @local)])
 (typed_default_parameter name: (identifier) @local type: (type) @local.type)
+; A type variable's bound (`T = TypeVar("T", bound=Base)`): a value of type `T` has the
+; members of `Base`. Bound in the module as `<T>` (`indexers.bindings.type_parameter`).
+((assignment left: (identifier) @generic.name
+   right: (call function: [(identifier) @_typevar (attribute attribute: (identifier) @_typevar)]
+                arguments: (argument_list (keyword_argument name: (identifier) @_bound value: (_) @generic.type)))) @generic
+  (#eq? @_typevar "TypeVar") (#eq? @_bound "bound"))
 ; A lambda's parameters are its own: bound inside it (its block), not in the function around.
 (lambda parameters: (lambda_parameters [(identifier) @local.narrowed
                                         (default_parameter name: (identifier) @local.narrowed)])) @local

@@ -110,3 +110,7 @@
     (required_parameter pattern: (this) type: (type_annotation (_) @signature.type)) @signature.parameter))))] @signature)
 ([(call_expression function: (_) @local.callee arguments: (arguments (function_expression) @local @local.argument @local.self))
   (new_expression constructor: (_) @local.callee arguments: (arguments (function_expression) @local @local.argument @local.self))])
+
+; A type parameter's constraint (`<T extends Base>`): a value of type `T` has the members of
+; `Base`. Bound in the generic definition as `<T>` (`indexers.bindings.type_parameter`).
+(type_parameter name: (type_identifier) @generic.name constraint: (constraint (_) @generic.type)) @generic

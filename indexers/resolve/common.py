@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from graphsvc import model
 from graphsvc.model import TYPE_KINDS, UnresolvedCalls
+from indexers.bindings import type_parameter
 
 if TYPE_CHECKING:
     from indexers.languages import LanguageSpec
@@ -234,7 +235,7 @@ def branch_alternatives(spec: LanguageSpec, symbols: dict, ids: tuple[str, ...])
     (``if ...: def f()`` / ``else: def f()``; a later one in the same block replaces the
     earlier, which is then no target), none of them a variable: a call of the name calls one
     of them, which one the run decides."""
-    if not spec.redefinition_shadows:
+    if not spec.branch_alternatives:
         return False
     first = symbols.get(ids[0])
     return first is not None and first.kind not in VARIABLE_KINDS and all(
@@ -258,6 +259,33 @@ def defined_before(value: tuple, line: int, scope: str, symbols: dict) -> tuple:
     path = scope.partition("#")[0]
     kept = tuple(i for i in value[1] if (s := symbols.get(i)) is not None and s.file == path and s.start_line < line)
     return ("sym", kept) if kept and len(kept) < len(value[1]) else value
+
+
+def type_parameter_bound(bindings, path: str, qual: str, name: str) -> tuple[str, str] | None:
+    """The constraint of the type parameter ``name`` (``<T extends Base>``: ``Base``) of the
+    generic definition ``qual`` of file ``path`` or of the nearest one around it that declares
+    it, with the scope it is written in; None when none declares it with a constraint.
+    ``bindings``: `SymbolTable.bindings`."""
+    key, scope = type_parameter(name), qual
+    while True:
+        found = bindings(f"{path}#{scope}" if scope else path, key)
+        if found:
+            written = found[0].type
+            return (written, scope) if written and written != name else None
+        if not scope:
+            return None
+        scope = scope.rpartition(".")[0]
+
+
+def receiver_typed(bindings, path: str, qual: str, name: str, self_names: frozenset[str]) -> bool:
+    """Whether the receiver of the method ``qual`` is declared of the type variable ``name``
+    (``def bind(self: T) -> T``): what the method returns as ``T`` is then the receiver's type."""
+    return "." in qual and any(b.type == name for n in self_names for b in bindings(f"{path}#{qual}", n))
+
+
+def holds_function(pattern: re.Pattern | None, binds) -> bool:
+    """Is a field declared to hold a function (``cb: () => void``), by all its declarations?"""
+    return pattern is not None and all(b.type is not None and pattern.match(b.type) for b in binds)
 
 
 def type_members(body: str) -> list[str]:

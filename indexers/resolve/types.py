@@ -49,7 +49,8 @@ from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
 from indexers.resolve.common import (  # noqa: F401  (chain_of, in_block: read from here too)
     MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, VARIABLE_KINDS, Entity, Reason, base_qual, chain_of, defined_before,
-    defined_in, in_block, innermost_block, reading_block, record_fields, type_members,
+    defined_in, holds_function, in_block, innermost_block, reading_block, receiver_typed, record_fields, type_members,
+    type_parameter_bound,
 )
 
 if TYPE_CHECKING:
@@ -557,7 +558,7 @@ class Types:
             binds = self.table.bindings(t, name)
             if binds:
                 found = self.field(t, name)
-                return ANONYMOUS if found[0] == "unknown" and self._holds_function(binds) else found
+                return ANONYMOUS if found[0] == "unknown" and holds_function(self.spec.function_type, binds) else found
         for t in order:
             members = r.members_of(t)
             if any(m in members for m in self.spec.dynamic_members):
@@ -566,11 +567,6 @@ class Types:
                 return self.call(("method", tuple(members[fallback]), type_ids)) \
                     if instance and fallback in members and name != fallback else UNKNOWN
         return self.missing(order, name)
-
-    def _holds_function(self, binds) -> bool:
-        """Is a field declared to hold a function (``cb: () => void``), by all its declarations?"""
-        pattern = self.spec.function_type
-        return pattern is not None and all(b.type is not None and pattern.match(b.type) for b in binds)
 
     def alternatives(self, type_ids: tuple, name: str, instance: bool, skip_self: bool) -> tuple:
         """A member of one of several alternative types (one type declared in files selected
@@ -762,12 +758,17 @@ class Types:
             owner = self.r.enclosing_type(qual + ".?")  # `-> Self`: whatever the receiver is
             return ("this", owner) if owner is not None else UNKNOWN
         found = self.r.resolve_type(name, qual)
-        if found is None:
-            return UNKNOWN
+        if found is None or found[2] < 1.0 or found[1] == Reason.CANDIDATE:  # a type parameter: its constraint
+            bound = type_parameter_bound(self.table.bindings, self.r.ext.path, qual, name)
+            return self.declared(*bound) if bound is not None else UNKNOWN
         ent, reason, conf = found
-        if conf < 1.0 or reason == Reason.CANDIDATE:
-            return UNKNOWN
         if ent[0] == "sym" and all(self.table.symbols[i].kind in VARIABLE_KINDS for i in ent[1]):
+            if receiver_typed(self.table.bindings, self.r.ext.path, qual, name, self.spec.self_names):
+                owner = self.r.enclosing_type(qual)  # `def bind(self: T) -> T`: the receiver's type
+                return ("this", owner) if owner is not None else UNKNOWN
+            var = self.table.symbols[ent[1][0]]  # `T = TypeVar("T", bound=B)`, maybe imported: its bound
+            if (bound := type_parameter_bound(self.table.bindings, var.file, "", var.name)) is not None:
+                return self._in_file_of(var.file, "type", bound[0])
             ent = self.entity(ent)  # an alias (`Req = Base[Resp]`): the type it is bound to
         if ent[0] == "ext":
             # An external class has members of its own; a generic one or a typing construct

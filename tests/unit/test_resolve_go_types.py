@@ -466,3 +466,24 @@ def test_grouped_variables_are_symbols_and_variants_of_different_types_are_candi
 def test_files_left_out_of_the_default_build(path, header, variant):
     ext = extract_file(path, f"{header}\npackage p\n\nfunc f() {{}}\n".encode(), "go")
     assert ext.variant is variant
+
+
+def test_a_value_of_a_type_parameter_has_the_methods_of_its_constraint():
+    source = """\
+package m
+
+type Stringer interface{ String() string }
+
+func Join[T Stringer, U any](xs []T, u U) {
+	for _, x := range xs {
+		x.String()
+	}
+}
+
+type Box[T Stringer] struct{ v T }
+
+func (b Box[T]) Get() string { return b.v.String() }
+"""
+    calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.go", source.encode(), "go")]))[0])
+    assert calls["m.go#Join"] == {"m.go#Stringer.String": ("type", 1.0)}
+    assert calls["m.go#Box.Get"] == {"m.go#Stringer.String": ("type", 1.0)}

@@ -315,3 +315,26 @@ def test_a_union_of_classes_is_one_of_them():
                                               "shapes.ts#Board.area": ("candidate", 0.5)}
     assert _calls(files, "app.ts#prim") == {}
     assert all(conf < 1.0 for _, conf in _calls(files, "app.ts#mixed").values())
+
+
+_GENERIC = """
+export class Base { parse(): number { return 1 } }
+interface Def<T extends Base = Base> { inner: T }
+export class Optional<T extends Base> extends Base {
+  _def: Def<T>
+  item: T
+  run(x: T) { x.parse() }
+  field() { this.item.parse() }
+  nested() { this._def.inner.parse() }
+  each<U extends Base>(xs: U[]) { for (const u of xs) u.parse() }
+}
+export function loose<U>(u: U) { u.parse() }
+"""
+
+
+def test_a_value_of_a_type_parameter_has_the_members_of_its_constraint():
+    files = {"generic.ts": _GENERIC}
+    for caller in ("Optional.run", "Optional.field", "Optional.nested", "Optional.each"):
+        assert _calls(files, f"generic.ts#{caller}") == {"generic.ts#Base.parse": ("type", 1.0)}, caller
+    # Without a constraint the parameter may be anything: a name guess at most.
+    assert _calls(files, "generic.ts#loose").get("generic.ts#Base.parse", ("", 0.0))[1] < 1.0

@@ -2,7 +2,7 @@
 variables holding functions, context managers and Python's method resolution order."""
 
 from indexers.extract import extract_file
-from indexers.resolve import SymbolTable, resolve_file
+from indexers.resolve import SymbolTable, resolve_all, resolve_file
 from tests.unit.symbols_helpers import targets_by_source
 
 MODELS = """\
@@ -444,3 +444,73 @@ def test_a_field_holding_a_literal_is_unknown_once_an_item_is_assigned_through_a
     calls = {e.dst: e.confidence for e in resolve_file(exts[0], SymbolTable(exts))
              if e.type == "CALLS" and e.src == "r.py#Router.run"}
     assert calls == {"r.py#f": 1.0}  # from self.fixed; self.routes["a"] may be g
+
+
+def test_a_value_of_a_type_variable_has_the_members_of_its_bound():
+    files = {
+        "pkg/base.py": b"""\
+import typing
+from typing import TypeVar
+
+class Base:
+    def parse(self): pass
+
+T = TypeVar("T", bound=Base)
+U = typing.TypeVar("U", bound="Base")
+V = TypeVar("V")
+
+def bounded(x: T) -> T:
+    x.parse()
+    return x
+
+def quoted(y: U):
+    y.parse()
+
+def free(z: V):
+    z.parse()
+""",
+        "pkg/use.py": b"""\
+from pkg.base import T
+
+def imported(a: T):
+    a.parse()
+""",
+    }
+    exts = [extract_file(p, s, "python") for p, s in files.items()]
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in resolve_all(SymbolTable(exts))[0] if e.type == "CALLS"}
+    for caller in ("pkg/base.py#bounded", "pkg/base.py#quoted", "pkg/use.py#imported"):
+        assert calls[(caller, "pkg/base.py#Base.parse")] == ("type", 1.0), caller
+    # A type variable without a bound may be anything: a name guess at most.
+    assert calls[("pkg/base.py#free", "pkg/base.py#Base.parse")][1] < 1.0
+
+
+def test_a_method_returning_the_type_variable_of_its_receiver_returns_the_receiver_type():
+    source = b"""\
+from copy import copy
+from typing import TypeVar
+
+_Bound = TypeVar("_Bound", bound="Bound")
+_Any = TypeVar("_Any")
+
+class Bound:
+    def __call__(self: _Bound, channel) -> _Bound:
+        return self.bind(channel)
+
+    def bind(self: _Bound, channel) -> _Bound:
+        return copy(self)
+
+    def clone(self: _Any) -> _Any:
+        return self
+
+class Queue(Bound):
+    def declare(self): pass
+
+def use(q: Queue):
+    q(1).declare()
+    q.bind(2).declare()
+    q.clone().declare()
+"""
+    exts = [extract_file("entity.py", source, "python")]
+    calls = targets_by_source(resolve_all(SymbolTable(exts))[0])["entity.py#use"]
+    assert calls["entity.py#Queue.declare"] == ("type", 1.0)
+    assert calls["entity.py#Bound.bind"] == ("type", 1.0)
