@@ -322,6 +322,8 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
             return cast
     if kind in spec.typed_arrays:
         return _array_of(spec, node)
+    if kind in spec.operator_expressions:
+        return _operator(spec, node)
     if kind in spec.typed_literals:  # Go's `[]T{...}`: a value of the type it is written with
         written = node.child_by_field_name("type")
         text = type_text(written) if written is not None else None
@@ -336,6 +338,16 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
         if bare is not text:
             chain = _spec_chain(spec, bare)
     return chain if chain is not None or not spec.cast_expressions else cast_chain(spec, node)
+
+
+def _operator(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
+    """``a + b`` as ``a.__add__()``, ``~a`` as ``a.__invert__()``: what the method of the (left)
+    operand for the operator returns; None for an operator without one."""
+    operator, left = node.child_by_field_name("operator"), node.child_by_field_name("left")
+    operand = left if left is not None else node.child_by_field_name("argument")
+    method = spec.operator_methods.get(operator.type if left is not None else "u" + operator.type) \
+        if operator is not None and operand is not None else None
+    return _then(value_of(spec, operand), f".{method}()") if method else None
 
 
 def _spec_chain(spec: LanguageSpec, text: str) -> str | None:

@@ -21,6 +21,7 @@ from pathlib import Path
 import tree_sitter
 
 from graphsvc.errors import GraphsvcError
+from indexers.query_text import split_root_patterns
 
 QUERY_DIR = Path(__file__).parent / "queries"
 
@@ -178,6 +179,11 @@ class LanguageSpec:
     # Read as conditional expressions are: the value is what both operands agree on.
     either_expressions: frozenset[str] = frozenset()
     either_operators: frozenset[str] = frozenset()
+    # Operators whose value is what a method of their (left) operand returns (Python's
+    # ``a + b``: ``a.__add__(b)``): node types, and the method per operator (a unary
+    # operator's key is "u" and the operator: ``~a`` is ``a.__invert__()``).
+    operator_expressions: frozenset[str] = frozenset()
+    operator_methods: dict[str, str] = field(default_factory=dict)
     # Node types of literal containers whose entries are kept with a name bound to them
     # (``fs = [f, g]``, ``d = {"k": f}``): by position, or by a key of the literal types.
     sequence_literals: frozenset[str] = frozenset()
@@ -523,6 +529,11 @@ LANGUAGES: dict[str, LanguageSpec] = {
             await_method="__await__",
             chained_assignments=frozenset({"assignment"}),
             either_operators=frozenset({"or"}),
+            operator_expressions=frozenset({"binary_operator", "unary_operator"}),
+            operator_methods={"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__", "//": "__floordiv__",
+                              "%": "__mod__", "**": "__pow__", "@": "__matmul__", "&": "__and__", "|": "__or__",
+                              "^": "__xor__", "<<": "__lshift__", ">>": "__rshift__", "u~": "__invert__",
+                              "u-": "__neg__", "u+": "__pos__"},
             sequence_literals=frozenset({"list", "tuple", "expression_list"}),
             mapping_literals=frozenset({"dictionary"}),
             string_literal="string",
@@ -723,47 +734,6 @@ def _load_query(name: str) -> tuple[tree_sitter.Query, tree_sitter.Query | None]
         return tree_sitter.Query(language, anywhere), tree_sitter.Query(language, at_root) if at_root else None
     except Exception as exc:
         raise GrammarError(f"query file {spec.query_path} does not compile against {spec.package}: {exc}") from exc
-
-
-def split_root_patterns(source: str, root_type: str) -> tuple[str, str | None]:
-    """``source`` with the top-level patterns rooted at ``root_type`` blanked, and those
-    patterns alone (None when there are none). Each text keeps the other's lines as blank
-    lines, so a compile error names the line of the query file."""
-    chunks = _top_level_chunks(source)
-    rooted = re.compile(rf"\(*\s*{re.escape(root_type)}(?![\w.])")
-    at_root = [rooted.match(chunk) is not None for chunk in chunks]
-    if not any(at_root):
-        return source, None
-    anywhere = "".join(_blank(c) if r else c for c, r in zip(chunks, at_root))
-    return anywhere, "".join(c if r else _blank(c) for c, r in zip(chunks, at_root))
-
-
-def _top_level_chunks(source: str) -> list[str]:
-    """``source`` cut before each bracket that opens a top-level pattern (outside comments
-    and strings); each chunk holds one pattern with what follows it up to the next."""
-    cuts, depth, i, n = [0], 0, 0, len(source)
-    while i < n:
-        ch = source[i]
-        if ch == ";":
-            i = source.find("\n", i)
-            i = n if i < 0 else i
-        elif ch == '"':
-            i += 1
-            while i < n and source[i] != '"':
-                i += 2 if source[i] == "\\" else 1
-        elif ch in "([":
-            if depth == 0 and i:
-                cuts.append(i)
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        i += 1
-    cuts.append(n)
-    return [source[a:b] for a, b in zip(cuts, cuts[1:])]
-
-
-def _blank(text: str) -> str:
-    return "\n" * text.count("\n")
 
 
 def query_source(name: str, _seen: tuple[str, ...] = ()) -> str:

@@ -514,3 +514,39 @@ def use(q: Queue):
     calls = targets_by_source(resolve_all(SymbolTable(exts))[0])["entity.py#use"]
     assert calls["entity.py#Queue.declare"] == ("type", 1.0)
     assert calls["entity.py#Bound.bind"] == ("type", 1.0)
+
+
+def test_an_operator_expression_is_what_the_operand_method_for_it_returns():
+    source = b"""\
+class Element:
+    def __add__(self, other) -> "And":
+        return And()
+    def __or__(self, other) -> "Element":
+        return self
+    def __invert__(self) -> "Not":
+        return Not()
+    def parse(self): pass
+
+class And(Element):
+    def parse(self): pass
+
+class Not(Element):
+    pass
+
+def grammar():
+    both = Element() + Element()
+    both.parse()
+    either = Element() | Element()
+    either.parse()
+    negated = ~Element()
+    negated.parse()
+    chained = Element() + Element() + Element()
+    chained.parse()
+    number = 1 + 2
+    number.bit_length()
+"""
+    exts = [extract_file("grammar.py", source, "python")]
+    calls = targets_by_source(resolve_all(SymbolTable(exts))[0])["grammar.py#grammar"]
+    assert calls["grammar.py#And.parse"] == ("type", 1.0)  # `both` and `chained`
+    assert calls["grammar.py#Element.parse"] == ("type", 1.0)  # `either`, and `negated` through `Not`
+    assert set(calls) == {"grammar.py#Element", "grammar.py#And.parse", "grammar.py#Element.parse"}
