@@ -142,7 +142,8 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
     if role + ".unpacked" in caps:
         return _unpacked(spec, nodes[0].named_children, value_of(spec, caps[role + ".unpacked"][0]))
     if role + ".each" in caps:
-        return _unpacked(spec, nodes[0].named_children, _then(value_of(spec, caps[role + ".each"][0]), ELEMENT))
+        names, iterable = nodes[0].named_children, caps[role + ".each"][0]
+        return _each_of(spec, names, iterable) or _unpacked(spec, names, elements_of(spec, iterable))
     if role == "local" and "local.excluded" in caps:  # a failed type test (`indexers.narrowing`)
         return [(nodes[0], EXCLUDED + " | ".join(filter(None, map(type_text, caps["local.excluded"]))), None)]
     type_cap, value_cap = _TYPE_VALUE[role]
@@ -212,6 +213,38 @@ def _unpacked(spec: LanguageSpec, names: list[tree_sitter.Node], value: str | No
     return out
 
 
+def elements_of(spec: LanguageSpec, iterable: tree_sitter.Node) -> str | None:
+    """What a loop over ``iterable`` binds, as a chain: its elements, or those of the argument
+    of a builtin that gives the same ones (``sorted(xs)``: ``xs[]``)."""
+    args = _element_call(spec, iterable, 0)
+    return _then(value_of(spec, args[0] if args and len(args) == 1 else iterable), ELEMENT)
+
+
+def _each_of(spec: LanguageSpec, names: list[tree_sitter.Node], iterable: tree_sitter.Node) -> list[tuple] | None:
+    """Names a loop binds to the numbered or paired elements of builtins (``for i, x in
+    enumerate(xs)``: ``x`` is an element of ``xs``; ``for a, b in zip(xs, ys)``); None for
+    any other loop."""
+    if any(n.named_child_count for n in names):
+        return None
+    numbered, paired = _element_call(spec, iterable, 1), _element_call(spec, iterable, 2)
+    if numbered and len(numbered) == 1 and len(names) == 2:
+        return [(names[0], None, None), (names[1], None, elements_of(spec, numbered[0]))]
+    if paired and len(paired) == len(names):
+        return [(name, None, elements_of(spec, arg)) for name, arg in zip(names, paired)]
+    return None
+
+
+def _element_call(spec: LanguageSpec, node: tree_sitter.Node, form: int) -> list[tree_sitter.Node] | None:
+    """The positional arguments of a call of one of the language's `element_calls` of the
+    ``form`` (0: same elements, 1: numbered, 2: paired); None for any other node."""
+    forms = spec.element_calls.get(node.type)
+    function, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+    if forms is None or function is None or args is None or _text(function) not in forms[form]:
+        return None
+    return [a for a in args.named_children if a.child_by_field_name("name") is None
+            and a.type not in spec.comment_node_types and "splat" not in a.type]
+
+
 def _async_enter(spec: LanguageSpec, node: tree_sitter.Node) -> str:
     """The language's ``context_enter_async`` when ``node`` is the context of an ``async with``."""
     for _ in range(4):  # as_pattern, with_item, with_clause, with_statement
@@ -231,11 +264,10 @@ def _bound_value(spec: LanguageSpec, role: str, caps: dict) -> str | None:
         return _then(value, f".{_async_enter(spec, node) or spec.context_enter}()")
     if role + ".element" in caps:
         node = caps[role + ".element"][0]
-        value = value_of(spec, node)
         loop = node.parent
         if spec.async_iteration and loop is not None and loop.child(0).type == "async":  # `async for x in y`
-            return _then(value, ".{}().{}()".format(*spec.async_iteration))
-        return _then(value, ELEMENT)
+            return _then(value_of(spec, node), ".{}().{}()".format(*spec.async_iteration))
+        return elements_of(spec, node)
     if role + ".of" in caps:
         value = value_of(spec, caps[role + ".of"][0])
         return _then(value, f".{_text(caps[role][0])}")

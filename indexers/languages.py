@@ -184,6 +184,10 @@ class LanguageSpec:
     # operator's key is "u" and the operator: ``~a`` is ``a.__invert__()``).
     operator_expressions: frozenset[str] = frozenset()
     operator_methods: dict[str, str] = field(default_factory=dict)
+    # Builtins a loop iterates through to their argument's elements, by call node type: those
+    # giving the same elements (`for x in sorted(xs)`), numbered ones (`for i, x in
+    # enumerate(xs)`) and ones pairing several (`for a, b in zip(xs, ys)`).
+    element_calls: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]] = field(default_factory=dict)
     # Node types of literal containers whose entries are kept with a name bound to them
     # (``fs = [f, g]``, ``d = {"k": f}``): by position, or by a key of the literal types.
     sequence_literals: frozenset[str] = frozenset()
@@ -530,6 +534,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
             chained_assignments=frozenset({"assignment"}),
             either_operators=frozenset({"or"}),
             operator_expressions=frozenset({"binary_operator", "unary_operator"}),
+            element_calls={"call": (frozenset({"list", "tuple", "sorted", "reversed", "set", "frozenset", "iter"}),
+                                    frozenset({"enumerate"}), frozenset({"zip"}))},
             operator_methods={"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__", "//": "__floordiv__",
                               "%": "__mod__", "**": "__pow__", "@": "__matmul__", "&": "__and__", "|": "__or__",
                               "^": "__xor__", "<<": "__lshift__", ">>": "__rshift__", "u~": "__invert__",

@@ -550,3 +550,40 @@ def grammar():
     assert calls["grammar.py#And.parse"] == ("type", 1.0)  # `both` and `chained`
     assert calls["grammar.py#Element.parse"] == ("type", 1.0)  # `either`, and `negated` through `Not`
     assert set(calls) == {"grammar.py#Element", "grammar.py#And.parse", "grammar.py#Element.parse"}
+
+
+def test_a_loop_through_a_builtin_that_keeps_the_elements_binds_one_of_them():
+    source = b"""\
+class Conn:
+    def is_idle(self): pass
+
+class Pool:
+    def __init__(self):
+        self.connections: list[Conn] = []
+        self.by_name: dict[str, Conn] = {}
+
+    def copied(self):
+        for c in list(self.connections):
+            c.is_idle()
+
+    def numbered(self):
+        for i, c in enumerate(self.connections):
+            c.is_idle()
+
+    def paired(self):
+        for name, c in zip(self.by_name, self.connections):
+            c.is_idle()
+
+    def comprehension(self):
+        return [c.is_idle() for c in sorted(self.connections, key=id)]
+
+    def keys(self):
+        for k in list(self.by_name):
+            k.is_idle()
+"""
+    exts = [extract_file("pool.py", source, "python")]
+    calls = targets_by_source(resolve_all(SymbolTable(exts))[0])
+    for caller in ("copied", "numbered", "paired", "comprehension"):
+        assert calls[f"pool.py#Pool.{caller}"] == {"pool.py#Conn.is_idle": ("type", 1.0)}, caller
+    # A mapping's loop gives its keys, not its values.
+    assert calls.get("pool.py#Pool.keys", {}).get("pool.py#Conn.is_idle", ("", 0.0))[1] < 1.0
