@@ -126,8 +126,16 @@
 (for_statement left: (identifier) @local right: (_) @local.element)
 (for_statement left: (pattern_list (identifier) @local))
 (for_statement left: (tuple_pattern (identifier) @local))
-(for_in_clause left: (identifier) @local right: (_) @local.element)
-(for_in_clause left: (pattern_list (identifier) @local))
+; A comprehension's names are its own (Python 3): bound inside it, not in the function around.
+([(list_comprehension (for_in_clause left: (identifier) @local.narrowed right: (_) @local.element))
+  (set_comprehension (for_in_clause left: (identifier) @local.narrowed right: (_) @local.element))
+  (dictionary_comprehension (for_in_clause left: (identifier) @local.narrowed right: (_) @local.element))
+  (generator_expression (for_in_clause left: (identifier) @local.narrowed right: (_) @local.element))] @local)
+([(list_comprehension (for_in_clause left: (pattern_list (identifier) @local.narrowed)))
+  (set_comprehension (for_in_clause left: (pattern_list (identifier) @local.narrowed)))
+  (dictionary_comprehension (for_in_clause left: (pattern_list (identifier) @local.narrowed)))
+  (generator_expression (for_in_clause left: (pattern_list (identifier) @local.narrowed)))] @local)
+[(list_comprehension) (set_comprehension) (dictionary_comprehension) (generator_expression)] @block
 ; (a more specific pattern for the same name, with its value, wins over this one)
 (as_pattern alias: (as_pattern_target (identifier) @local))
 ; `except Error as e`: an instance of the class caught

@@ -587,3 +587,29 @@ class Pool:
         assert calls[f"pool.py#Pool.{caller}"] == {"pool.py#Conn.is_idle": ("type", 1.0)}, caller
     # A mapping's loop gives its keys, not its values.
     assert calls.get("pool.py#Pool.keys", {}).get("pool.py#Conn.is_idle", ("", 0.0))[1] < 1.0
+
+
+def test_a_comprehension_names_its_own_variables():
+    # Python 3 binds a comprehension's variables inside it: the function's `connection` is
+    # still an `Other` after the comprehension, and inside it the name is an element.
+    source = b"""\
+class Conn:
+    def is_idle(self): pass
+
+class Other:
+    def close(self): pass
+
+class Pool:
+    def __init__(self):
+        self.connections: list[Conn] = []
+
+    def run(self):
+        connection = Other()
+        idle = [connection.is_idle() for connection in self.connections]
+        connection.close()
+        return sum(c.is_idle() for c in self.connections), {k: v for k, v in idle}
+"""
+    exts = [extract_file("pool.py", source, "python")]
+    calls = targets_by_source(resolve_all(SymbolTable(exts))[0])["pool.py#Pool.run"]
+    assert calls["pool.py#Conn.is_idle"] == ("type", 1.0)
+    assert calls["pool.py#Other.close"] == ("type", 1.0)
