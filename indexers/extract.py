@@ -350,8 +350,8 @@ class _Extractor:
         binds = [(roles[pattern], caps) for pattern, caps in get("binding", ())]
         params = [caps for _, caps in get("parameter", ())]
         calls = [(caps["reference.call"][0], caps) for _, caps in get("reference.call", ())]
-        if self.spec.narrowing_calls:  # `isinstance(x, Foo)`: blocks and bindings of its own
-            blocks, narrowed = narrowings(self.spec, calls, self.text)
+        if self.spec.narrowing_calls:  # `isinstance(x, Foo)`, a loop's body: blocks and bindings of their own
+            blocks, narrowed = narrowings(self.spec, calls, self.text, binds)
             self.blocks.extend(blocks)
             binds.extend(narrowed)
         values = [(caps["reference.value"][0], caps) for _, caps in get("reference.value", ())]

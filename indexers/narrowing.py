@@ -29,6 +29,7 @@ from collections.abc import Callable
 import tree_sitter
 
 from indexers.languages import LanguageSpec
+from indexers.loop_scopes import loop_bodies
 
 _EXITS = frozenset({"return_statement", "raise_statement", "continue_statement", "break_statement"})
 _TYPES = frozenset({"identifier", "attribute"})
@@ -37,11 +38,12 @@ _DEFINITIONS = frozenset({"function_definition", "class_definition", "decorated_
 
 
 def narrowings(spec: LanguageSpec, calls: list[tuple[tree_sitter.Node, dict]],
-               text: Callable[[tree_sitter.Node], str]) -> tuple[list[tuple[int, int]], list[tuple[str, dict]]]:
+               text: Callable[[tree_sitter.Node], str], bound: list[tuple[str, dict]] = ()
+               ) -> tuple[list[tuple[int, int]], list[tuple[str, dict]]]:
     """The blocks and the binding matches ("local", captures) of the type tests among
-    ``calls`` (call nodes with the query's captures)."""
-    blocks: list[tuple[int, int]] = []
-    binds: list[tuple[str, dict]] = []
+    ``calls`` (call nodes with the query's captures), and of the loops among the query's
+    binding matches ``bound`` (`indexers.loop_scopes`: a loop's variable in its body)."""
+    blocks, binds = loop_bodies(list(bound), text)
     for node, caps in calls:
         names = caps.get("name")
         tested = _tested(node) if names and text(names[0]) in spec.narrowing_calls else None

@@ -613,3 +613,34 @@ class Pool:
     calls = targets_by_source(resolve_all(SymbolTable(exts))[0])["pool.py#Pool.run"]
     assert calls["pool.py#Conn.is_idle"] == ("type", 1.0)
     assert calls["pool.py#Other.close"] == ("type", 1.0)
+
+
+def test_a_loop_variable_in_its_body_is_the_element_unless_the_body_binds_it_again():
+    source = b"""\
+class Conn:
+    def is_idle(self): pass
+
+class Other:
+    def close(self): pass
+
+class Pool:
+    def __init__(self):
+        self.connections: list[Conn] = []
+
+    def make(self) -> Other:
+        return Other()
+
+    def sweep(self):
+        for connection in list(self.connections):
+            connection.is_idle()
+        connection = self.make()
+
+    def rebinding(self):
+        for node in self.connections:
+            node = transform(node)
+            node.is_idle()
+"""
+    exts = [extract_file("pool.py", source, "python")]
+    calls = targets_by_source(resolve_all(SymbolTable(exts))[0])
+    assert calls["pool.py#Pool.sweep"]["pool.py#Conn.is_idle"] == ("type", 1.0)
+    assert calls["pool.py#Pool.rebinding"].get("pool.py#Conn.is_idle", ("", 0.0))[1] < 1.0
