@@ -50,6 +50,7 @@ def narrowings(spec: LanguageSpec, calls: list[tuple[tree_sitter.Node, dict]],
         if tested is None:
             continue
         target, kinds = tested
+        kinds = _declared_parts(target, kinds, bound, text)
         test = node.parent
         negated = test is not None and test.type == "not_operator"
         statement = test.parent if negated else test
@@ -84,6 +85,49 @@ def narrowings(spec: LanguageSpec, calls: list[tuple[tree_sitter.Node, dict]],
                 caps["local.excluded"] = kinds + _earlier(spec, statement, text(target), text)
             binds.append(("local", caps))
     return blocks, binds
+
+
+# A builtin container an `isinstance` test names, and how a declaration may write it.
+_CONTAINERS = {"list": ("list", "List"), "dict": ("dict", "Dict"), "tuple": ("tuple", "Tuple"), "set": ("set", "Set"),
+               "frozenset": ("frozenset", "FrozenSet")}
+_UNIONS = frozenset({"Optional", "Union", "typing.Optional", "typing.Union"})
+
+
+def _declared_parts(target: tree_sitter.Node, kinds: list[tree_sitter.Node], bound: list[tuple[str, dict]],
+                    text: Callable[[tree_sitter.Node], str]) -> list[tree_sitter.Node]:
+    """``kinds`` with a builtin container (``isinstance(value, list)``) replaced by the part of
+    ``target``'s declared union that writes it with its elements (``value: A | list[A]``:
+    ``list[A]``), when the function around declares ``target`` so."""
+    if not any(text(k) in _CONTAINERS for k in kinds):
+        return kinds
+    name, function = text(target), _function_of(target)
+    parts = next((_union_parts(caps["local.type"][0], text) for role, caps in bound
+                  if role == "local" and "local.type" in caps and len(caps["local"]) == 1
+                  and text(caps["local"][0]) == name and _function_of(caps["local"][0]) == function), [])
+    out = []
+    for kind in kinds:
+        written = _CONTAINERS.get(text(kind), ())
+        out.append(next((p for p in parts if p.type in ("subscript", "generic_type") and p.named_child_count
+                         and text(p.named_children[0]) in written), kind))
+    return out
+
+
+def _union_parts(node: tree_sitter.Node, text: Callable[[tree_sitter.Node], str]) -> list[tree_sitter.Node]:
+    """The members of a declared union (``A | B``, ``Optional[A]``, ``Union[A, B]``)."""
+    if node.type == "type" and node.named_child_count:
+        node = node.named_children[0]
+    if node.type == "binary_operator":
+        return [p for side in ("left", "right") if (child := node.child_by_field_name(side)) is not None
+                for p in _union_parts(child, text)]
+    if node.type == "generic_type" and node.named_child_count == 2 and text(node.named_children[0]) in _UNIONS:
+        return [p for t in node.named_children[1].named_children for p in _union_parts(t, text)]
+    return [node]
+
+
+def _function_of(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    return node
 
 
 def _earlier(spec: LanguageSpec, statement: tree_sitter.Node, name: str,

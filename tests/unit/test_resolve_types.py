@@ -644,3 +644,29 @@ class Pool:
     calls = targets_by_source(resolve_all(SymbolTable(exts))[0])
     assert calls["pool.py#Pool.sweep"]["pool.py#Conn.is_idle"] == ("type", 1.0)
     assert calls["pool.py#Pool.rebinding"].get("pool.py#Conn.is_idle", ("", 0.0))[1] < 1.0
+
+
+def test_an_isinstance_test_for_a_builtin_container_keeps_the_declared_elements():
+    source = b"""\
+from typing import Optional, List
+
+class Challenge:
+    def to_header(self): pass
+
+def header(value: Challenge | list[Challenge] | None):
+    if isinstance(value, list):
+        value[0].to_header()
+        for item in value[1:]:
+            item.to_header()
+    else:
+        value.to_header()
+
+def typing_forms(values: Optional[List[Challenge]]):
+    if isinstance(values, list):
+        for item in values:
+            item.to_header()
+"""
+    exts = [extract_file("auth.py", source, "python")]
+    calls = targets_by_source(resolve_all(SymbolTable(exts))[0])
+    for caller in ("header", "typing_forms"):
+        assert calls[f"auth.py#{caller}"] == {"auth.py#Challenge.to_header": ("type", 1.0)}, caller
