@@ -275,6 +275,9 @@ class LanguageSpec:
     # Generic mapping types, the value type their last argument; the methods that look a value up.
     mapping_types: frozenset[str] = frozenset()
     mapping_lookups: frozenset[str] = frozenset()
+    # A mapping's methods whose result holds its values (Python's `m.values()`) and its
+    # (key, value) pairs (`m.items()`): "" for none.
+    mapping_views: tuple[str, str] = ("", "")
     # A postfix operator that leaves its operand's value as it is (TypeScript's `x!`).
     non_null_postfix: str = ""
     # Node types of casts (TypeScript's `x as Foo`) whose last named child is the type, and
@@ -534,6 +537,9 @@ LANGUAGES: dict[str, LanguageSpec] = {
             chained_assignments=frozenset({"assignment"}),
             either_operators=frozenset({"or"}),
             operator_expressions=frozenset({"binary_operator", "unary_operator"}),
+            mapping_types=frozenset("dict Dict Mapping MutableMapping OrderedDict defaultdict DefaultDict".split()),
+            mapping_lookups=frozenset({"get", "pop", "setdefault"}),
+            mapping_views=("values", "items"),
             element_calls={"call": (frozenset({"list", "tuple", "sorted", "reversed", "set", "frozenset", "iter"}),
                                     frozenset({"enumerate"}), frozenset({"zip"}))},
             operator_methods={"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__", "//": "__floordiv__",

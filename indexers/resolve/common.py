@@ -288,6 +288,16 @@ def holds_function(pattern: re.Pattern | None, binds) -> bool:
     return pattern is not None and all(b.type is not None and pattern.match(b.type) for b in binds)
 
 
+def mapping_step(spec: LanguageSpec, cur: tuple, method: str) -> tuple | None:
+    """What a mapping's (``("map", value)``) method called gives: a value (``m.get(k)``), its
+    values (``m.values()``), its (key, value) pairs with the key unknown (``m.items()``); None
+    for any other method."""
+    if method in spec.mapping_lookups:
+        return cur[1]
+    values, items = spec.mapping_views
+    return ("iter", cur[1]) if method == values else ("iter", ("items", (("i:1", cur[1]),))) if method == items else None
+
+
 def type_members(body: str) -> list[str]:
     """The members of an object type's body, split at its top-level ``;``, ``,`` and line breaks."""
     parts, last, depth = [], 0, 0

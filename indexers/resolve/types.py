@@ -50,7 +50,7 @@ from indexers.extract import RECEIVER_NAME
 from indexers.resolve.common import (  # noqa: F401  (chain_of, in_block: read from here too)
     MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, VARIABLE_KINDS, Entity, Reason, base_qual, chain_of, defined_before,
     defined_in, holds_function, in_block, innermost_block, reading_block, receiver_typed, record_fields, type_members,
-    type_parameter_bound,
+    mapping_step, type_parameter_bound,
 )
 
 if TYPE_CHECKING:
@@ -246,8 +246,8 @@ class Types:
             if cur[0] == "iter" and step in self.entering and rest[i + 1:i + 2] == [None]:
                 cur, skip = cur[1], True  # `with f() as x` of a generator made a context manager: what it yields
                 continue
-            if cur[0] == "map" and step in self.spec.mapping_lookups and rest[i + 1:i + 2] == [None]:
-                cur, skip = cur[1], True  # `m.get(k)`: a value of the mapping
+            if cur[0] == "map" and rest[i + 1:i + 2] == [None] and (viewed := mapping_step(self.spec, cur, step)):
+                cur, skip = viewed, True  # `m.get(k)`: a value of the mapping; `m.values()`, `m.items()`
                 continue
             if cur[0] == "iter" and step and step[0] != "[":
                 if step in self.spec.element_callbacks and rest[i + 1:] == ["(0.0)"]:
@@ -519,7 +519,8 @@ class Types:
         if step != ELEMENT:
             # A declared sequence has one element type at every position (a tuple's are
             # `items`); a declared container's by a name key is no element (but in Go).
-            return cur[1] if cur[0] == "iter" and (step.startswith("[i:") or self.spec.keyed_elements) else UNKNOWN
+            keyed = cur[0] == "map" or cur[0] == "iter" and (step.startswith("[i:") or self.spec.keyed_elements)
+            return cur[1] if keyed else UNKNOWN  # `m["k"]`: a value of a mapping
         if cur[0] == "inst" and len(cur[1]) == 1 and getattr(self.table.symbols.get(cur[1][0]), "kind", "") == "type_alias":
             under = self.result(cur[1][0])  # `type Hooks []Hook`: what the alias stands for
             cur = under if under[0] == "iter" else cur

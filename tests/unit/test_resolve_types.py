@@ -670,3 +670,39 @@ def typing_forms(values: Optional[List[Challenge]]):
     calls = targets_by_source(resolve_all(SymbolTable(exts))[0])
     for caller in ("header", "typing_forms"):
         assert calls[f"auth.py#{caller}"] == {"auth.py#Challenge.to_header": ("type", 1.0)}, caller
+
+
+def test_a_declared_mapping_gives_its_values_by_key_get_values_and_items():
+    source = b"""\
+class Handler:
+    def run(self): pass
+
+class Registry:
+    def __init__(self):
+        self.handlers: dict[str, Handler] = {}
+
+    def by_key(self):
+        self.handlers["x"].run()
+
+    def by_get(self):
+        found = self.handlers.get("x")
+        found.run()
+
+    def each_value(self):
+        for handler in self.handlers.values():
+            handler.run()
+
+    def each_item(self):
+        for name, handler in self.handlers.items():
+            handler.run()
+
+    def each_key(self):
+        for name in self.handlers:
+            name.run()
+"""
+    exts = [extract_file("registry.py", source, "python")]
+    calls = targets_by_source(resolve_all(SymbolTable(exts))[0])
+    for caller in ("by_key", "by_get", "each_value", "each_item"):
+        assert calls[f"registry.py#Registry.{caller}"] == {"registry.py#Handler.run": ("type", 1.0)}, caller
+    # A mapping's loop gives its keys.
+    assert calls.get("registry.py#Registry.each_key", {}).get("registry.py#Handler.run", ("", 0.0))[1] < 1.0
