@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 
 import tree_sitter
 
+from indexers.enclosing import decorator_names
+
 if TYPE_CHECKING:
     from indexers.languages import LanguageSpec
 
@@ -73,9 +75,7 @@ def evaluate(text: str, subjects: frozenset[str], flags: dict[str, bool] | None 
 def overloaded(node: tree_sitter.Node, decorators: frozenset[str], text: Callable[[tree_sitter.Node], str]) -> bool:
     """Whether the definition ``node`` is a signature of an overloaded function (``@overload``):
     a declaration for type checkers, not what the name holds once the implementation follows."""
-    holder = node.parent
-    return bool(decorators) and holder is not None and holder.type == "decorated_definition" and any(
-        d.type == "decorator" and text(d).lstrip("@").strip() in decorators for d in holder.named_children)
+    return bool(decorators) and any(d in decorators for d in decorator_names(node, text))
 
 
 def may_test(subjects: frozenset[str], data: bytes) -> bool:

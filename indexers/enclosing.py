@@ -88,6 +88,14 @@ def scope_start(node: tree_sitter.Node, holders: frozenset[str]) -> int:
     return node.end_byte
 
 
+def decorator_names(node: tree_sitter.Node, text) -> list[str]:
+    """The decorators of the definition ``node`` as written (``functools.cache``), without the ``@``."""
+    holder = node.parent
+    if holder is None or holder.type != "decorated_definition":
+        return []
+    return [text(d).lstrip("@").strip() for d in holder.named_children if d.type == "decorator"]
+
+
 def method_receiver(node: tree_sitter.Node, text, self_names: frozenset[str]) -> tuple[str, bool] | None:
     """The name a method's first parameter gives its receiver when it is none of the usual
     ``self_names`` (loguru's ``def debug(__self, ...)``, a metaclass's ``mcs``), and whether
@@ -96,9 +104,7 @@ def method_receiver(node: tree_sitter.Node, text, self_names: frozenset[str]) ->
     first = params.named_children[0] if params is not None and params.named_child_count else None
     if first is None or first.type != "identifier" or text(first) in self_names:
         return None
-    holder = node.parent
-    decorators = {text(d).lstrip("@").strip().rpartition(".")[2] for d in holder.named_children
-                  if d.type == "decorator"} if holder is not None and holder.type == "decorated_definition" else ()
+    decorators = {d.rpartition(".")[2] for d in decorator_names(node, text)}
     name = node.child_by_field_name("name")
     of_class = "classmethod" in decorators or (name is not None and text(name) in _CLASS_RECEIVERS)
     return None if "staticmethod" in decorators else (text(first), of_class)

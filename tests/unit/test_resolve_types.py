@@ -552,16 +552,29 @@ def grammar():
     assert set(calls) == {"grammar.py#Element", "grammar.py#And.parse", "grammar.py#Element.parse"}
 
 
-def test_a_loop_through_a_builtin_that_keeps_the_elements_binds_one_of_them():
-    source = b"""\
+# A pool of connections: the loops, comprehensions and rebindings below are methods of it.
+_POOL = b"""\
 class Conn:
     def is_idle(self): pass
+
+class Other:
+    def close(self): pass
 
 class Pool:
     def __init__(self):
         self.connections: list[Conn] = []
         self.by_name: dict[str, Conn] = {}
+"""
 
+
+def _pool_calls(methods: bytes) -> dict[str, dict[str, tuple[str, float]]]:
+    """The calls of `_POOL` with ``methods`` (indented as a class body's) added to its class."""
+    exts = [extract_file("pool.py", _POOL + methods, "python")]
+    return targets_by_source(resolve_all(SymbolTable(exts))[0])
+
+
+def test_a_loop_through_a_builtin_that_keeps_the_elements_binds_one_of_them():
+    calls = _pool_calls(b"""
     def copied(self):
         for c in list(self.connections):
             c.is_idle()
@@ -580,9 +593,7 @@ class Pool:
     def keys(self):
         for k in list(self.by_name):
             k.is_idle()
-"""
-    exts = [extract_file("pool.py", source, "python")]
-    calls = targets_by_source(resolve_all(SymbolTable(exts))[0])
+""")
     for caller in ("copied", "numbered", "paired", "comprehension"):
         assert calls[f"pool.py#Pool.{caller}"] == {"pool.py#Conn.is_idle": ("type", 1.0)}, caller
     # A mapping's loop gives its keys, not its values.
@@ -592,41 +603,19 @@ class Pool:
 def test_a_comprehension_names_its_own_variables():
     # Python 3 binds a comprehension's variables inside it: the function's `connection` is
     # still an `Other` after the comprehension, and inside it the name is an element.
-    source = b"""\
-class Conn:
-    def is_idle(self): pass
-
-class Other:
-    def close(self): pass
-
-class Pool:
-    def __init__(self):
-        self.connections: list[Conn] = []
-
+    calls = _pool_calls(b"""
     def run(self):
         connection = Other()
         idle = [connection.is_idle() for connection in self.connections]
         connection.close()
         return sum(c.is_idle() for c in self.connections), {k: v for k, v in idle}
-"""
-    exts = [extract_file("pool.py", source, "python")]
-    calls = targets_by_source(resolve_all(SymbolTable(exts))[0])["pool.py#Pool.run"]
+""")["pool.py#Pool.run"]
     assert calls["pool.py#Conn.is_idle"] == ("type", 1.0)
     assert calls["pool.py#Other.close"] == ("type", 1.0)
 
 
 def test_a_loop_variable_in_its_body_is_the_element_unless_the_body_binds_it_again():
-    source = b"""\
-class Conn:
-    def is_idle(self): pass
-
-class Other:
-    def close(self): pass
-
-class Pool:
-    def __init__(self):
-        self.connections: list[Conn] = []
-
+    calls = _pool_calls(b"""
     def make(self) -> Other:
         return Other()
 
@@ -639,9 +628,7 @@ class Pool:
         for node in self.connections:
             node = transform(node)
             node.is_idle()
-"""
-    exts = [extract_file("pool.py", source, "python")]
-    calls = targets_by_source(resolve_all(SymbolTable(exts))[0])
+""")
     assert calls["pool.py#Pool.sweep"]["pool.py#Conn.is_idle"] == ("type", 1.0)
     assert calls["pool.py#Pool.rebinding"].get("pool.py#Conn.is_idle", ("", 0.0))[1] < 1.0
 
