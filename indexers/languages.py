@@ -234,6 +234,9 @@ class LanguageSpec:
     version_test_scopes: frozenset[str] = frozenset()
     overload_decorators: frozenset[str] = frozenset()
     branch_alternatives: bool = False
+    # A type name in a type never names a variable or function of that name (`interface A`
+    # beside `const A`): all but Python, whose names are rebound at run time.
+    types_apart: bool = True
     # Calls that apply a decorator by hand when a name defined in a statement list is bound
     # again there to its own value passed first through them (``X = wrap(X, ...)``,
     # ``f = staticmethod(f)``): the binding is the definition decorated, not another target.
@@ -485,6 +488,7 @@ _JS_FAMILY = dict(
     mapping_types=frozenset("Map ReadonlyMap WeakMap".split()),
     mapping_lookups=frozenset({"get"}),
     non_null_postfix="!",
+    self_types=frozenset({"this"}),  # `min(n: number): this`
     function_type=re.compile(r"^\(.*=>", re.S),
     type_literal_member=re.compile(r"^(?:readonly\s+)?([A-Za-z_$][\w$]*)\??\s*:\s*(\S.*)$", re.S),
     conditional_expressions=frozenset({"ternary_expression"}),
@@ -582,6 +586,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             version_test_scopes=frozenset({"function_definition", "class_definition"}),
             overload_decorators=frozenset({"overload", "typing.overload", "typing_extensions.overload"}),
             branch_alternatives=True,
+            types_apart=False,
             hand_decorator_calls=frozenset({"call"}),
             property_decorators=frozenset({"property", "cached_property", "abstractproperty"}),
             # An unqualified name that is neither defined nor imported in a Python module can

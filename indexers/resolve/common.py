@@ -25,6 +25,7 @@ MAX_HIERARCHY = 12
 MAX_REEXPORT_HOPS = 4
 
 TYPE_KIND_NAMES = frozenset(str(k) for k in TYPE_KINDS)
+TYPE_OR_ALIAS = TYPE_KIND_NAMES | {"type_alias"}
 # Definitions that are assignments (a module-level `x = ...`): their value is what they are.
 VARIABLE_KINDS = frozenset({"variable", "constant"})
 _SUFFIX = re.compile(r"@\d+$")

@@ -13,7 +13,7 @@ from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIV
 from indexers.languages import LANGUAGES
 from indexers.records import EdgeRecord
 from indexers.resolve.common import (
-    MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT_HOPS, METHOD_NAME_CONFIDENCE, SPLIT, TYPE_KIND_NAMES, Entity,
+    MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT_HOPS, METHOD_NAME_CONFIDENCE, SPLIT, TYPE_KIND_NAMES, TYPE_OR_ALIAS, Entity,
     ImportContext, Prov, Reason, Rel, ResolveStats, base_qual, branch_alternatives, built_by_default, c3_merge,
     imported_in_functions, merge_entities, VARIABLE_KINDS, record_fields, record_rows,
 )
@@ -345,6 +345,8 @@ class Resolver:
             for tid in ids_of(self.quals.get(base_qual(owner))):
                 if self.table.symbols[tid].kind in TYPE_KIND_NAMES:
                     return tid
+            if self.spec.types_apart and (tid := self.table.shadowed_type(self.ext.path, base_qual(owner))):
+                return tid  # `interface A { m(): this }` beside `const A`
             if self.spec.directory_scope:
                 for f in sorted(self.table.files_in_dir(posixpath.dirname(self.ext.path))):
                     for tid in self.table.defs_in(f, base_qual(owner)):
@@ -510,7 +512,20 @@ class Resolver:
             ent = self.member(ent, seg)
             if ent is None:
                 return None
+        if self.spec.types_apart and ent[0] == "sym":
+            ent = self.type_of_name(ent)
         return ent, reason, conf
+
+    def type_of_name(self, ent: Entity) -> Entity:
+        """What a name written as a type names, where types are apart from values: of the
+        definitions `ent` found, the types (`interface A` beside a later `const A`, which
+        shadows it as a value)."""
+        symbols = self.table.symbols
+        types = tuple(i for i in ent[1] if symbols[i].kind in TYPE_OR_ALIAS)
+        if not types:
+            types = tuple(t for t in (self.table.shadowed_type(symbols[i].file, base_qual(symbols[i].qualified_name))
+                                      for i in ent[1]) if t is not None)
+        return ("sym", types) if types else ent
 
     def unique(self, name: str, group: str) -> tuple[Entity, str, float] | None:
         ids = self.table.by_name(self.system, group, name)

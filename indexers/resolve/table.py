@@ -17,7 +17,7 @@ from indexers.module_config import GoModules, JsPaths
 from indexers.records import SymbolRecord
 from indexers.referenced import referenced_names
 from indexers.resolve.common import (
-    SPLIT, TYPE_KIND_NAMES, ImportContext, base_qual, last_segment, paused_gc, record_fields, record_rows,
+    SPLIT, TYPE_KIND_NAMES, TYPE_OR_ALIAS, ImportContext, base_qual, last_segment, paused_gc, record_fields, record_rows,
 )
 from indexers.resolve.modules import MODULE_SYSTEMS, ModuleSystem
 
@@ -67,6 +67,9 @@ class SymbolTable:
         self.js_paths = JsPaths()  # import aliases of tsconfig/jsconfig files (set by the job)
         self.go_modules = GoModules()  # module paths of go.mod files (set by the job)
         self._types: dict[tuple[str, str], _StoredIds] = {}  # (system, qual) -> type ids
+        # file -> base qual -> a type a later value of its name shadows (`interface A` before
+        # `const A`), for languages whose types are apart from values (`LanguageSpec.types_apart`)
+        self._shadowed_types: dict[str, dict[str, str]] = {}
         self._referable: dict[str, int] = {}  # name -> how many functions, methods and types have it
         self._module_index: dict[str, ModuleSystem] = {}
         # Module systems read the set of paths and each file's _module_shape(): they are built
@@ -117,6 +120,8 @@ class SymbolTable:
             if kind in REFERABLE_KINDS:
                 referable[sym.name] = referable.get(sym.name, 0) + 1
             if sid in shadowed:
+                if kind in TYPE_OR_ALIAS:
+                    self._shadowed_types.setdefault(ext.path, {})[base_qual(qual)] = sid
                 continue  # a node, but never what the name resolves to
             base = base_qual(qual)
             _add_id(quals, base, sid)
@@ -184,6 +189,7 @@ class SymbolTable:
                     if not members:
                         self._owners.get((system, last_segment(owner)), set()).discard(key)
         self._quals.pop(path, None)
+        self._shadowed_types.pop(path, None)
         refs = self._refs
         for name in _referenced_names(ext):
             files = refs.get(name)
@@ -356,6 +362,10 @@ class SymbolTable:
         """A file's definitions by qualified name (redefinition suffixes removed), each read
         with `ids`."""
         return self._quals.get(path, {})
+
+    def shadowed_type(self, path: str, qual: str) -> str | None:
+        """The type of a file that a later value of its (base) qualified name shadows."""
+        return self._shadowed_types.get(path, {}).get(qual)
 
     def defs_in(self, path: str, qual: str) -> Ids:
         return ids(self._quals.get(path, {}).get(qual))

@@ -48,7 +48,7 @@ from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
 from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
 from indexers.resolve.common import (  # noqa: F401  (chain_of, in_block: read from here too)
-    MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, VARIABLE_KINDS, Entity, Reason, base_qual, chain_of, defined_before,
+    MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, TYPE_OR_ALIAS, VARIABLE_KINDS, Entity, Reason, base_qual, chain_of, defined_before,
     defined_in, holds_function, in_block, innermost_block, reading_block, receiver_typed, record_fields, type_members,
     mapping_step, type_parameter_bound,
 )
@@ -65,7 +65,7 @@ _FUNCTION_KINDS = frozenset({"function", "method"})
 _GENERIC_KINDS = frozenset({*TYPE_KIND_NAMES, "function"})
 # Types whose values have members: a type alias too (Go's `type Params []Param` has methods);
 # what an alias does not define itself is not known (its aliased type's members are not kept).
-_INSTANCE_KINDS = TYPE_KIND_NAMES | {"type_alias"}
+_INSTANCE_KINDS = TYPE_OR_ALIAS
 # A chain: a head name, then ".name" members, "()" calls and "[]" elements.
 _STEP = re.compile(r"\(\)|\[(?:[is]:[\w.-]*)?\]|(?:\.|::|->)(#?[A-Za-z_$][\w$]*|\(\d+\.(?:\d+|[A-Za-z_$][\w$]*)\))")
 _HEAD = re.compile(r"[A-Za-z_$][\w$]*")

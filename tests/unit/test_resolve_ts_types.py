@@ -338,3 +338,24 @@ def test_a_value_of_a_type_parameter_has_the_members_of_its_constraint():
         assert _calls(files, f"generic.ts#{caller}") == {"generic.ts#Base.parse": ("type", 1.0)}, caller
     # Without a constraint the parameter may be anything: a name guess at most.
     assert _calls(files, "generic.ts#loose").get("generic.ts#Base.parse", ("", 0.0))[1] < 1.0
+
+
+def test_a_type_name_is_the_interface_a_const_of_that_name_shadows_as_a_value():
+    # zod's `export interface ZodString ...` beside `export const ZodString: $constructor<...>`:
+    # as a type the name is the interface, whose members (inherited too) a value of it has.
+    files = {"schemas.ts": (
+        "export interface $constructor<T> { new (def: any): T }\n"
+        "export interface ZodType { optional(): ZodOptional<this>; check(...c: any[]): this }\n"
+        "export const ZodType: $constructor<ZodType> = make('ZodType')\n"
+        "export interface ZodString extends ZodType { min(n: number): this }\n"
+        "export const ZodString: $constructor<ZodString> = make('ZodString')\n"
+        "export interface ZodOptional<T> extends ZodType { unwrap(): T }\n"
+        "export interface Other { min(n: number): void; unwrap(): void; check(): void }\n"
+        "export function string(): ZodString { return new ZodString({}) }\n"),
+        "app.ts": ('import { string, ZodString } from "./schemas"\n'
+                   "export function run(s: ZodString) {\n"
+                   "  s.min(1)\n  string().optional().unwrap()\n  string().min(3).check()\n}\n")}
+    calls = _calls(files, "app.ts#run")
+    for target in ("ZodString.min", "ZodType.optional", "ZodOptional.unwrap", "ZodType.check"):
+        assert calls[f"schemas.ts#{target}"] == ("type", 1.0)
+    assert not any(dst.startswith("schemas.ts#Other") for dst in calls)
