@@ -20,7 +20,10 @@ innermost enclosing ``def``/``class`` by line (or the file), the oracle pairs ar
 (caller, Jedi's target) over all sites. Recall: oracle pairs we have as an edge. Precision: an
 edge is right when its pair is an oracle pair; wrong when Jedi gave a definite verdict for
 the call sites on the edge's line (of the callee's name) and none of them is the edge's
-target; otherwise Jedi had no opinion and the edge is not judged.
+target; otherwise Jedi had no opinion and the edge is not judged. Nor is an edge to a protocol
+method that no call on its line names (``__iter__`` of ``for x in obj``, ``__add__`` of
+``a + b``): Jedi is asked about call sites only (counted as
+``implicit_protocol_edges_not_judged``).
 """
 
 from __future__ import annotations
@@ -284,6 +287,15 @@ def call_form(line_text: str, col: int) -> str:
     return receiver_form(receiver, "self", (_CHAIN.search(receiver) or [""])[0])
 
 
+def _implicit(at_line: dict, edge: CallEdge, target: Sym | None) -> bool:
+    """An edge to a protocol method no call on its line names (``__iter__`` of a loop,
+    ``__enter__`` of a ``with``, ``__add__`` of ``a + b``): Jedi is asked about call sites, so
+    it has no verdict on it, and the other calls on the line are not what it calls."""
+    if target is None or not (target.name.startswith("__") and target.name.endswith("__")):
+        return False
+    return not any(v[0] == target.name for v in at_line.get((edge.src, edge.line), ()))
+
+
 def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge], root: Path | None = None) -> dict:
     files = set(oracle_data["files"])
     sym_by_key = {(s.file, s.base_qual, s.start): s for s in symbols}
@@ -342,9 +354,13 @@ def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge], root: 
     verdicts: Counter = Counter()
     wrong_examples: list[str] = []
     have_by_band: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    implicit = 0
     for e in internal:
         band = band_of(e.confidence)
         have_by_band[band].add((e.src, e.dst))
+        if (e.src, e.dst) not in pairs and _implicit(at_line, e, sym_by_id.get(e.dst)):
+            implicit += 1  # `for x in obj` calls `obj.__iter__()`: no call site Jedi is asked about
+            continue
         outcome = "right" if (e.src, e.dst) in pairs else judge_by_line(
             at_line, e, sym_by_id.get(e.dst), band, DEFINITE, wrong_examples,
             lambda definite: f"jedi: {sorted({v[1] for v in definite})} "
@@ -376,6 +392,7 @@ def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge], root: 
         "oracle_pairs": len(pairs),
         "our_edges_from_sample": len(mine),
         "our_external_edges_from_sample": len(mine) - len(internal),
+        "implicit_protocol_edges_not_judged": implicit,
         **scores_report(judged, verdicts, pairs, have_by_band),
         "oracle_pairs_not_confident": dict(fate.most_common()),
         "oracle_pairs_by_call_form": largest_first(by_form),

@@ -116,6 +116,24 @@ def test_call_scoring_right_wrong_and_unjudged_edges(symbols):
         "no edge to the target (unresolved, external or another target)": 1}
 
 
+def test_a_protocol_method_no_call_on_its_line_names_is_not_judged(symbols):
+    # `for x in A(): ...` on line 17: Jedi's verdict is the class call's; the loop's `__iter__`
+    # is no call site Jedi is asked about. `a.__iter__()` written out is judged as any call.
+    symbols = [*symbols, Sym("m.py", "A.__iter__", "__iter__", "method", 11, 12)]
+    data = {"files": ["m.py"], "sites": [
+        _site(17, "A", ["m.py", "f", 16], "workspace-def", [("m.py", 5, "A")]),
+        _site(20, "__iter__", ["m.py", "f", 19], "outside"),
+    ]}
+    edges = [
+        CallEdge("m.py#f", "m.py#A", "scope", 1.0, 17, 1, False),
+        CallEdge("m.py#f", "m.py#A.__iter__", "type", 1.0, 17, 1, False),
+        CallEdge("m.py#f@2", "m.py#A.__iter__", "type", 1.0, 20, 1, False),
+    ]
+    r = python_calls.measure(data, symbols, edges)
+    assert r["implicit_protocol_edges_not_judged"] == 1
+    assert r["precision"]["band 1.0"] == _judged(ours=2, confirmed=1, precision=0.5)
+
+
 def test_merged_edges_count_once_per_pair(symbols):
     data = {"files": ["m.py"], "sites": [
         _site(17, "A", ["m.py", "f", 16], "workspace-def", [("m.py", 5, "A")]),
