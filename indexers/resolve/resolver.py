@@ -13,7 +13,7 @@ from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIV
 from indexers.languages import LANGUAGES
 from indexers.records import EdgeRecord
 from indexers.resolve.common import (
-    MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT_HOPS, METHOD_NAME_CONFIDENCE, SPLIT, TYPE_KIND_NAMES, TYPE_OR_ALIAS, Entity,
+    MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT_HOPS, METHOD_NAME_CONFIDENCE, SPLIT, TYPE_KIND_NAMES, Entity,
     ImportContext, Prov, Reason, Rel, ResolveStats, base_qual, branch_alternatives, built_by_default, c3_merge,
     imported_in_functions, merge_entities, VARIABLE_KINDS, record_fields, record_rows,
 )
@@ -117,8 +117,11 @@ class Resolver:
                 ent = self.realize(bound[0], hops + 1)
                 if ent is not None:
                     return ent
-        for ctx in contexts:  # exports: `export {impl as name} from "./impl"`, `export * from "./impl"`
+        for f, ctx in zip(files, contexts):  # exports: `export {impl as name} from "./impl"`, `export * from "./impl"`
             for ent in ctx.exports.get(name, ()):
+                if ent[0] == "member" and ent[1] == (f,) and not table.defs_in(f, ent[2]):
+                    # `import * as z from "./external"; export { z }`: what the import binds
+                    ent = next(iter(ctx.names.get(ent[2], ())), ent)
                 found = self.realize(ent, hops + 1)
                 if found is not None:
                     return found
@@ -512,20 +515,9 @@ class Resolver:
             ent = self.member(ent, seg)
             if ent is None:
                 return None
-        if self.spec.types_apart and ent[0] == "sym":
-            ent = self.type_of_name(ent)
+        if self.spec.types_apart and ent[0] == "sym":  # `interface A` beside a later `const A`
+            ent = ("sym", self.table.types_among(ent[1]) or ent[1])
         return ent, reason, conf
-
-    def type_of_name(self, ent: Entity) -> Entity:
-        """What a name written as a type names, where types are apart from values: of the
-        definitions `ent` found, the types (`interface A` beside a later `const A`, which
-        shadows it as a value)."""
-        symbols = self.table.symbols
-        types = tuple(i for i in ent[1] if symbols[i].kind in TYPE_OR_ALIAS)
-        if not types:
-            types = tuple(t for t in (self.table.shadowed_type(symbols[i].file, base_qual(symbols[i].qualified_name))
-                                      for i in ent[1]) if t is not None)
-        return ("sym", types) if types else ent
 
     def unique(self, name: str, group: str) -> tuple[Entity, str, float] | None:
         ids = self.table.by_name(self.system, group, name)

@@ -367,6 +367,15 @@ class SymbolTable:
         """The type of a file that a later value of its (base) qualified name shadows."""
         return self._shadowed_types.get(path, {}).get(qual)
 
+    def types_among(self, found: Ids) -> tuple[str, ...]:
+        """What a name written as a type names, where types are apart from values, of the
+        definitions `found` for it: the types among them, else the types their values
+        shadow (`interface A` beside a later `const A`); () for none."""
+        symbols = self.symbols
+        types = tuple(i for i in found if symbols[i].kind in TYPE_OR_ALIAS)
+        return types or tuple(t for t in (self.shadowed_type(symbols[i].file, base_qual(symbols[i].qualified_name))
+                                          for i in found) if t is not None)
+
     def defs_in(self, path: str, qual: str) -> Ids:
         return ids(self._quals.get(path, {}).get(qual))
 

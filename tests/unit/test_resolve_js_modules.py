@@ -41,6 +41,17 @@ def test_names_pass_through_namespaces_export_star_renames_and_index_chains():
     assert "src/internal/clock.ts#now" not in _calls(files, "src/user.ts#use")
 
 
+def test_an_imported_name_exported_by_an_export_list_is_what_the_import_binds():
+    # zod's index: `import * as z from "./external"; export { z, z as default }`
+    files = {**_LIB,
+             "src/ns.ts": 'import * as clock from "./internal/clock"\nimport { pad } from "./internal/format"\n'
+                          "export { clock, clock as default, pad as padded }\n",
+             "src/app.ts": 'import { clock, padded } from "./ns"\nimport c from "./ns"\n'
+                           "export function run() { clock.now(); c.now(); padded('x') }\n"}
+    assert _calls(files, "src/app.ts#run") == {
+        "src/internal/clock.ts#now": ("import", 1.0), "src/internal/format.ts#pad": ("import", 1.0)}
+
+
 def test_default_exports_resolve_whatever_the_importer_calls_them():
     files = {
         "shapes/circle.ts": "export default class Circle { area() { return 1 } }\n",
