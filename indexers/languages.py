@@ -563,10 +563,12 @@ LANGUAGES: dict[str, LanguageSpec] = {
             linear_mro=True,
             narrowing_calls=frozenset({"isinstance"}),
             dynamic_members=frozenset({"__getattr__", "__getattribute__"}),
+            # A context manager of X is read as a generator made one is: entering it gives X.
             container_types=frozenset(
                 """List list Sequence MutableSequence Iterable Iterator Collection Set set FrozenSet
                 frozenset AbstractSet MutableSet Tuple tuple Deque deque Generator AsyncIterator
-                AsyncIterable KeysView ValuesView""".split()
+                AsyncIterable KeysView ValuesView ContextManager AsyncContextManager
+                AbstractContextManager AbstractAsyncContextManager""".split()
             ),
             tuple_types=frozenset({"Tuple", "tuple"}),
             memberless_bases=frozenset({"Generic", "Protocol"}),

@@ -298,3 +298,38 @@ async def later(pool: Pool):
     calls = _calls({"pool.py": source})
     for caller in ("pool.py#sync", "pool.py#later"):
         assert calls[caller]["pool.py#Response.read"] == ("type", 1.0)
+
+
+def test_with_a_declared_context_manager_binds_what_it_manages():
+    # trio's `def open_nursery() -> AbstractAsyncContextManager[Nursery]`, then
+    # `async with open_nursery() as nursery: nursery.start_soon(...)`.
+    source = b"""\
+import contextlib
+from typing import ContextManager
+
+class Nursery:
+    def start_soon(self): pass
+
+class Conn:
+    def close(self): pass
+
+class Other:
+    def start_soon(self): pass
+    def close(self): pass
+
+def open_nursery() -> contextlib.AbstractAsyncContextManager[Nursery]:
+    return make()
+
+def connect() -> ContextManager[Conn]:
+    return make()
+
+async def run():
+    async with open_nursery() as nursery:
+        nursery.start_soon()
+    with connect() as conn:
+        conn.close()
+"""
+    calls = _calls({"trio.py": source})["trio.py#run"]
+    assert calls["trio.py#Nursery.start_soon"] == ("type", 1.0)
+    assert calls["trio.py#Conn.close"] == ("type", 1.0)
+    assert not any(dst.startswith("trio.py#Other") for dst in calls)
