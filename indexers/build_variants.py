@@ -27,14 +27,23 @@ def is_variant(rules: BuildVariants | None, path: str, data: bytes) -> bool:
     if words and words[-1] in rules.systems and (
             words[-1] not in rules.tags or len(words) > 1 and words[-2] in rules.systems and words[-2] not in rules.tags):
         return True
+    legacy = []
     for line in data.split(b"\n", _HEADER_LINES)[:_HEADER_LINES]:
         text = line.decode("utf-8", "replace").strip()
         if text.startswith(rules.directive + " "):
             built = _evaluate(text[len(rules.directive):], rules)
             return built is False
+        if rules.legacy and text.startswith(rules.legacy + " "):
+            legacy.append(_legacy_expression(text[len(rules.legacy):]))
         if text and not text.startswith("//"):
             break  # the header ends at the first line of code (`package`)
-    return False
+    # Each older line is options (any) of comma-joined terms (all); the lines must all hold.
+    return bool(legacy) and _evaluate(" && ".join(legacy), rules) is False
+
+
+def _legacy_expression(options: str) -> str:
+    """``a,!b c`` of a ``// +build`` line as the expression ``((a && !b) || (c))``."""
+    return "(" + " || ".join("(" + " && ".join(option.split(",")) + ")" for option in options.split()) + ")"
 
 
 def _evaluate(expr: str, rules: BuildVariants) -> bool | None:

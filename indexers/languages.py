@@ -83,13 +83,16 @@ class BuildVariants:
     line of the file's header whose expression of tags says whether it is built; ``tags``
     are the tags the default build sets, ``versions`` matches the release tags it sets too
     (all of them: the newest toolchain); a file name ending in ``_<word>`` (before the test
-    suffix ``test``) of ``systems`` other than those set is built for another system only."""
+    suffix ``test``) of ``systems`` other than those set is built for another system only.
+    ``legacy``: the older directive (``// +build a,b c``: options of terms), read when the
+    file has no line of ``directive``."""
 
     directive: str
     tags: frozenset[str]
     versions: re.Pattern
     systems: frozenset[str]
     test: str = ""
+    legacy: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -643,7 +646,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             tests=TestLayout(files=("*_test.go",)),
             build_variants=BuildVariants(
                 "//go:build", frozenset({"linux", "unix", "amd64", "gc", "cgo"}), re.compile(r"go1\.\d+"),
-                _GO_SYSTEMS, "test"),
+                _GO_SYSTEMS, "test", "// +build"),
         ),
         LanguageSpec(
             name="rust",

@@ -36,7 +36,7 @@ from indexers.languages import LANGUAGES
 from indexers.records import EdgeRecord, SymbolRecord
 from indexers.resolve.affected import affected_files, with_shared_sources
 from indexers.resolve.common import MAX_CANDIDATES, METHOD_NAME_CONFIDENCE, ResolveStats, paused_gc
-from indexers.resolve.references import overrides, references, unresolved_calls
+from indexers.resolve.references import iteration_calls, overrides, references, unresolved_calls
 from indexers.resolve.resolver import Resolver
 from indexers.resolve.structure import contains, imports, inherits
 from indexers.resolve.table import SymbolTable
@@ -69,7 +69,7 @@ def resolve_file(ext: FileExtraction, table: SymbolTable, stats: ResolveStats | 
         imports(r)
         inherits(r)
         r.calls()
-        r.iterations()
+        iteration_calls(r)
         references(r)
         overrides(r)
         stats.unresolved_sites.extend(unresolved_calls(r))

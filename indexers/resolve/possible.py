@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from indexers.bindings import ALTERNATIVES, DEFINED, ELEMENT, RESULT
 from indexers.extract import RECEIVER_SELF, RECEIVER_SUPER, CallRef
-from indexers.resolve.common import MAX_CANDIDATES, VARIABLE_KINDS, Reason, imported_in_functions
+from indexers.resolve.common import MAX_CANDIDATES, VARIABLE_KINDS, Reason, built_by_default, imported_in_functions
 from indexers.resolve.types import ANONYMOUS, UNKNOWN, Types, chain_of, in_block, union_parts
 
 if TYPE_CHECKING:  # the resolver imports this module
@@ -266,3 +266,27 @@ def _union(sets) -> frozenset[tuple]:
         if len(out) > MAX_CANDIDATES:
             return NOTHING
     return frozenset(out)
+
+
+def variant_only(r: Resolver, chain: str, qual: str, found: tuple) -> frozenset[str]:
+    """Of the targets `found` that a call through `chain` reaches, those only a build
+    variant gives: the chain's head is a package variable that files of several builds declare
+    with values of different types (zerolog's `enc = json.Encoder{}`, and `enc = cbor.Encoder{}`
+    under `binary_log`), and what the default build declares does not reach them. As for a
+    function defined in such files, the default build's target is sure, the others candidates."""
+    split = Types.split_chain(chain)
+    if found[0] != "sym" or len(found[1]) < 2 or split is None:
+        return NOTHING
+    head = r.lookup(split[0], qual)
+    symbols = r.table.symbols
+    if head is None or head[0][0] != "sym" or len(head[0][1]) < 2 or not all(
+            symbols[i].kind in VARIABLE_KINDS for i in head[0][1]):
+        return NOTHING
+    built = built_by_default(r.table.files, symbols, head[0][1])
+    if len(built) == len(head[0][1]):
+        return NOTHING
+    default = r.callee(r.types.follow(r.types.entity(("sym", built)), split[1]))
+    if default is UNKNOWN or default is None or default[0][0] != "sym":
+        return NOTHING
+    only = frozenset(found[1]) - frozenset(default[0][1])
+    return only if len(only) < len(found[1]) else NOTHING

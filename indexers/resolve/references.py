@@ -1,6 +1,7 @@
-"""What a file says about other code besides calling it: functions and classes used as values
-(REFERENCES), methods that override a base type's method (OVERRIDES), and the calls no target
-was found for (recorded on the caller, so answers can say what the graph does not know).
+"""What a file says about other code besides calling it by name: functions and classes used as
+values (REFERENCES), methods that override a base type's method (OVERRIDES), the calls a loop
+makes without naming them, and the calls no target was found for (recorded on the caller, so
+answers can say what the graph does not know).
 
 Values are resolved by the same lookup as calls (scopes, ``self``, imports, module members),
 but never by a guess from a name alone: a name used as a value is far more often a variable
@@ -14,7 +15,10 @@ from itertools import starmap
 
 from graphsvc.model import UnresolvedCalls
 from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_OTHER, RECEIVER_SELF, RECEIVER_SUPER, CallRef
-from indexers.resolve.common import MAX_CANDIDATES, MAX_HIERARCHY, TYPE_KIND_NAMES, Prov, Reason, Rel, record_rows
+from indexers.bindings import ALTERNATIVES, ELEMENT
+from indexers.resolve.common import (
+    MAX_CANDIDATES, MAX_HIERARCHY, TYPE_KIND_NAMES, Prov, Reason, Rel, record_fields, record_rows,
+)
 from indexers.resolve.resolver import Resolver
 from indexers.resolve.table import REFERABLE_KINDS
 
@@ -23,6 +27,25 @@ MAX_UNRESOLVED_SITES = 20  # call sites kept per caller; the count says how many
 _GUESSES = frozenset({Reason.UNIQUE_NAME, Reason.CANDIDATE})
 _VALUE_FIELDS = tuple(f.name for f in fields(CallRef))
 _NAME = _VALUE_FIELDS.index("name")
+
+
+def iteration_calls(r: Resolver) -> None:
+    """A loop over an instance of a workspace type calls its iteration methods (Python's
+    ``for x in obj`` calls ``obj.__iter__()`` and ``__next__()`` of what that returns).
+    Only when the instance's type is known: a loop is no call to guess about."""
+    if not r.spec.iteration_methods:
+        return
+    # Read from the encoded columns: a few bindings are loops, no record is built.
+    for b_scope, value, context, line in record_fields(r.ext.bindings, "scope", "value", "context", "line"):
+        if value is None or not value.endswith(ELEMENT) or context is not None or value[0] == ALTERNATIVES:
+            continue
+        scope = b_scope.partition("#")[2]
+        steps = r.types.iterated(r.types.value(value[: -len(ELEMENT)], scope))
+        for method in steps[:-1]:
+            if method[0] == "method":
+                r.stats.by_reason[Reason.TYPE] += 1
+                for dst in method[1]:
+                    r.edge(b_scope, dst, Rel.CALLS, Prov.INFERRED, 1.0, Reason.TYPE, line)
 
 
 def references(r: Resolver) -> None:

@@ -8,17 +8,17 @@ import re
 
 from graphsvc import model
 from graphsvc.model import external_symbol_id
-from indexers.bindings import ALTERNATIVES, DEFINED, ELEMENT
+from indexers.bindings import DEFINED
 from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef, FileExtraction
 from indexers.languages import LANGUAGES
 from indexers.records import EdgeRecord
 from indexers.resolve.common import (
     MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT_HOPS, METHOD_NAME_CONFIDENCE, SPLIT, TYPE_KIND_NAMES, Entity,
     ImportContext, Prov, Reason, Rel, ResolveStats, base_qual, branch_alternatives, built_by_default, c3_merge,
-    imported_in_functions, merge_entities, VARIABLE_KINDS, record_fields, record_rows,
+    imported_in_functions, merge_entities, VARIABLE_KINDS, record_rows,
 )
 from indexers.resolve.parameters import parameter_values
-from indexers.resolve.possible import MAX_FIELD_VALUES, assigned_over, held, possible_call
+from indexers.resolve.possible import MAX_FIELD_VALUES, assigned_over, held, possible_call, variant_only
 from indexers.resolve.table import SymbolTable, ids as ids_of
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of
 
@@ -43,6 +43,7 @@ class Resolver:
         self.quals = table.quals_in(ext.path)
         self._nested: set[str] | None = None  # names defined below the top level
         self._resolved: dict[tuple, object] = {}  # memo_key -> resolve_call's answer
+        self.variant_targets: dict[tuple, frozenset[str]] = {}  # memo_key -> `variant_only` of its answer
         self._lookups: dict[tuple[str, str], tuple | None] = {}  # (name, scope) -> lookup's answer
         self._outside: dict[str, tuple | None] = {}  # name -> `_lookup_outside`'s answer
         self._enclosing: dict[str, str | None] = {}  # scope -> enclosing_type's answer
@@ -592,7 +593,8 @@ class Resolver:
                 continue
             ids = ent[1]
             if len(ids) > 1 and reason != Reason.CANDIDATE:
-                built = built_by_default(self.table.files, self.table.symbols, ids)
+                only = self.variant_targets.get(key, ())
+                built = built_by_default(self.table.files, self.table.symbols, tuple(i for i in ids if i not in only))
                 for dst in ids if len(built) < len(ids) else ():  # variants stay candidates
                     if dst not in built:
                         self.edge(caller, dst, Rel.CALLS, Prov.INFERRED, conf / len(ids), Reason.CANDIDATE, line)
@@ -688,8 +690,10 @@ class Resolver:
                 ):
                     return None  # a known type or namespace without that member: do not guess
             # A chain through a module-level variable (`x = C()` then `x.m()`).
-            found = self.callee(self.types.value(chain_of(call.receiver, name), qual, call.block))
+            found = self.callee(self.types.value(chain := chain_of(call.receiver, name), qual, call.block))
             if found is not UNKNOWN:
+                if found is not None and (only := variant_only(self, chain, qual, found[0])):
+                    self.variant_targets[self.memo_key(call)] = only
                 return found
         # An object of unknown type: match the method name alone, weakly.
         ids = self.table.by_name(self.system, "method", name)
@@ -698,24 +702,6 @@ class Resolver:
         if len(ids) == 1:
             return ("sym", tuple(ids)), Reason.UNIQUE_NAME, METHOD_NAME_CONFIDENCE
         return ("sym", tuple(ids)), Reason.CANDIDATE, 1.0 / len(ids)
-
-    def iterations(self) -> None:
-        """A loop over an instance of a workspace type calls its iteration methods (Python's
-        ``for x in obj`` calls ``obj.__iter__()`` and ``__next__()`` of what that returns).
-        Only when the instance's type is known: a loop is no call to guess about."""
-        if not self.spec.iteration_methods:
-            return
-        # Read from the encoded columns: a few bindings are loops, no record is built.
-        for b_scope, value, context, line in record_fields(self.ext.bindings, "scope", "value", "context", "line"):
-            if value is None or not value.endswith(ELEMENT) or context is not None or value[0] == ALTERNATIVES:
-                continue
-            scope = b_scope.partition("#")[2]
-            steps = self.types.iterated(self.types.value(value[: -len(ELEMENT)], scope))
-            for method in steps[:-1]:
-                if method[0] == "method":
-                    self.stats.by_reason[Reason.TYPE] += 1
-                    for dst in method[1]:
-                        self.edge(b_scope, dst, Rel.CALLS, Prov.INFERRED, 1.0, Reason.TYPE, line)
 
     def callee(self, value: tuple):
         """What a call of a value calls: UNKNOWN when the value is not known."""

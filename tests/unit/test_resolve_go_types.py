@@ -436,8 +436,10 @@ def test_new_gives_its_type_along_a_chain_of_calls():
     assert _calls(files)["use.go#use"] == {"route.go#Route.Path": ("scope", 1.0), "route.go#Route.Name": ("type", 1.0)}
 
 
-def test_grouped_variables_are_symbols_and_variants_of_different_types_are_candidates():
-    # With msgpack the variable is the interface, without it the concrete type.
+def test_grouped_variables_are_symbols_and_a_variant_of_another_type_is_a_candidate():
+    # With msgpack the variable is the interface, without it the concrete type. As for a
+    # function defined in both builds, the default build's target is sure and the variant's
+    # a candidate (zerolog's `enc = json.Encoder{}` / `enc = cbor.Encoder{}` under a tag).
     files = {
         "binding.go": "package binding\n\ntype Binding interface{ Bind() }\n\ntype form struct{}\n\n"
                       "func (form) Bind() {}\n\nvar (\n\tForm Binding = form{}\n)\n",
@@ -448,7 +450,14 @@ def test_grouped_variables_are_symbols_and_variants_of_different_types_are_candi
     exts = [extract_file(rel, text.encode(), "go") for rel, text in files.items()]
     assert ("Form", "variable") in {(s.qualified_name, s.kind) for s in exts[0].symbols}
     assert _calls(files)["use.go#use"] == {
-        "binding.go#Binding.Bind": ("candidate", 0.5), "binding.go#form.Bind": ("candidate", 0.5),
+        "binding.go#Binding.Bind": ("type", 1.0), "binding.go#form.Bind": ("candidate", 0.5),
+    }
+    # gin's variant declares the interface again: its copy is a candidate too.
+    files["binding_nomsgpack.go"] = files["binding_nomsgpack.go"].replace(
+        "var (", "type Binding interface{ Bind() }\n\nvar (")
+    assert _calls(files)["use.go#use"] == {
+        "binding.go#Binding.Bind": ("type", 1.0), "binding.go#form.Bind": ("candidate", 0.3333),
+        "binding_nomsgpack.go#Binding.Bind": ("candidate", 0.3333),
     }
 
 
@@ -462,6 +471,11 @@ def test_grouped_variables_are_symbols_and_variants_of_different_types_are_candi
     ("term_linux_test.go", "", False),
     ("windows_helper.go", "", False),
     ("odd.go", "//go:build linux &&\n", False),  # unreadable: built
+    ("encoder_cbor.go", "// +build binary_log\n", True),  # the older directive alone
+    ("encoder_json.go", "// +build !binary_log\n", False),
+    ("old_or.go", "// +build windows,amd64 linux\n", False),
+    ("old_and.go", "// +build linux\n// +build arm64\n", True),
+    ("both.go", "//go:build linux\n// +build windows\n", False),  # the newer one says
 ])
 def test_files_left_out_of_the_default_build(path, header, variant):
     ext = extract_file(path, f"{header}\npackage p\n\nfunc f() {{}}\n".encode(), "go")
