@@ -481,12 +481,13 @@ class Resolver:
         implicit = table.modules(self.system).implicit(path, name)
         if implicit is not None:
             return implicit, Reason.IMPORT, 1.0
-        # 4. the same package
+        # 4. the same package (Go's `package x_test` beside `package x` is another one)
         if spec.directory_scope:
+            package = self.ext.package
             ids = [
                 i
                 for f in sorted(table.files_in_dir(posixpath.dirname(path)))
-                if f != path and table.files[f].lang == self.ext.lang
+                if f != path and table.files[f].lang == self.ext.lang and table.files[f].package == package
                 for i in table.defs_in(f, name)
             ]
             if ids:

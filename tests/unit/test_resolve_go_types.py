@@ -501,3 +501,20 @@ func (b Box[T]) Get() string { return b.v.String() }
     calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.go", source.encode(), "go")]))[0])
     assert calls["m.go#Join"] == {"m.go#Stringer.String": ("type", 1.0)}
     assert calls["m.go#Box.Get"] == {"m.go#Stringer.String": ("type", 1.0)}
+
+
+def test_an_external_test_package_is_another_package_of_the_directory():
+    # zap's common_test.go (`package zap`) and stacktrace_ext_test.go (`package zap_test`)
+    # each define `withLogger`: each package's files call their own.
+    files = {
+        "logger.go": "package gin\n\nfunc New() {}\n",
+        "common_test.go": "package gin\n\nfunc withLogger() {}\n",
+        "clock_test.go": "package gin\n\nfunc TestClock() { withLogger(); New() }\n",
+        "ext_test.go": 'package gin_test\n\nimport "example.com/gin"\n\nfunc withLogger() {}\n\n'
+                       "func TestExt() { withLogger(); gin.New() }\n",
+    }
+    calls = _calls(files)
+    assert calls["clock_test.go#TestClock"] == {
+        "common_test.go#withLogger": ("scope", 1.0), "logger.go#New": ("scope", 1.0)}
+    assert calls["ext_test.go#TestExt"] == {
+        "ext_test.go#withLogger": ("scope", 1.0), "logger.go#New": ("import", 1.0)}
