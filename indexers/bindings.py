@@ -55,6 +55,7 @@ _WS = re.compile(r"\s+")
 _START = itemgetter(1)
 _TYPE_VALUE = {role: (f"{role}.type", f"{role}.value") for role in ("local", "field")}
 _KEY = re.compile(r"[\w.-]*")  # keys a chain can name (``d["k"]``)
+_CALLABLE_DEFS = frozenset({"function", "method"})  # a field holding a function is a method
 
 
 @_slot_init  # built by the hundred thousand, in extraction and decoding
@@ -123,7 +124,7 @@ def defined_names(items: list[tuple], enclosing: list) -> dict[int, str]:
     out = {}
     for i, ((_, role, node, _, _, _), encl) in enumerate(zip(items, enclosing)):
         # The name first: a node's parent is found by a walk down from the root.
-        if (role == "local" and encl is not None and encl.kind == "function" and encl.sym is not None
+        if (role == "local" and encl is not None and encl.kind in _CALLABLE_DEFS and encl.sym is not None
                 and _text(node) == encl.name and node.parent is not None and node.parent.id == encl.node.id):
             out[i] = DEFINED + encl.sym.id
     return out

@@ -359,3 +359,14 @@ def test_a_type_name_is_the_interface_a_const_of_that_name_shadows_as_a_value():
     for target in ("ZodString.min", "ZodType.optional", "ZodOptional.unwrap", "ZodType.check"):
         assert calls[f"schemas.ts#{target}"] == ("type", 1.0)
     assert not any(dst.startswith("schemas.ts#Other") for dst in calls)
+
+
+def test_a_field_holding_a_function_does_not_bind_its_name_inside_it():
+    # @tanstack/react-router's `useLoaderData: UseLoaderDataRoute = (opts) => useLoaderData(...)`:
+    # the call is of the imported function; a field's name is no name inside its own value.
+    files = {"hooks.ts": "export function useLoaderData(opts: any) { return 1 }\n",
+             "route.ts": ('import { useLoaderData } from "./hooks"\n'
+                          "export class Route {\n  options: any\n"
+                          "  useLoaderData: (o: any) => number = (opts) => {\n"
+                          "    return useLoaderData({ ...opts, from: this.options.id } as any)\n  }\n}\n")}
+    assert _calls(files, "route.ts#Route.useLoaderData") == {"hooks.ts#useLoaderData": ("import", 1.0)}
