@@ -518,3 +518,19 @@ def test_an_external_test_package_is_another_package_of_the_directory():
         "common_test.go#withLogger": ("scope", 1.0), "logger.go#New": ("scope", 1.0)}
     assert calls["ext_test.go#TestExt"] == {
         "ext_test.go#withLogger": ("scope", 1.0), "logger.go#New": ("import", 1.0)}
+
+
+def test_an_external_test_package_sees_the_test_files_of_the_package_it_imports():
+    # redigo's conn_test.go (`package redis_test`) calls `redis.DialDefaultServer()`, defined in
+    # test_test.go (`package redis`): `go test` builds them together. Other importers do not.
+    files = {
+        "logger.go": "package gin\n\nfunc New() {}\n",
+        "helpers_test.go": "package gin\n\nfunc DialTest() {}\n",
+        "ext_test.go": 'package gin_test\n\nimport "example.com/gin"\n\nfunc TestExt() { gin.DialTest(); gin.New() }\n',
+        "app/app.go": 'package app\n\nimport "example.com/gin"\n\nfunc run() { gin.DialTest() }\n',
+    }
+    calls = _calls(files)
+    assert calls["ext_test.go#TestExt"] == {
+        "helpers_test.go#DialTest": ("import", 1.0), "logger.go#New": ("import", 1.0)}
+    assert "helpers_test.go#DialTest" not in calls.get("app/app.go#run", {})
+

@@ -34,6 +34,13 @@ class GoModules(ModuleSystem):
         found = self._found.get(key)
         if found is None:
             found = self._found[key] = self._search(module, key[1])
+        if found and importer.endswith("_test.go") and posixpath.dirname(importer) == posixpath.dirname(found[0]):
+            # An external test package (`package x_test`) is built with the package's own
+            # test files: it sees their definitions (`redis.DialDefaultServer` of test_test.go).
+            files = self.table.files
+            package = files[found[0]].package if found[0] in files else None
+            found = tuple(sorted({*found, *(p for p in self.dirs.get(posixpath.dirname(importer), ())
+                                            if p.endswith("_test.go") and p in files and files[p].package == package)}))
         return found
 
     def _search(self, module: str, module_dir: str | None) -> tuple[str, ...]:
