@@ -133,7 +133,7 @@ def defined_names(items: list[tuple], enclosing: list) -> dict[int, str]:
 def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
     nodes = caps[role]
     if role == "result":
-        return [(nodes[0], type_text(nodes[0]), None)]
+        return [(nodes[0], _result_tuple(spec, nodes[0]) or type_text(nodes[0]), None)]
     if role == "return":
         return [(nodes[0], None, value_of(spec, nodes[0]))]
     if role == "signature":
@@ -161,6 +161,26 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
     if values:
         return [(nodes[0], declared, value_of(spec, values[0]))]
     return [(nodes[0], declared, _bound_value(spec, role, caps))]
+
+
+def _result_tuple(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
+    """Go's results when there are several (``(c *Conn, err error)``, ``(a, b int)``): the tuple
+    of their types, "(*Conn, error)"; None for one result."""
+    if spec.result_lists is None:
+        return None
+    decl = node.parent
+    if decl is None or decl.type != spec.result_lists[1] or decl.parent is None or decl.parent.type != spec.result_lists[0]:
+        return None
+    types = []
+    for d in decl.parent.named_children:
+        t = d.child_by_field_name("type") if d.type == spec.result_lists[1] else None
+        if t is None:
+            return None
+        text = type_text(t)
+        if text is None:
+            return None
+        types += [text] * max(1, len(d.children_by_field_name("name")))
+    return "(" + ", ".join(types) + ")" if len(types) > 1 else None
 
 
 def _assigned(spec: LanguageSpec, node: tree_sitter.Node) -> tree_sitter.Node:

@@ -256,6 +256,9 @@ class LanguageSpec:
     # Generic types whose type arguments are the types of their elements by position
     # (``Tuple[A, B]``), unless the last is ``...`` (then they are containers as above).
     tuple_types: frozenset[str] = frozenset()
+    # Go's results: a list (node type) of declarations (node type) with two or more types is a
+    # tuple, written "(A, B)", whose elements a `a, b := f()` binds by position.
+    result_lists: tuple[str, str] | None = None
     # Functions that cast their second argument to the type their first names, by the node
     # type of their calls (``typing.cast(Foo, x)``): an instance of that type.
     cast_calls: dict[str, frozenset[str]] = field(default_factory=dict, hash=False)
@@ -647,6 +650,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             build_variants=BuildVariants(
                 "//go:build", frozenset({"linux", "unix", "amd64", "gc", "cgo"}), re.compile(r"go1\.\d+"),
                 _GO_SYSTEMS, "test", "// +build"),
+            result_lists=("parameter_list", "parameter_declaration"),
         ),
         LanguageSpec(
             name="rust",

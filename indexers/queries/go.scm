@@ -86,14 +86,24 @@
 ; Parameters, receivers and named results, with their declared types.
 (parameter_declaration name: (identifier) @local type: (_) @local.type)
 (variadic_parameter_declaration name: (identifier) @local)
-; `x := ...` and `var x = ...`: the first name takes the first value (of a call with several
-; results, the first result: `x, err := New()`). A composite literal `T{}` / `&T{}`, a type
-; assertion `v.(T)` and `new(T)` state the type.
+; `x := ...` and `var x = ...`: the first name takes the first value; the names a call with
+; several results gives take them by position (`x, err := New()`: `New()[i:0]`, `[i:1]`). A
+; composite literal `T{}` / `&T{}`, a type assertion `v.(T)` and `new(T)` state the type.
 (short_var_declaration left: (expression_list (identifier) @local))
 (short_var_declaration
-  left: (expression_list . (identifier) @local)
+  left: (expression_list . (identifier) @local .)
   right: (expression_list . [(call_expression) (identifier) (selector_expression) (index_expression)
                              (type_conversion_expression)] @local.value))
+(short_var_declaration
+  left: (expression_list . (identifier) @local (_))
+  right: (expression_list . [(identifier) (selector_expression) (index_expression)
+                             (type_conversion_expression)] @local.value))
+(short_var_declaration
+  left: (expression_list . (identifier) @local (_))
+  right: (expression_list . (call_expression) @local.value (_)))
+(short_var_declaration
+  left: (expression_list (_) (_)) @local
+  right: (expression_list . (call_expression) @local.unpacked .))
 (short_var_declaration
   left: (expression_list . (identifier) @local)
   right: (expression_list . [(composite_literal type: (_) @local.type)

@@ -84,7 +84,7 @@ def parse_type(text: str, nulls: frozenset[str] = frozenset()) -> tuple[str, str
     if found is None:
         return None
     name, arguments = found
-    return name, None if arguments is None else _first_argument(arguments)
+    return name, None if arguments is None else _split_top(arguments, ",")[0]
 
 
 def type_arguments(text: str, nulls: frozenset[str] = frozenset()) -> list[str]:
@@ -155,10 +155,6 @@ def _split_top(text: str, sep: str) -> list[str]:
             parts.append(text[last:i].strip())
             last = i + 1
     return [*parts, text[last:].strip()]
-
-
-def _first_argument(text: str) -> str:
-    return next((text[:i] for i, ch, depth in _with_depth(text) if ch == "," and not depth), text)
 
 
 class Types:
@@ -722,6 +718,8 @@ class Types:
     def declared(self, text: str, qual: str) -> tuple:
         """An instance of the type written ``text`` in the scope ``qual``; a container of
         them, or the class itself, for the language's container and class types."""
+        if self.spec.result_lists and text[:1] == "(":  # Go's several results: a tuple of them
+            return ("items", tuple((f"i:{k}", self.declared(t, qual)) for k, t in enumerate(_split_top(text[1:-1], ","))))
         syntax = self.spec.container_syntax and self.spec.container_syntax.match(text.strip())
         if syntax:
             element = self.declared(syntax.group(1), qual)

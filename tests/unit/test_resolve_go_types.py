@@ -534,3 +534,36 @@ def test_an_external_test_package_sees_the_test_files_of_the_package_it_imports(
         "helpers_test.go#DialTest": ("import", 1.0), "logger.go#New": ("import", 1.0)}
     assert "helpers_test.go#DialTest" not in calls.get("app/app.go#run", {})
 
+
+def test_names_a_call_of_several_results_binds_take_them_by_position():
+    # go-sql-driver/mysql's tests: `conn, mc := newRWMockConn(1)`, then `mc.auth(...)`.
+    source = """\
+package m
+
+type mockConn struct{}
+type mysqlConn struct{}
+
+func (c *mysqlConn) auth()  {}
+func (c *mockConn) written() {}
+
+func newRWMockConn(seq uint8) (*mockConn, *mysqlConn) { return new(mockConn), &mysqlConn{} }
+
+func named() (conn *mockConn, a, b *mysqlConn, err error) { return }
+
+func TestAuth() {
+	conn, mc := newRWMockConn(1)
+	mc.auth()
+	conn.written()
+}
+
+func TestNamed() {
+	_, _, b, err := named()
+	b.auth()
+	_ = err
+}
+"""
+    files = {"m.go": source, "other/other.go": OTHER + "\nfunc (X) auth() {}\nfunc (X) written() {}\n"}
+    calls = _calls(files)
+    assert calls["m.go#TestAuth"] == {"m.go#newRWMockConn": ("scope", 1.0), "m.go#mysqlConn.auth": ("type", 1.0),
+                                      "m.go#mockConn.written": ("type", 1.0)}
+    assert calls["m.go#TestNamed"] == {"m.go#named": ("scope", 1.0), "m.go#mysqlConn.auth": ("type", 1.0)}
