@@ -113,6 +113,10 @@ def affected_files(
                 seeing |= table.files_in_dir(posixpath.dirname(path))
             for name in near:
                 affected |= table.referencing_files(name) & seeing
+        if old is not None and new is not None and (old.variant != new.variant or old.package != new.package):
+            # In the default build or out of it now (`//go:build`), or in another package of its
+            # directory (Go's `package x_test`): what its names are changes for whoever names them.
+            names.update(s.name for ext in (old, new) for s in ext.symbols)
         if (old is None) != (new is None):
             # Created or deleted: whoever names the module (its stem, or its directory for
             # packages) may now import something else.

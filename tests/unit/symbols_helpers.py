@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from indexers.extract import FileExtraction, extract_file
 from indexers.languages import language_for_path
 from indexers.records import EdgeRecord
-from indexers.resolve import ResolveStats, SymbolTable, resolve_all
+from indexers.resolve import ResolveStats, SymbolTable, affected_files, resolve_all, resolve_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "symbols"
 
@@ -78,3 +78,27 @@ def targets_by_source(edges: Iterable[EdgeRecord], rel: str = "CALLS") -> dict[s
         if e.type == rel:
             out.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
     return out
+
+
+def incremental_equals_clean(files: dict[str, str], path: str, new: str | None,
+                             setup: Callable[[SymbolTable], None] = lambda table: None) -> set[str]:
+    """Change the file `path` of `files` (None: delete it); re-resolving the files it affects
+    gives what a clean run over the changed files gives. Returns the affected files."""
+    def table_of(texts: dict[str, str]) -> SymbolTable:
+        table = SymbolTable(extract_file(p, t.encode(), language_for_path(p).name) for p, t in texts.items())
+        setup(table)
+        return table
+
+    table = table_of(files)
+    before = {p: set(resolve_file(e, table)) for p, e in table.files.items()}
+    old_ext = table.remove_file(path)
+    new_ext = extract_file(path, new.encode(), language_for_path(path).name) if new is not None else None
+    if new_ext is not None:
+        table.add_file(new_ext)
+    affected = affected_files([path], {path: old_ext} if old_ext else {}, {path: new_ext} if new_ext else {}, table)
+    incremental = {p: e for p, e in before.items() if p in table.files and p not in affected}
+    incremental.update({p: set(resolve_file(table.files[p], table)) for p in affected})
+    changed = {k: v for k, v in files.items() if k != path} | ({path: new} if new is not None else {})
+    clean_table = table_of(changed)
+    assert incremental == {p: set(resolve_file(e, clean_table)) for p, e in clean_table.files.items()}
+    return affected

@@ -8,7 +8,7 @@ import pytest
 from indexers.extract import extract_file
 from indexers.module_config import GoModules
 from indexers.resolve import SymbolTable, resolve_all
-from tests.unit.symbols_helpers import targets_by_source
+from tests.unit.symbols_helpers import incremental_equals_clean, targets_by_source
 
 ENGINE = """package gin
 
@@ -567,3 +567,47 @@ func TestNamed() {
     assert calls["m.go#TestAuth"] == {"m.go#newRWMockConn": ("scope", 1.0), "m.go#mysqlConn.auth": ("type", 1.0),
                                       "m.go#mockConn.written": ("type", 1.0)}
     assert calls["m.go#TestNamed"] == {"m.go#named": ("scope", 1.0), "m.go#mysqlConn.auth": ("type", 1.0)}
+
+
+_ENCODERS = {
+    "json/json.go": "package json\n\ntype Encoder struct{}\n\nfunc (Encoder) AppendBool() {}\n",
+    "cbor/cbor.go": "package cbor\n\ntype Encoder struct{}\n\nfunc (Encoder) AppendBool() {}\n",
+    "enc_json.go": '// +build !binary_log\n\npackage gin\n\nimport "example.com/gin/json"\n\nvar enc = json.Encoder{}\n',
+    "enc_cbor.go": '// +build binary_log\n\npackage gin\n\nimport "example.com/gin/cbor"\n\nvar enc = cbor.Encoder{}\n',
+    "pair.go": "package gin\n\nfunc pair() (*Conn, *Stmt) { return nil, nil }\n\ntype Conn struct{}\ntype Stmt struct{}\n\n"
+               "func (*Stmt) Close() {}\n",
+    "use.go": "package gin\n\nfunc use() {\n\tenc.AppendBool()\n\t_, st := pair()\n\tst.Close()\n}\n",
+}
+
+
+@pytest.mark.parametrize("path, new", [
+    ("enc_cbor.go", None),  # the variant goes: the default build's value is all there is
+    ("enc_json.go", '// +build binary_log2\n\npackage gin\n\nimport "example.com/gin/json"\n\nvar enc = json.Encoder{}\n'),
+    ("pair.go", "package gin\n\nfunc pair() (*Stmt, *Conn) { return nil, nil }\n\ntype Conn struct{}\ntype Stmt struct{}\n\n"
+                "func (*Stmt) Close() {}\n"),
+])
+def test_incremental_equals_clean_when_variants_and_results_change(path, new):
+    setup = lambda table: table.set_go_modules(GoModules((("example.com/gin", ""),), frozenset({""})))  # noqa: E731
+    assert "use.go" in incremental_equals_clean(_ENCODERS, path, new, setup)
+    assert _calls(_ENCODERS)["use.go#use"] == {
+        "json/json.go#Encoder.AppendBool": ("type", 1.0), "cbor/cbor.go#Encoder.AppendBool": ("candidate", 0.5),
+        "pair.go#pair": ("scope", 1.0), "pair.go#Stmt.Close": ("type", 1.0)}
+
+
+_TEST_PACKAGES = {
+    "logger.go": "package gin\n\nfunc New() {}\n",
+    "common_test.go": "package gin\n\nfunc withLogger() {}\n",
+    "clock_test.go": "package gin\n\nfunc TestClock() { withLogger(); New() }\n",
+    "ext_test.go": 'package gin_test\n\nimport "example.com/gin"\n\nfunc withLogger() {}\n\n'
+                   "func TestExt() { withLogger(); gin.New() }\n",
+}
+
+
+@pytest.mark.parametrize("path, new", [
+    ("common_test.go", "package gin_test\n\nfunc withLogger() {}\n"),  # moves to the external package
+    ("ext_test.go", 'package gin\n\nimport "example.com/gin"\n\nfunc TestExt() { gin.New() }\n'),
+    ("common_test.go", None),
+])
+def test_incremental_equals_clean_when_a_file_moves_between_test_packages(path, new):
+    setup = lambda table: table.set_go_modules(GoModules((("example.com/gin", ""),), frozenset({""})))  # noqa: E731
+    incremental_equals_clean(_TEST_PACKAGES, path, new, setup)

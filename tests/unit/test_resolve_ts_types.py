@@ -3,9 +3,12 @@ field types, ``new Foo()``, fields set through ``this``, declared results, inher
 
 from __future__ import annotations
 
+import pytest
+
 from indexers.extract import extract_file
 from indexers.languages import language_for_path
 from indexers.resolve import SymbolTable, resolve_all
+from tests.unit.symbols_helpers import incremental_equals_clean
 
 _SHAPES = """
 export class Shape {
@@ -370,3 +373,19 @@ def test_a_field_holding_a_function_does_not_bind_its_name_inside_it():
                           "  useLoaderData: (o: any) => number = (opts) => {\n"
                           "    return useLoaderData({ ...opts, from: this.options.id } as any)\n  }\n}\n")}
     assert _calls(files, "route.ts#Route.useLoaderData") == {"hooks.ts#useLoaderData": ("import", 1.0)}
+
+
+_MERGED = {
+    "schemas.ts": ("export interface ZodString { min(n: number): this }\n"
+                   "export const ZodString = make()\nexport function string(): ZodString { return make() }\n"),
+    "app.ts": 'import { string, ZodString } from "./schemas"\nexport function run(s: ZodString) { s.min(1); string().min(2) }\n',
+}
+
+
+@pytest.mark.parametrize("new", [
+    "export interface ZodString { min(n: number): this }\nexport function string(): ZodString { return make() }\n",
+    "export const ZodString = make()\nexport function string(): ZodString { return make() }\n",
+    None,
+], ids=["the-const-goes", "the-interface-goes", "the-file-goes"])
+def test_incremental_equals_clean_when_a_shadowed_interface_changes(new):
+    assert "app.ts" in incremental_equals_clean(_MERGED, "schemas.ts", new)
