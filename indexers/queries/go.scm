@@ -21,6 +21,8 @@
 ; What a named slice, array or map type holds: its elements are those of the type it stands for.
 (type_spec type: [(slice_type) (map_type) (array_type)] @result)
 (type_alias name: (type_identifier) @name) @definition.type_alias
+; An alias (`type Secret = secret.Secret`) is the type it names: what a conversion gives.
+(type_alias type: [(type_identifier) (qualified_type) (generic_type) (pointer_type)] @result)
 (method_elem name: (field_identifier) @name) @definition.method
 
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))

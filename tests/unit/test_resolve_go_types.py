@@ -611,3 +611,17 @@ _TEST_PACKAGES = {
 def test_incremental_equals_clean_when_a_file_moves_between_test_packages(path, new):
     setup = lambda table: table.set_go_modules(GoModules((("example.com/gin", ""),), frozenset({""})))  # noqa: E731
     incremental_equals_clean(_TEST_PACKAGES, path, new, setup)
+
+
+def test_a_conversion_through_an_alias_is_to_the_type_it_names():
+    # prometheus/common's `type Secret = secret.Secret`, then `s := Secret(x); s.Reveal()`.
+    # A defined type (`type Local string`) is a type of its own.
+    files = {
+        "secret/secret.go": "package secret\n\ntype Secret string\n\nfunc (s Secret) Reveal() string { return string(s) }\n",
+        "config.go": 'package gin\n\nimport "example.com/gin/secret"\n\ntype Secret = secret.Secret\n\n'
+                     "type Local string\n\nfunc use(x string) {\n\ts := Secret(x)\n\ts.Reveal()\n\t_ = Local(x)\n}\n",
+        "other/other.go": OTHER + "\nfunc (X) Reveal() string { return \"\" }\n",
+    }
+    assert _calls(files)["config.go#use"] == {
+        "secret/secret.go#Secret": ("scope", 1.0), "secret/secret.go#Secret.Reveal": ("type", 1.0),
+        "config.go#Local": ("scope", 1.0)}
