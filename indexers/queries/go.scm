@@ -98,14 +98,14 @@
                              (type_conversion_expression)] @local.value))
 (short_var_declaration
   left: (expression_list . (identifier) @local (_))
-  right: (expression_list . [(identifier) (selector_expression) (index_expression)
-                             (type_conversion_expression)] @local.value))
+  right: (expression_list . [(identifier) (selector_expression) (index_expression)] @local.value))
 (short_var_declaration
   left: (expression_list . (identifier) @local (_))
-  right: (expression_list . (call_expression) @local.value (_)))
+  right: (expression_list . [(call_expression) (type_conversion_expression)] @local.value (_)))
+; (`New2Q[int, int](128)` reads as a conversion; with two names it is a generic call.)
 (short_var_declaration
   left: (expression_list (_) (_)) @local
-  right: (expression_list . (call_expression) @local.unpacked .))
+  right: (expression_list . [(call_expression) (type_conversion_expression)] @local.unpacked .))
 (short_var_declaration
   left: (expression_list . (identifier) @local)
   right: (expression_list . [(composite_literal type: (_) @local.type)

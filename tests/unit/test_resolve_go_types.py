@@ -625,3 +625,12 @@ def test_a_conversion_through_an_alias_is_to_the_type_it_names():
     assert _calls(files)["config.go#use"] == {
         "secret/secret.go#Secret": ("scope", 1.0), "secret/secret.go#Secret.Reveal": ("type", 1.0),
         "config.go#Local": ("scope", 1.0)}
+
+
+def test_a_generic_call_of_several_results_binds_them_by_position():
+    # golang-lru's `l, err := New2Q[int, int](128)`, which tree-sitter reads as a conversion.
+    source = ("package m\n\ntype Cache[K comparable, V any] struct{}\n\nfunc (c *Cache[K, V]) Add(k K, v V) {}\n\n"
+              "func New2Q[K comparable, V any](size int) (*Cache[K, V], error) { return nil, nil }\n\n"
+              "func use() {\n\tl, err := New2Q[int, int](128)\n\t_ = err\n\tl.Add(1, 1)\n}\n")
+    files = {"m.go": source, "other/other.go": OTHER + "\nfunc (X) Add() {}\n"}
+    assert _calls(files)["m.go#use"] == {"m.go#New2Q": ("scope", 1.0), "m.go#Cache.Add": ("type", 1.0)}
