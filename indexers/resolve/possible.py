@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from indexers.bindings import ALTERNATIVES, DEFINED, ELEMENT, RESULT
 from indexers.extract import RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import MAX_CANDIDATES, VARIABLE_KINDS, Reason, built_by_default, imported_in_functions
-from indexers.resolve.types import ANONYMOUS, UNKNOWN, Types, chain_of, in_block, union_parts
+from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of, in_block, union_parts
 
 if TYPE_CHECKING:  # the resolver imports this module
     from indexers.resolve.resolver import Resolver
@@ -80,6 +80,8 @@ def held(r: Resolver, found: tuple):
             under = r.types.result(syms[0].id)  # Go's `type Secret = secret.Secret`: `Secret(x)` converts to it
             if under[0] == "inst":
                 return ("sym", under[1]), found[1], found[2]
+            if under is BUILTIN:  # `type mybool = bool`
+                return "builtin"
     return found
 
 

@@ -482,7 +482,7 @@ class Types:
             return UNKNOWN
         if all(s.kind in _INSTANCE_KINDS for s in syms):  # an alias converts to what it names
             under = self.result(syms[0].id) if len(syms) == 1 and syms[0].kind == "type_alias" else UNKNOWN
-            return under if under[0] == "inst" else ("inst", cur[1])
+            return under if under[0] == "inst" or under is BUILTIN else ("inst", cur[1])
         if not all(s.kind in _FUNCTION_KINDS for s in syms):
             return UNKNOWN
         results = {self.result(s.id) for s in syms}

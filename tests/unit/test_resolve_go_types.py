@@ -615,11 +615,13 @@ def test_incremental_equals_clean_when_a_file_moves_between_test_packages(path, 
 
 def test_a_conversion_through_an_alias_is_to_the_type_it_names():
     # prometheus/common's `type Secret = secret.Secret`, then `s := Secret(x); s.Reveal()`.
-    # A defined type (`type Local string`) is a type of its own.
+    # A defined type (`type Local string`) is a type of its own; an alias of a builtin converts
+    # to the builtin (gorm's `mybool = bool`), no edge.
     files = {
         "secret/secret.go": "package secret\n\ntype Secret string\n\nfunc (s Secret) Reveal() string { return string(s) }\n",
         "config.go": 'package gin\n\nimport "example.com/gin/secret"\n\ntype Secret = secret.Secret\n\n'
-                     "type Local string\n\nfunc use(x string) {\n\ts := Secret(x)\n\ts.Reveal()\n\t_ = Local(x)\n}\n",
+                     "type Local string\n\ntype mybool = bool\n\n"
+                     "func use(x string) {\n\ts := Secret(x)\n\ts.Reveal()\n\t_ = Local(x)\n\t_ = mybool(true)\n}\n",
         "other/other.go": OTHER + "\nfunc (X) Reveal() string { return \"\" }\n",
     }
     assert _calls(files)["config.go#use"] == {
