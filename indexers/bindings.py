@@ -145,6 +145,8 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
     if role + ".each" in caps:
         names, iterable = nodes[0].named_children, caps[role + ".each"][0]
         return _each_of(spec, names, iterable) or _unpacked(spec, names, elements_of(spec, iterable))
+    if "local.repeated" in caps:  # Go's `const ( A Color = iota; B )`: B is of A's type
+        return [(nodes[0], _repeated_type(caps["local.repeated"][0]), None)]
     if role == "local" and "local.excluded" in caps:  # a failed type test (`indexers.narrowing`)
         return [(nodes[0], EXCLUDED + " | ".join(filter(None, map(type_text, caps["local.excluded"]))), None)]
     type_cap, value_cap = _TYPE_VALUE[role]
@@ -161,6 +163,21 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
     if values:
         return [(nodes[0], declared, value_of(spec, values[0]))]
     return [(nodes[0], declared, _bound_value(spec, role, caps))]
+
+
+def _repeated_type(spec_node: tree_sitter.Node) -> str | None:
+    """The type a constant without type and value repeats: the nearest one above it in its
+    group that has a type; None when the nearest with a value has none (an untyped one)."""
+    node = spec_node.prev_named_sibling
+    while node is not None:
+        if node.type == spec_node.type:
+            declared = node.child_by_field_name("type")
+            if declared is not None:
+                return type_text(declared)
+            if node.child_by_field_name("value") is not None:
+                return None
+        node = node.prev_named_sibling
+    return None
 
 
 def _result_tuple(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:

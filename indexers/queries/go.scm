@@ -115,6 +115,10 @@
   left: (expression_list . (identifier) @local)
   right: (expression_list . (call_expression function: (identifier) @_new arguments: (argument_list . (_) @local.type))))
   (#eq? @_new "new"))
+; Constants of a declared type; in a group, one written without type and value repeats the
+; one above (`FgHiBlack Color = iota + 90`, then `FgHiRed`: a Color too).
+(const_spec name: (identifier) @local type: (_) @local.type)
+((const_spec name: (identifier) @local !type !value) @local.repeated)
 (var_spec name: (identifier) @local)
 (var_spec name: (identifier) @local type: (_) @local.type)
 (var_spec

@@ -636,3 +636,16 @@ def test_a_generic_call_of_several_results_binds_them_by_position():
               "func use() {\n\tl, err := New2Q[int, int](128)\n\t_ = err\n\tl.Add(1, 1)\n}\n")
     files = {"m.go": source, "other/other.go": OTHER + "\nfunc (X) Add() {}\n"}
     assert _calls(files)["m.go#use"] == {"m.go#New2Q": ("scope", 1.0), "m.go#Cache.Add": ("type", 1.0)}
+
+
+def test_constants_of_a_declared_type_and_those_that_repeat_it():
+    # go-pretty's `const ( FgHiBlack Color = iota + 90; FgHiRed; FgHiGreen ... )`, then
+    # `text.FgHiGreen.Sprint("/")`; an untyped group (`X = 1; Y`) says nothing.
+    source = ("package m\n\ntype Color int\n\nfunc (c Color) Sprint(a ...any) string { return \"\" }\n\n"
+              "const (\n\tReset Color = iota\n\tBold\n\t// a comment\n\tFaint\n)\n\n"
+              "const (\n\tX = 1\n\tY\n)\n\nfunc use() {\n\tFaint.Sprint(\"x\")\n\tReset.Sprint(\"y\")\n}\n\n"
+              "func untyped() { Y.Sprint() }\n")
+    files = {"m.go": source, "other/other.go": OTHER + "\nfunc (X) Sprint() {}\n"}
+    calls = _calls(files)
+    assert calls["m.go#use"] == {"m.go#Color.Sprint": ("type", 1.0)}
+    assert calls["m.go#untyped"]["m.go#Color.Sprint"][0] != "type"
