@@ -48,9 +48,9 @@ from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
 from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
 from indexers.resolve.common import (  # noqa: F401  (chain_of, in_block: read from here too)
-    MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, TYPE_OR_ALIAS, VARIABLE_KINDS, Entity, Reason, base_qual, chain_of, defined_before,
-    defined_in, holds_function, in_block, innermost_block, reading_block, receiver_typed, record_fields, type_members,
-    mapping_step, type_parameter_bound,
+    MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, TYPE_OR_ALIAS, VARIABLE_KINDS, Entity, Reason, base_qual, built_by_default,
+    chain_of, defined_before, defined_in, holds_function, in_block, innermost_block, mapping_step, reading_block,
+    receiver_typed, record_fields, type_members, type_parameter_bound,
 )
 
 if TYPE_CHECKING:
@@ -485,7 +485,9 @@ class Types:
             return under if under[0] == "inst" or under is BUILTIN else ("inst", cur[1])
         if not all(s.kind in _FUNCTION_KINDS for s in syms):
             return UNKNOWN
-        results = {self.result(s.id) for s in syms}
+        results = {self.result(s.id) for s in syms}  # defined in several builds, results differing: the default's
+        if len(results) > 1:
+            results = {self.result(i) for i in built_by_default(self.table.files, self.table.symbols, cur[1])}
         found = results.pop() if len(results) == 1 else UNKNOWN
         return ("inst", (found[1],)) if found[0] == "this" and cur[0] == "sym" and syms[0].kind == "function" else found
 

@@ -649,3 +649,16 @@ def test_constants_of_a_declared_type_and_those_that_repeat_it():
     calls = _calls(files)
     assert calls["m.go#use"] == {"m.go#Color.Sprint": ("type", 1.0)}
     assert calls["m.go#untyped"]["m.go#Color.Sprint"][0] != "type"
+
+
+def test_a_function_of_two_builds_gives_the_default_builds_result():
+    # google/btree: btree.go (`//go:build !go1.18`) and btree_generic.go (`go1.18`) both declare
+    # `New` and `BTree`; `tr := New(32); tr.ReplaceOrInsert(...)` is the default build's method.
+    old = "//go:build !go1.18\n\npackage btree\n\ntype BTree struct{}\n\nfunc New(d int) *BTree { return nil }\n\n" \
+          "func (t *BTree) ReplaceOrInsert(i int) {}\n"
+    files = {"btree.go": old, "btree_generic.go": old.replace("!go1.18", "go1.18"),
+             "use.go": "package btree\n\nfunc use() {\n\ttr := New(32)\n\ttr.ReplaceOrInsert(1)\n}\n",
+             "other/other.go": OTHER + "\nfunc (X) ReplaceOrInsert(i int) {}\n"}
+    calls = _calls(files)["use.go#use"]
+    assert calls["btree_generic.go#New"] == ("scope", 1.0) and calls["btree.go#New"][0] == "candidate"
+    assert calls["btree_generic.go#BTree.ReplaceOrInsert"] == ("type", 1.0)
