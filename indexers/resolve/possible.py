@@ -76,7 +76,7 @@ def held(r: Resolver, found: tuple):
                 return target
             if value is UNKNOWN and not r.reading_values:
                 return _candidates(r, _variable_values(r, ent, 0)) or found
-        if len(syms) == 1 and syms[0] is not None and syms[0].kind == "type_alias" and r.spec.result_lists:
+        if len(syms) == 1 and syms[0] is not None and syms[0].kind == "type_alias":
             under = r.types.result(syms[0].id)  # Go's `type Secret = secret.Secret`: `Secret(x)` converts to it
             if under[0] == "inst":
                 return ("sym", under[1]), found[1], found[2]

@@ -8,7 +8,7 @@ import pytest
 from indexers.extract import extract_file
 from indexers.languages import language_for_path
 from indexers.resolve import SymbolTable, affected_files, resolve_all, resolve_file
-from tests.unit.symbols_helpers import targets_by_source
+from tests.unit.symbols_helpers import incremental_equals_clean, targets_by_source
 
 
 def _table(files: dict[str, str]) -> SymbolTable:
@@ -191,24 +191,6 @@ def test_rust_module_paths_and_pub_use_re_exports():
     }
 
 
-def _incremental_equals_clean(files: dict[str, str], path: str, new: str | None) -> set[str]:
-    """Change one file; re-resolving the affected files gives what a clean run gives."""
-    table = _table(files)
-    before = {p: set(resolve_file(e, table)) for p, e in table.files.items()}
-    old_ext = table.remove_file(path)
-    new_ext = None
-    if new is not None:
-        new_ext = extract_file(path, new.encode(), "python")
-        table.add_file(new_ext)
-    affected = affected_files([path], {path: old_ext} if old_ext else {}, {path: new_ext} if new_ext else {}, table)
-    incremental = {p: e for p, e in before.items() if p in table.files and p not in affected}
-    incremental.update({p: set(resolve_file(table.files[p], table)) for p in affected})
-    clean = {p: set(resolve_file(e, table)) for p, e in _table({**{k: v for k, v in files.items() if k != path},
-                                                                 **({path: new} if new is not None else {})}).files.items()}
-    assert incremental == clean
-    return affected
-
-
 @pytest.mark.parametrize("path, new", [
     ("pkg/checks/__init__.py", None),  # the re-exporting package goes
     ("pkg/checks/__init__.py", "from .messages import Error\n"),  # re-exports less
@@ -216,14 +198,14 @@ def _incremental_equals_clean(files: dict[str, str], path: str, new: str | None)
     ("pkg/checks/registry.py", "__all__ = ['register', 'hidden']\n\n\ndef register():\n    pass\n\n\ndef hidden():\n    pass\n"),
 ])
 def test_incremental_equals_clean_when_re_exports_change(path, new):
-    _incremental_equals_clean(_CHECKS, path, new)
+    incremental_equals_clean(_CHECKS, path, new)
 
 
 @pytest.mark.parametrize("path", ["src/pkg/mod.py", "src/pkg/sub/inner.py"])
 def test_incremental_equals_clean_when_a_module_of_a_namespace_package_comes_and_goes(path):
     without = {k: v for k, v in _NAMESPACE.items() if k != path}
-    assert "src/pkg/app.py" in _incremental_equals_clean(without, path, _NAMESPACE[path])
-    assert "src/pkg/app.py" in _incremental_equals_clean(_NAMESPACE, path, None)
+    assert "src/pkg/app.py" in incremental_equals_clean(without, path, _NAMESPACE[path])
+    assert "src/pkg/app.py" in incremental_equals_clean(_NAMESPACE, path, None)
 
 
 def test_incremental_equals_clean_when_the_re_exporting_file_appears():

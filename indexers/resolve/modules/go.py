@@ -27,7 +27,7 @@ class GoModules(ModuleSystem):
         for p in self.paths:
             self.dirs[posixpath.dirname(p)].append(p)
         self.go_mod = table.go_modules
-        self._found: dict[tuple[str, str | None], tuple[str, ...]] = {}
+        self._found: dict[tuple, tuple[str, ...]] = {}  # (module, module dir[, "test"]) -> files
 
     def _find(self, module: str, importer: str) -> tuple[str, ...]:
         key = (module, self.go_mod.module_dir(importer))
@@ -37,10 +37,15 @@ class GoModules(ModuleSystem):
         if found and importer.endswith("_test.go") and posixpath.dirname(importer) == posixpath.dirname(found[0]):
             # An external test package (`package x_test`) is built with the package's own
             # test files: it sees their definitions (`redis.DialDefaultServer` of test_test.go).
-            files = self.table.files
-            package = files[found[0]].package if found[0] in files else None
-            found = tuple(sorted({*found, *(p for p in self.dirs.get(posixpath.dirname(importer), ())
-                                            if p.endswith("_test.go") and p in files and files[p].package == package)}))
+            test_key = (*key, "test")
+            with_tests = self._found.get(test_key)
+            if with_tests is None:
+                files = self.table.files
+                package = files[found[0]].package if found[0] in files else None
+                with_tests = self._found[test_key] = tuple(sorted({*found, *(
+                    p for p in self.dirs.get(posixpath.dirname(importer), ())
+                    if p.endswith("_test.go") and p in files and files[p].package == package)}))
+            found = with_tests
         return found
 
     def _search(self, module: str, module_dir: str | None) -> tuple[str, ...]:
