@@ -49,7 +49,8 @@ TYPED_ARRAY = "["
 EXCLUDED = "~"
 # The types a cast head may name: no union, list or function type, whose separators chains use.
 _CAST_TYPE = re.compile(r"[A-Za-z_$][\w$.]*(?:<[\w$.<> \[\]]*>)?")
-_CHAIN_LINKS = frozenset({"member_expression", "call_expression", "subscript_expression", "non_null_expression"})
+_CHAIN_LINKS = frozenset({"member_expression", "call_expression", "subscript_expression", "non_null_expression",
+                          "attribute", "call", "subscript"})
 
 _WS = re.compile(r"\s+")
 _START = itemgetter(1)
@@ -407,7 +408,25 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
         bare = _without_comments(spec, node, text)  # a comment may hold a lone quote
         if bare is not text:
             chain = _spec_chain(spec, bare)
+    if chain is not None and spec.cast_calls and casts_first(spec, chain):
+        return cast_chain(spec, node) or chain  # `cast(Foo, x).a`: of the type it names
     return chain if chain is not None or not spec.cast_expressions else cast_chain(spec, node)
+
+
+def receiver_chain(spec: LanguageSpec, node: tree_sitter.Node | None, text: str) -> str | None:
+    """A receiver's text (of ``node``, when it is one node) as a chain in the language's terms,
+    read through a cast at its head (``(x as Foo).m()``, ``cast(Foo, x).m()``)."""
+    chain = value_chain(text, spec.new_operator, spec.new_function, spec.class_of) if "(" in text or "[" in text else None
+    if node is not None and (chain is None and spec.cast_expressions
+                             or chain and spec.cast_calls and casts_first(spec, chain)):
+        return cast_chain(spec, node) or chain
+    return chain
+
+
+def casts_first(spec: LanguageSpec, chain: str) -> bool:
+    """Whether a chain starts with a call of the language's cast function (``t.cast().a``)."""
+    called, paren, _ = chain.partition("(")
+    return bool(paren) and any(called.rpartition(".")[2] in names for names in spec.cast_calls.values())
 
 
 def _operator(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
@@ -422,7 +441,7 @@ def _operator(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
 
 def _spec_chain(spec: LanguageSpec, text: str) -> str | None:
     """``text`` as a chain in the language's terms (its non-null postfix, its `new`)."""
-    return value_chain(without_postfix(text, spec.non_null_postfix), spec.new_operator, spec.new_function)
+    return value_chain(without_postfix(text, spec.non_null_postfix), spec.new_operator, spec.new_function, spec.class_of)
 
 
 def _may_comment(spec: LanguageSpec, text: str) -> bool:
@@ -451,17 +470,21 @@ def _without_comments(spec: LanguageSpec, node: tree_sitter.Node, text: str) -> 
 
 
 def cast_chain(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
-    """An expression that starts with a parenthesized cast (``(x as Foo).a.b()``) as a chain
-    whose head is the type (``<Foo>.a.b()``); None when it does not start so."""
-    head = node
+    """An expression that starts with a parenthesized cast (``(x as Foo).a.b()``) or a call of
+    the cast function (``cast(Foo, x).a.b()``) as a chain whose head is the type
+    (``<Foo>.a.b()``); None when it does not start so."""
+    head, written = node, None
     while head.type in _CHAIN_LINKS and head.named_child_count:
+        if head.type in spec.cast_calls and (written := _cast_call(spec, head)) is not None:
+            break
         head = head.named_children[0]
-    if head.type != "parenthesized_expression" or head.named_child_count != 1:
-        return None
-    cast = head.named_children[0]
-    written = _cast_type(spec, cast) if cast.type in spec.cast_expressions else None
     if written is None:
-        return None
+        if head.type != "parenthesized_expression" or head.named_child_count != 1:
+            return None
+        cast = head.named_children[0]
+        written = _cast_type(spec, cast) if cast.type in spec.cast_expressions else None
+        if written is None:
+            return None
     rest = _text(node)[head.end_byte - node.start_byte:]
     chain = _spec_chain(spec, "x" + rest)
     return written + chain[1:] if chain is not None else None

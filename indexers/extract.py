@@ -99,7 +99,7 @@ import tree_sitter
 from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
 from indexers.alternatives import checker_alternative, may_test, overloaded, ruled_out, version_flags
 from indexers.arguments import ParamRef, call_arguments, parameters
-from indexers.bindings import ELEMENT, RESULT, Binding, binding_items, cast_chain, defined_names
+from indexers.bindings import ELEMENT, RESULT, Binding, binding_items, defined_names, receiver_chain
 from indexers.build_variants import is_variant
 from indexers.c_macros import without_macros
 from indexers.enclosing import (declared_after, method_receiver, receiver_of, scope_start, shadows_receiver,
@@ -112,7 +112,7 @@ from indexers.narrowing import narrowings
 from indexers.records import SymbolRecord, encoded
 from indexers.referenced import referenced_names
 from indexers.syntax_errors import inside_error, scan_errors
-from indexers.text import node_end_line, node_line, node_text, value_chain, without_postfix
+from indexers.text import node_end_line, node_line, node_text, without_postfix
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 # Longer average lines than this over a large file mean generated or minified code.
@@ -697,7 +697,6 @@ class _Extractor:
         self_names = spec.self_names
         super_names = spec.super_names
         postfix = spec.non_null_postfix
-        new_operator, new_function = spec.new_operator, spec.new_function
         sep = self.seps[0]
         path = self.path
         text = self.text
@@ -736,9 +735,7 @@ class _Extractor:
                     rkind = RECEIVER_NAME
                     receiver = rtext
                 else:
-                    receiver = value_chain(rtext, new_operator, new_function) if "(" in rtext or "[" in rtext else None
-                    if receiver is None and spec.cast_expressions and len(rnodes) == 1:
-                        receiver = cast_chain(spec, rnodes[0])  # `(x as Foo).m()`
+                    receiver = receiver_chain(spec, rnodes[0] if len(rnodes) == 1 else None, rtext)
                     rkind = RECEIVER_OTHER if receiver is None else RECEIVER_EXPR
             local = False
             if local_names and rkind in _LOCAL_KINDS:

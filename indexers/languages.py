@@ -199,9 +199,12 @@ class LanguageSpec:
     integer_literal: str = ""
     # The keyword of a constructor call (``new Foo()``): the value is what ``Foo()`` gives.
     new_operator: str = ""
-    # A builtin function given a type that returns a new instance of it (Go ``new(T)``): the
-    # value is what ``T()`` gives.
+    # A builtin function given a type that returns a new instance of it (Go ``new(T)``): ``T()``.
     new_function: str = ""
+    # The function and attribute giving an instance's class (Python ``type(x)``, ``x.__class__``),
+    # and the receiver names that are the class (``cls``): ``cls()`` is an instance of the receiver's.
+    class_of: tuple[str, str] = ("", "")
+    class_receivers: frozenset[str] = frozenset()
     # The name of a class's constructor method, whose parameters a class call passes to.
     constructor_name: str = ""
     # The method whose result ``with X as f`` binds to f (Python ``__enter__``).
@@ -215,8 +218,7 @@ class LanguageSpec:
     # returns, whose result is each element (Python ``__iter__``, ``__next__``).
     iteration_methods: tuple[str, str] | None = None
     async_iteration: tuple[str, str] | None = None  # the same for ``async for`` (``__aiter__``, ``__anext__``)
-    # Members are looked up in the C3 linearisation of the bases (Python's MRO) instead of
-    # level by level.
+    # Members are looked up in the C3 linearisation of the bases (Python's MRO) instead of level by level.
     linear_mro: bool = False
     # Every binding of a name declares a variable of its own (Go's `x := ...`, a closure's
     # parameters): the name is known only when all of them agree, a declared type does not
@@ -318,8 +320,7 @@ class LanguageSpec:
     # Builtins whose result is of a type their arguments give (Go's `new(T)`, `make`,
     # `append`): what such a call returns is not known, unlike other builtins' results.
     typed_builtins: frozenset[str] = frozenset()
-    # Methods of a type that answer any attribute (``__getattr__``): a member not found is
-    # then unknown, not missing.
+    # Methods of a type that answer any attribute (``__getattr__``): a member not found is then unknown, not missing.
     dynamic_members: frozenset[str] = frozenset()
     # Files of this language whose bytes match the pattern are another language's (a `.h`
     # header with classes or namespaces is C++): (pattern, language).
@@ -534,6 +535,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
             module_system="python",
             package_files=("__init__",),
             self_names=frozenset({"self", "cls"}),
+            class_of=("type", "__class__"),
+            class_receivers=frozenset({"cls"}),
             super_names=frozenset({"super()"}),
             doc_style="docstring",
             builtins=_PY_BUILTINS,

@@ -28,12 +28,14 @@ _TYPE_ARGUMENT = re.compile(r"\(\s*([A-Za-z_][\w.]*)\s*\)")
 _CALL_TYPE_ARGUMENTS = re.compile(r"(?:::)?<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>(?=\()")
 
 
-def value_chain(text: str, new_operator: str = "", new_function: str = "") -> str | None:
+def value_chain(text: str, new_operator: str = "", new_function: str = "",
+                class_of: tuple[str, str] = ("", "")) -> str | None:
     """``Foo(a, g(b)).bar`` -> ``Foo().bar``: an expression of names, member accesses and
     calls with the arguments dropped; None for any other expression. A constructor call
     (``new a.Foo(x).m()``, with the language's ``new_operator``) is read as a call of its
     class (``a.Foo().m()``); so is the language's ``new_function`` given a type (Go
-    ``new(Foo).m()``). A subscript is an element: ``a[0]`` -> ``a[i:0]``, ``d["k"]`` ->
+    ``new(Foo).m()``); the class of a name the language's ``class_of`` function gives is read as
+    its attribute (Python ``type(self)()`` -> ``self.__class__()``). A subscript is an element: ``a[0]`` -> ``a[i:0]``, ``d["k"]`` ->
     ``d[s:k]``, by any other key ``a[]``."""
     if not may_start_chain(text):
         return None
@@ -49,6 +51,10 @@ def value_chain(text: str, new_operator: str = "", new_function: str = "") -> st
         m = _TYPE_ARGUMENT.match(text, len(new_function))
         if m:
             text = f"{m.group(1)}(){text[m.end():]}"
+    if class_of[0] and text.startswith(class_of[0]):
+        m = _TYPE_ARGUMENT.match(text, len(class_of[0]))
+        if m and "." not in m.group(1):
+            text = f"{m.group(1)}.{class_of[1]}{text[m.end():]}"
     if "<" in text:
         text = _CALL_TYPE_ARGUMENTS.sub("", text)
     head = text[:1]

@@ -19,8 +19,7 @@ a scope of a file, it becomes a *value*:
   ("ext", module, name)   something outside the workspace (an instance of an external type
                           reads its members as the type's)
   BUILTIN                 a value of a builtin type: its members are the language's
-  ANONYMOUS               a function no symbol stands for (a lambda): calling it calls
-                          nothing the graph has
+  ANONYMOUS               a function no symbol stands for (a lambda): calls nothing in the graph
   ("missing", ext)        a member a known type does not have; ``ext`` is the external
                           entity of a base that may provide it (None: nowhere)
   UNKNOWN                 anything not proven
@@ -47,6 +46,7 @@ from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
 from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
+from indexers.resolve.receivers import receiver_value
 from indexers.resolve.common import (  # noqa: F401  (chain_of, in_block: read from here too)
     MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, TYPE_OR_ALIAS, VARIABLE_KINDS, Entity, Reason, base_qual, built_by_default,
     chain_of, defined_before, defined_in, holds_function, in_block, innermost_block, mapping_step, reading_block,
@@ -275,10 +275,8 @@ class Types:
         """The value of the chain's first name, or of a longer dotted prefix bound by an
         import (``import a.b`` binds "a.b"); with the number of steps it took."""
         r = self.r
-        if name in self.spec.self_names:
-            tid = r.enclosing_type(qual) if qual else None
-            if tid is not None:
-                return ("this", tid), 0
+        if name in self.spec.self_names and (this := receiver_value(self, name, steps, qual)) is not None:
+            return this
         local = self.local(name, qual, block)
         if local is not None:
             return local, 0
@@ -404,6 +402,8 @@ class Types:
         r = self.r
         if CALLBACK.fullmatch(name):
             return self.passed(cur, name)
+        if name == self.spec.class_of[1]:  # `x.__class__`: an instance's class; a class's is its metaclass
+            return ("sym", cur[1]) if kind == "inst" else ("sym", (cur[1],)) if kind == "this" else UNKNOWN
         if kind == "this" and self.spec.fields_overridable:
             below = self.bound_below(cur[1], name)
             if below:  # `self.model` in a base whose subclasses set `model = Other`: any of them
