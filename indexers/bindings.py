@@ -275,7 +275,7 @@ def _each_of(spec: LanguageSpec, names: list[tree_sitter.Node], iterable: tree_s
 
 def _element_call(spec: LanguageSpec, node: tree_sitter.Node, form: int) -> list[tree_sitter.Node] | None:
     """The positional arguments of a call of one of the language's `element_calls` of the
-    ``form`` (0: same elements, 1: numbered, 2: paired); None for any other node."""
+    ``form`` (0: same elements, 1: numbered, 2: paired, 3: one, 4: the next); None for others."""
     forms = spec.element_calls.get(node.type)
     function, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
     if forms is None or function is None or args is None or _text(function) not in forms[form]:
@@ -375,6 +375,8 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
             return ANONYMOUS
     if kind in spec.sequence_literals or kind in spec.mapping_literals:
         return _literal(spec, node)
+    if kind in spec.comprehensions:
+        return _comprehension(spec, node)
     if kind in spec.conditional_expressions:
         children = node.named_children
         if len(children) <= max(spec.conditional_branches, default=0):
@@ -391,6 +393,8 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
         cast = _cast_call(spec, node)
         if cast is not None:
             return cast
+    if kind in spec.element_calls and (one := _one_element(spec, node) or _same_elements(spec, node)):
+        return one  # `x = next(it)`, `max(xs)`: an element; `sorted(xs)`: a container of the same
     if kind in spec.typed_arrays:
         return _array_of(spec, node)
     if kind in spec.operator_expressions:
@@ -424,9 +428,66 @@ def receiver_chain(spec: LanguageSpec, node: tree_sitter.Node | None, text: str)
 
 
 def casts_first(spec: LanguageSpec, chain: str) -> bool:
-    """Whether a chain starts with a call of the language's cast function (``t.cast().a``)."""
+    """Whether a chain starts with a call of the language's cast function (``t.cast().a``) or
+    of a builtin giving an element of its argument (``next().a``, ``sorted()[i:0].a``)."""
     called, paren, _ = chain.partition("(")
-    return bool(paren) and any(called.rpartition(".")[2] in names for names in spec.cast_calls.values())
+    return bool(paren) and (any(called.rpartition(".")[2] in names for names in spec.cast_calls.values())
+                            or any(called in names for forms in spec.element_calls.values() for names in forms))
+
+
+def _element_head(spec: LanguageSpec, call: tree_sitter.Node,
+                  parent: tree_sitter.Node | None) -> tuple[str, tree_sitter.Node] | None:
+    """The head of a chain that is an element of a builtin call's one argument, as a chain of
+    the argument's element (``xs[]``), with the node it ends: the call for one giving an
+    element (``next(it)``, ``max(xs)``), the element read for one giving the same elements
+    (``sorted(xs)[0]``)."""
+    one = _one_element(spec, call)
+    if one:
+        return one, call
+    args = _element_call(spec, call, 0)
+    if not args or len(args) != 1 or parent is None or parent.type not in spec.element_reads \
+            or ":" in _text(parent)[call.end_byte - parent.start_byte:]:
+        return None  # `sorted(xs).index()`, `list(xs)[1:]`: no element
+    return elements_of(spec, args[0]), parent
+
+
+def _same_elements(spec: LanguageSpec, call: tree_sitter.Node) -> str | None:
+    """A call of a builtin giving the elements of its one argument (``sorted(xs)``) as a
+    container of them (``[xs[]]``); None for any other."""
+    args = _element_call(spec, call, 0)
+    element = elements_of(spec, args[0]) if args and len(args) == 1 else None
+    return f"{TYPED_ARRAY}{element}]" if element else None
+
+
+def _one_element(spec: LanguageSpec, call: tree_sitter.Node) -> str | None:
+    """A call of a builtin giving one element of its one argument as a chain: one it iterates
+    through (``max(xs)``: ``xs[]``), the next of an iterator (``next(it)``: ``it.__next__()``)."""
+    args = _element_call(spec, call, 3)
+    if args is not None and len(args) == 1:
+        return elements_of(spec, args[0])
+    args = _element_call(spec, call, 4)
+    if args is None or len(args) != 1 or not spec.iteration_methods:
+        return None
+    return _then(value_of(spec, args[0]), f".{spec.iteration_methods[1]}()")
+
+
+def _comprehension(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
+    """``[f for f in fs if f]``, ``(f.a for f in fs)``: a container of what its body is, the
+    loop's name read as an element of what it loops over (one loop over one name); None for
+    any other."""
+    body = node.child_by_field_name("body")
+    loops = [c for c in node.named_children if c.child_by_field_name("left") is not None]
+    if body is None or len(loops) != 1:
+        return None
+    name, iterable = loops[0].child_by_field_name("left"), loops[0].child_by_field_name("right")
+    chain = value_of(spec, body)
+    if iterable is None or name.type != "identifier" or not chain or chain[0] in "{[<" + ALTERNATIVES:
+        return None
+    head = _text(name)
+    if chain == head or chain.startswith(head) and chain[len(head)] in ".([":
+        element = elements_of(spec, iterable)
+        chain = element + chain[len(head):] if element else None
+    return f"{TYPED_ARRAY}{chain}]" if chain else None
 
 
 def _operator(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
@@ -472,12 +533,16 @@ def _without_comments(spec: LanguageSpec, node: tree_sitter.Node, text: str) -> 
 def cast_chain(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     """An expression that starts with a parenthesized cast (``(x as Foo).a.b()``) or a call of
     the cast function (``cast(Foo, x).a.b()``) as a chain whose head is the type
-    (``<Foo>.a.b()``); None when it does not start so."""
-    head, written = node, None
+    (``<Foo>.a.b()``); one that starts with an element of a builtin's argument (``next(it).a``,
+    ``sorted(xs)[0].a``) as one of that element (``it[].a``, ``xs[].a``); None for others."""
+    head, written, parent = node, None, None
     while head.type in _CHAIN_LINKS and head.named_child_count:
         if head.type in spec.cast_calls and (written := _cast_call(spec, head)) is not None:
             break
-        head = head.named_children[0]
+        if head.type in spec.element_calls and (element := _element_head(spec, head, parent)) is not None:
+            written, head = element
+            break
+        parent, head = head, head.named_children[0]
     if written is None:
         if head.type != "parenthesized_expression" or head.named_child_count != 1:
             return None

@@ -187,20 +187,19 @@ class LanguageSpec:
     # operator's key is "u" and the operator: ``~a`` is ``a.__invert__()``).
     operator_expressions: frozenset[str] = frozenset()
     operator_methods: dict[str, str] = field(default_factory=dict)
-    # Builtins a loop iterates through to their argument's elements, by call node type: those
-    # giving the same elements (`for x in sorted(xs)`), numbered ones (`for i, x in
-    # enumerate(xs)`) and ones pairing several (`for a, b in zip(xs, ys)`).
-    element_calls: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]] = field(default_factory=dict)
+    # Builtins of their argument's elements by call node type: giving the same (`sorted(xs)`), numbered ones
+    # (`enumerate(xs)`), paired ones (`zip(xs, ys)`), one (`max(xs)`), the next (`next(it)`); reading one (`xs[0]`).
+    element_calls: dict[str, tuple[frozenset[str], ...]] = field(default_factory=dict)
+    element_reads: frozenset[str] = frozenset()
     # Node types of literal containers whose entries are kept with a name bound to them
     # (``fs = [f, g]``, ``d = {"k": f}``): by position, or by a key of the literal types.
     sequence_literals: frozenset[str] = frozenset()
     mapping_literals: frozenset[str] = frozenset()
+    comprehensions: frozenset[str] = frozenset()  # `[f for f in fs if f]`: a container of what its body is
     string_literal: str = ""
     integer_literal: str = ""
-    # The keyword of a constructor call (``new Foo()``): the value is what ``Foo()`` gives.
-    new_operator: str = ""
-    # A builtin function given a type that returns a new instance of it (Go ``new(T)``): ``T()``.
-    new_function: str = ""
+    new_operator: str = ""  # the keyword of a constructor call (``new Foo()``): the value is what ``Foo()`` gives
+    new_function: str = ""  # a builtin given a type that returns a new instance of it (Go ``new(T)``): ``T()``
     # The function and attribute giving an instance's class (Python ``type(x)``, ``x.__class__``),
     # and the receiver names that are the class (``cls``): ``cls()`` is an instance of the receiver's.
     class_of: tuple[str, str] = ("", "")
@@ -553,14 +552,16 @@ LANGUAGES: dict[str, LanguageSpec] = {
             mapping_types=frozenset("dict Dict Mapping MutableMapping OrderedDict defaultdict DefaultDict".split()),
             mapping_lookups=frozenset({"get", "pop", "setdefault"}),
             mapping_views=("values", "items"),
-            element_calls={"call": (frozenset({"list", "tuple", "sorted", "reversed", "set", "frozenset", "iter"}),
-                                    frozenset({"enumerate"}), frozenset({"zip"}))},
+            element_calls={"call": tuple(frozenset(names.split()) for names in (
+                "list tuple sorted reversed set frozenset iter", "enumerate", "zip", "max min", "next"))},
+            element_methods=frozenset({"__next__"}), element_reads=frozenset({"subscript"}),
             operator_methods={"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__", "//": "__floordiv__",
                               "%": "__mod__", "**": "__pow__", "@": "__matmul__", "&": "__and__", "|": "__or__",
                               "^": "__xor__", "<<": "__lshift__", ">>": "__rshift__", "u~": "__invert__",
                               "u-": "__neg__", "u+": "__pos__"},
             sequence_literals=frozenset({"list", "tuple", "expression_list"}),
             mapping_literals=frozenset({"dictionary"}),
+            comprehensions=frozenset({"list_comprehension", "set_comprehension", "generator_expression"}),
             string_literal="string",
             integer_literal="integer",
             iteration_methods=("__iter__", "__next__"),

@@ -49,7 +49,7 @@ OUTSIDE = "outside"  # builtins, C modules, site-packages
 NONE = "none"  # Jedi found nothing
 DEFINITE = (IN_WORKSPACE, OUTSIDE, WORKSPACE_OTHER)  # verdicts that say where a call goes
 
-ORACLE_VERSION = 6  # part of the cache key: bump when the way verdicts are read changes
+ORACLE_VERSION = 7  # part of the cache key: bump when the way verdicts are read changes
 
 
 @dataclass(slots=True, frozen=True)
@@ -173,9 +173,10 @@ def _jedi_verdicts(root: Path, rel: str, sites: list[Site], project, sources: _S
                 verdict = WORKSPACE_OTHER
             elif verdict == NONE:
                 verdict = OUTSIDE
-        if any(t[3] == "statement" for t in targets):
-            # A variable holding a function or class (`a = func; a()`, `factory = Config`):
-            # the call calls what the variable holds when Jedi can say what that is.
+        if any(t[3] == "statement" for t in targets) or any(n.type == "param" for n in names):
+            # A variable holding a function or class (`a = func; a()`, `factory = Config`), a
+            # parameter that does (`cls(...)` in a classmethod): the call calls what it holds
+            # when Jedi can say what that is (parameters are not inferred from their callers).
             held = _held(script, s, root, sources, receiver)
             if held:
                 targets = [t for t in targets if t[3] != "statement"] + held

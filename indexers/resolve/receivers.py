@@ -5,12 +5,14 @@ make an instance of whatever type the method is called on, as ``-> Self`` says."
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from indexers.resolve.resolver import Resolver
     from indexers.resolve.types import Types
 
+_FIRST_PARAMETER = re.compile(r"[^(]*\(\s*(\w+)")
 # The bases that make a class a metaclass, whose ``cls`` is a class of another type.
 _METACLASS_BASES = frozenset({"type"})
 
@@ -39,10 +41,15 @@ def receiver_value(types: Types, name: str, steps: list, qual: str) -> tuple[tup
 
 
 def _parameter_only(types: Types, name: str, qual: str) -> bool:
-    """Whether the only binding of ``name`` at ``qual`` is a parameter's (no value, no type)."""
+    """Whether the only binding of ``name`` at ``qual`` is its function's first parameter (no
+    value, no type): not a local, nor a later parameter (a test's ``def test(self, cls)``)."""
     where = types.binder(name, qual)
     binds = types.table.bindings(where[0], name) if where is not None else ()
-    return len(binds) == 1 and binds[0].value is None and binds[0].type is None
+    if len(binds) != 1 or binds[0].value is not None or binds[0].type is not None:
+        return False
+    sym = types.table.symbols.get(where[0])
+    first = _FIRST_PARAMETER.match(sym.signature) if sym is not None else None
+    return first is not None and first.group(1) == name
 
 
 def is_metaclass(r: Resolver, tid: str) -> bool:

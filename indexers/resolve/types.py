@@ -16,8 +16,7 @@ a scope of a file, it becomes a *value*:
                           not changed in its file: (key, value) pairs, keys as in chains
   ("sym", ids)            workspace definitions themselves (a function, a class, a variable)
   ("mod", files)          a workspace module
-  ("ext", module, name)   something outside the workspace (an instance of an external type
-                          reads its members as the type's)
+  ("ext", module, name)   outside the workspace (an external type's instance reads its members as the type's)
   BUILTIN                 a value of a builtin type: its members are the language's
   ANONYMOUS               a function no symbol stands for (a lambda): calls nothing in the graph
   ("missing", ext)        a member a known type does not have; ``ext`` is the external
@@ -196,9 +195,10 @@ class Types:
             return ("sym", (text[1:],)) if text[1:] in self.table.symbols else UNKNOWN
         if text[:1] == "{":
             return self.items(text, qual)
-        if text[:1] == TYPED_ARRAY:  # `[new Subject()]`: a container of what its elements are
-            element = self.raw(text[1:-1], qual, block)
-            return ("iter", element) if element[0] not in ("unknown", "missing") else UNKNOWN
+        if text[:1] == TYPED_ARRAY:  # `[new Subject()]`: a container of what its elements are, maybe read on
+            pos = _closing(text) + 1
+            element = self.raw(text[1:pos - 1], qual, block) if pos else UNKNOWN
+            return self.follow(("iter", element) if element[0] not in ("unknown", "missing") else UNKNOWN, self._steps(text, pos))
         if text[:1] == ALTERNATIVES:  # `a if c else b`: known when every branch agrees
             values = {self.raw(alt, qual, block) for alt in text[1:].split("|")}
             return values.pop() if len(values) == 1 else UNKNOWN

@@ -102,3 +102,15 @@ def test_a_chain_that_starts_with_a_cast_is_of_the_type_it_names():
     assert CALLS["cast_then"]["Article.save"] == ("type", 1.0)
     assert CALLS["cast_bound"]["Article.save"] == ("type", 1.0)
     assert len([d for d in CALLS["cast_head"] if d.endswith(".save")]) == 1
+
+
+def test_a_later_parameter_named_cls_is_no_receiver():
+    edges, _ = resolve_all(SymbolTable([extract_file("t.py", b"""\
+class TestModels:
+    def test_create(self, cls):
+        cls(x=1).save()
+
+    def save(self): pass
+""", "python")]))
+    assert not [e for e in edges if e.type == "CALLS" and e.confidence == 1.0 and e.dst == "t.py#TestModels"]
+    assert not [e for e in edges if e.type == "CALLS" and e.confidence == 1.0 and e.dst.endswith(".save")]
