@@ -103,11 +103,9 @@ class LanguageSpec:
     module_system: str
     package: str = ""  # the module that ships the grammar; tree_sitter_<name> when empty
     function: str = "language"  # the function in that package returning the language pointer
-    # Receiver names that mean "this object" (Go and similar languages name it per method
-    # with a @self capture in the query instead).
+    # Receiver names that mean "this object" (Go names it per method with a @self capture instead).
     self_names: frozenset[str] = frozenset()
-    # Receiver texts that mean "the base classes of this object".
-    super_names: frozenset[str] = frozenset()
+    super_names: frozenset[str] = frozenset()  # receiver texts that mean "the base classes of this object"
     # Files built only with other tags or for other systems: their definitions are
     # alternatives of the ones the default build has.
     build_variants: BuildVariants | None = None
@@ -149,8 +147,7 @@ class LanguageSpec:
     # defined in it are visible there. Not a Go struct's: a field's type is the package's.
     body_scope: bool = False
     # Does a function nested in a method see the method's receiver by its self name (an arrow
-    # function's `this` is the `this` around it; Python's nested functions see `self` as a
-    # closure)?
+    # function's `this` is the `this` around it; Python's nested functions see `self`)?
     self_in_nested_functions: bool = False
     # Are comments among a bound call's arguments skipped when its chain is read (a lone
     # quote in one, `it's`, ends the chain otherwise)?

@@ -4,7 +4,6 @@ to date one file at a time."""
 from __future__ import annotations
 
 import posixpath
-import re
 from collections import defaultdict
 from itertools import chain, starmap
 from typing import Collection, Iterable, Sequence
@@ -17,7 +16,7 @@ from indexers.module_config import GoModules, JsPaths
 from indexers.records import SymbolRecord
 from indexers.referenced import referenced_names
 from indexers.resolve.common import (
-    SPLIT, TYPE_KIND_NAMES, TYPE_OR_ALIAS, ImportContext, base_qual, last_segment, paused_gc, record_fields, record_rows,
+    TYPE_KIND_NAMES, TYPE_OR_ALIAS, ImportContext, base_qual, last_segment, paused_gc, record_fields, record_rows,
 )
 from indexers.resolve.modules import MODULE_SYSTEMS, ModuleSystem
 

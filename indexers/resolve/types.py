@@ -37,7 +37,6 @@ from __future__ import annotations
 import re
 import weakref
 from functools import lru_cache
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from indexers.bindings import ALTERNATIVES, CAST, DEFINED, EXCLUDED, TYPED_ARRAY
@@ -46,6 +45,7 @@ from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
 from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
 from indexers.resolve.receivers import receiver_value
+from indexers.resolve.type_text import closing, parse_type, split_top, type_arguments, union_parts
 from indexers.resolve.common import (  # noqa: F401  (chain_of, in_block: read from here too)
     MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, TYPE_OR_ALIAS, VARIABLE_KINDS, Entity, Reason, base_qual, built_by_default,
     chain_of, defined_before, defined_in, holds_function, in_block, innermost_block, mapping_step, reading_block,
@@ -68,94 +68,6 @@ _INSTANCE_KINDS = TYPE_OR_ALIAS
 # A chain: a head name, then ".name" members, "()" calls and "[]" elements.
 _STEP = re.compile(r"\(\)|\[(?:[is]:[\w.-]*)?\]|(?:\.|::|->)(#?[A-Za-z_$][\w$]*|\(\d+\.(?:\d+|[A-Za-z_$][\w$]*)\))")
 _HEAD = re.compile(r"[A-Za-z_$][\w$]*")
-# Type text: wrappers that say "this type or nothing" and how a type is referred to.
-_OPTIONAL = re.compile(r"^(?:[\w.]+\.)?Optional\[(.*)\]$", re.S)
-_UNION_NONE = re.compile(r"^(.*?)\s*\|\s*None$|^None\s*\|\s*(.*)$", re.S)
-_TYPE_NAME = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
-
-
-def parse_type(text: str, nulls: frozenset[str] = frozenset()) -> tuple[str, str | None] | None:
-    """A type as written: its name and the text of its first type argument, if any.
-    ``Optional["Foo"]`` / ``Foo | None`` / ``*Foo`` -> ``Foo``; ``List[Foo]`` -> ``List``,
-    ``Foo``. None when the text is not one named type (a union, a function type, an array
-    ``Foo[]``). ``nulls``: the language's null values, dropped from a union (``Foo | undefined``)."""
-    found = _generic(text, nulls)
-    if found is None:
-        return None
-    name, arguments = found
-    return name, None if arguments is None else _split_top(arguments, ",")[0]
-
-
-def type_arguments(text: str, nulls: frozenset[str] = frozenset()) -> list[str]:
-    """Every type argument of a type as written (``Tuple[A, B]``, ``Map<K, V>``), read as
-    ``parse_type`` reads the type; [] for none."""
-    found = _generic(text, nulls)
-    return _split_top(found[1], ",") if found is not None and found[1] is not None else []
-
-
-def union_parts(text: str) -> list[str]:
-    """The members of a union type as written (``A | B``, ``Union[A, B]``); [] for any other
-    type (``Optional[A]`` and ``A | None`` are ``A`` to ``parse_type`` already)."""
-    text = text.strip().strip("\"'").strip()
-    parts = _split_top(text, "|")
-    if len(parts) > 1:
-        return parts
-    found = _generic(text, frozenset())
-    if found is None or found[1] is None or SPLIT.split(found[0])[-1] != "Union":
-        return []
-    return type_arguments(text)
-
-
-def _generic(text: str, nulls: frozenset[str]) -> tuple[str, str | None] | None:
-    """A type's name and the text between its type brackets (None without them)."""
-    text = text.strip().strip("\"'").strip()
-    if nulls and "|" in text:
-        kept = [p for p in (p.strip() for p in text.split("|")) if p and p not in nulls]
-        text = kept[0] if len(kept) == 1 else text
-    for _ in range(3):
-        m = _OPTIONAL.match(text) or _UNION_NONE.match(text)
-        if m is None:
-            break
-        text = (m.group(1) or m.group(2) or "").strip().strip("\"'").strip()
-    text = text.lstrip("*&").strip()
-    m = _TYPE_NAME.match(text)
-    if m is None:
-        return None
-    rest = text[m.end():].strip()
-    if not rest:
-        return m.group(0), None
-    if rest[0] not in "<[" or _closing(rest) != len(rest) - 1 or not rest[1:-1].strip():
-        return None  # `A | B`, `A, B`, `fn(...)`, `A[]`, `A<T> | B<T>`
-    return m.group(0), rest[1:-1]
-
-
-def _with_depth(text: str) -> Iterator[tuple[int, str, int]]:
-    """Each character of ``text`` with its index and the bracket depth once it is read (an
-    opening bracket counts itself in, a closing one itself out)."""
-    depth = 0
-    for i, ch in enumerate(text):
-        if ch in "[<(":
-            depth += 1
-        elif ch in "]>)":
-            depth -= 1
-        yield i, ch, depth
-
-
-def _closing(text: str) -> int:
-    """Where the bracket that opens ``text`` closes (-1: nowhere)."""
-    return next((i for i, ch, depth in _with_depth(text) if ch in "]>)" and not depth), -1)
-
-
-def _split_top(text: str, sep: str) -> list[str]:
-    """``text`` split at each ``sep`` outside brackets, the parts stripped."""
-    parts, last = [], 0
-    for i, ch, depth in _with_depth(text):
-        if ch == sep and not depth:
-            parts.append(text[last:i].strip())
-            last = i + 1
-    return [*parts, text[last:].strip()]
-
-
 class Types:
     """Values of expressions in one file; answers other files may share live in the table."""
 
@@ -196,14 +108,14 @@ class Types:
         if text[:1] == "{":
             return self.items(text, qual)
         if text[:1] == TYPED_ARRAY:  # `[new Subject()]`: a container of what its elements are, maybe read on
-            pos = _closing(text) + 1
+            pos = closing(text) + 1
             element = self.raw(text[1:pos - 1], qual, block) if pos else UNKNOWN
             return self.follow(("iter", element) if element[0] not in ("unknown", "missing") else UNKNOWN, self._steps(text, pos))
         if text[:1] == ALTERNATIVES:  # `a if c else b`: known when every branch agrees
             values = {self.raw(alt, qual, block) for alt in text[1:].split("|")}
             return values.pop() if len(values) == 1 else UNKNOWN
         if text[:1] == CAST:  # `(x as Foo).m`: an instance of the type written
-            pos = _closing(text) + 1
+            pos = closing(text) + 1
             if not pos:
                 return UNKNOWN
             cur, used = self.declared(text[1:pos - 1], qual), 0
@@ -722,7 +634,7 @@ class Types:
         """An instance of the type written ``text`` in the scope ``qual``; a container of
         them, or the class itself, for the language's container and class types."""
         if self.spec.result_lists and text[:1] == "(":  # Go's several results: a tuple of them
-            return ("items", tuple((f"i:{k}", self.declared(t, qual)) for k, t in enumerate(_split_top(text[1:-1], ","))))
+            return ("items", tuple((f"i:{k}", self.declared(t, qual)) for k, t in enumerate(split_top(text[1:-1], ","))))
         syntax = self.spec.container_syntax and self.spec.container_syntax.match(text.strip())
         if syntax:
             element = self.declared(syntax.group(1), qual)
