@@ -6,6 +6,7 @@ The resolver's ``types`` module evaluates them."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -18,6 +19,8 @@ from indexers.text import MAX_VALUE, may_start_chain, strip_string, value_chain,
 BINDING_ROLES = frozenset({"local", "field", "result", "return", "signature", "generic"})
 # The name a function's result is bound to in ``Binding`` (no identifier can be it).
 RESULT = "()"
+# The name a decorated function's own scope binds to what its decorators make of it.
+DECORATED = "@"
 # A chain step and binding name (no identifier can be it): what the function called passes
 # as parameter ``b`` to the function it takes as parameter ``a`` (``operate((s, sub) => ...)``);
 # ``b`` is the self name for what it passes as the function's ``this``.
@@ -115,6 +118,20 @@ def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tup
             if old is None or known > old[0]:
                 best[key] = (known, start, role, node, type_text, value_text, name)
     return [item[1:] for item in sorted(best.values(), key=_START)]
+
+
+def decorated(spec: LanguageSpec, defs: Iterable, kinds: frozenset[str]) -> Iterator[tuple]:
+    """Rows of ``Binding``: each definition of ``kinds`` in a `LanguageSpec.definition_wrappers`
+    node binds ``DECORATED`` to what its outermost decorator makes of it (``@actor`` ->
+    ``actor()``, ``@app.task(retries=3)`` -> ``app.task()()``)."""
+    for d in defs if spec.definition_wrappers else ():
+        parent = d.node.parent
+        if d.sym is None or d.kind not in kinds or parent is None or parent.type not in spec.definition_wrappers:
+            continue
+        first = parent.named_children[0]
+        chain = value_of(spec, first.named_children[0]) if first != d.node and first.named_child_count else None
+        if chain and chain[0] not in "{[<" + ALTERNATIVES:
+            yield d.sym.id, DECORATED, None, chain + "()", first.start_point[0] + 1, None, ""
 
 
 def defined_names(items: list[tuple], enclosing: list) -> dict[int, str]:

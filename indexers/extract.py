@@ -99,7 +99,7 @@ import tree_sitter
 from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
 from indexers.alternatives import checker_alternative, may_test, overloaded, ruled_out, version_flags
 from indexers.arguments import ParamRef, call_arguments, parameters
-from indexers.bindings import ELEMENT, RESULT, Binding, binding_items, defined_names, receiver_chain
+from indexers.bindings import ELEMENT, RESULT, Binding, binding_items, decorated, defined_names, receiver_chain
 from indexers.build_variants import is_variant
 from indexers.c_macros import without_macros
 from indexers.enclosing import (declared_after, method_receiver, receiver_of, scope_start, shadows_receiver,
@@ -360,6 +360,7 @@ class _Extractor:
         ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
         self.blocks = sorted(set(self.blocks), key=lambda b: (b[0], -b[1]))
         self._nest(ordered)
+        self.bindings.extend(decorated(self.spec, ordered, _FUNCTION_KINDS))
         self._steps = self._owners(ordered)
         local_names = self._bindings(binds)
         if params:

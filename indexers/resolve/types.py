@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from indexers.bindings import ALTERNATIVES, CAST, DEFINED, EXCLUDED, TYPED_ARRAY
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
-from indexers.bindings import CALLBACK, ELEMENT, RESULT, Binding, literal_items
+from indexers.bindings import CALLBACK, DECORATED, ELEMENT, RESULT, Binding, literal_items
 from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
 from indexers.resolve.receivers import receiver_value
@@ -329,6 +329,9 @@ class Types:
             if all(s is not None and s.kind == "module" for s in syms):
                 m = r.member(cur, name)
                 return self.entity(m) if m is not None else UNKNOWN
+            if len(syms) == 1 and syms[0] is not None and syms[0].kind in _FUNCTION_KINDS \
+                    and (made := self.bound(cur[1][0], DECORATED, None))[0] == "inst":
+                return self.member(made[1], name, instance=True, skip_self=False)  # `@actor def f`: `f.send`
             return UNKNOWN
         if kind == "mod":
             m = r.member(cur, name)
