@@ -8,6 +8,10 @@ import tree_sitter
 
 from indexers.text import node_line, unquote
 
+# The name an import of a whole CommonJS module (``const x = require("m")``) imports: its
+# ``module.exports`` when it sets one, else the module itself (no identifier can be it).
+REQUIRED = "module.exports"
+
 
 def import_rows(imports: list[tuple[tree_sitter.Node, dict]], text: Callable[[tree_sitter.Node], str]) -> list[tuple]:
     """(module, name, alias, level, line, export) for each import match: ``from ..a import b
@@ -25,6 +29,10 @@ def import_rows(imports: list[tuple[tree_sitter.Node, dict]], text: Callable[[tr
             name = "*"
         if "import.default" in caps:  # `import x from "m"`: x names the default export
             name, alias = "default", text(caps["import.default"][0])
+        if "import.commonjs" in caps:  # `module.exports = x`: x is the default export
+            alias = "default"
+        if "import.required" in caps:  # `const x = require("m")`: the module's value (`REQUIRED`)
+            name = REQUIRED
         level = len(module) - len(module.lstrip(".")) if module.startswith(".") and "/" not in module else 0
         if level:
             module = module[level:]

@@ -70,11 +70,24 @@
   right: [(function_expression) (arrow_function)]) @definition.function
   (#eq? @_module "module") (#eq? @_exports "exports"))
 
+; Constructor functions: Foo.prototype.m = function () {} is a method of Foo.
+(expression_statement (assignment_expression
+  left: (member_expression
+    object: (member_expression object: (identifier) @qualifier property: (property_identifier) @_prototype)
+    property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)]) @definition.method
+  (#eq? @_prototype "prototype"))
+; module.exports = Foo: the module's value, what `require` of it gives (its default export)
+(expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+  right: (identifier) @import.name) @import.commonjs
+  (#eq? @_module "module") (#eq? @_exports "exports")) @reference.import @import.export
+
 ; const x = require("m") / const {a, b} = require("m")
 (variable_declarator
   name: (identifier) @import.alias
   value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module))
-  (#eq? @_req "require")) @reference.import
+  (#eq? @_req "require")) @reference.import @import.required
 (variable_declarator
   name: (object_pattern (shorthand_property_identifier_pattern) @import.name)
   value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module))

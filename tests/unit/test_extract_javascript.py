@@ -26,7 +26,7 @@ def test_js_nested_functions_and_redefinitions():
 def test_js_es_and_commonjs_imports():
     got = [(i.module, i.name, i.alias) for i in JS.exts["main.js"].imports]
     assert got == [
-        ("./lib/util", None, "util"),
+        ("./lib/util", "module.exports", "util"),  # `require`: its module.exports, else the module
         ("./lib/util", "format", "fmt"),
         ("./lib/circle", "default", "Circle"),
     ]

@@ -7,6 +7,7 @@ import re
 
 from graphsvc.model import Reason
 from indexers.extract import FileExtraction, ImportRef
+from indexers.import_refs import REQUIRED
 from indexers.resolve.common import ImportContext
 from indexers.resolve.modules.base import ModuleSystem
 
@@ -47,16 +48,17 @@ class JsModules(ModuleSystem):
             if imp.level or imp.module.startswith("."):
                 ctx.unresolved += 1
                 return
-            name = None if imp.name in (None, "*", "default") else imp.name
+            name = None if imp.name in (None, "*", "default", REQUIRED) else imp.name
             self._bind_external(ctx, imp.alias or name, imp.module, name, imp.line)
             return
-        if imp.name in (None, "*"):
+        # `const x = require("m")`: what `module.exports = ...` sets, else the module itself.
+        if imp.name in (None, "*") or imp.name == REQUIRED and not self._has_default(files):
             self._bind_module(ctx, imp.alias, files, imp.line)
             return
         for f in files:
             ctx.edges.setdefault(f, (Reason.IMPORT, imp.line))
         local = imp.alias or imp.name
-        name = imp.name
+        name = "default" if imp.name == REQUIRED else imp.name
         if name == "default" and not self._has_default(files):
             # No default export written as such (`module.exports = ...`, a generated file):
             # the binding name usually is the exported one.

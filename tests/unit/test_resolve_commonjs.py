@@ -1,0 +1,65 @@
+"""CommonJS as Node writes it: constructor functions with methods on their prototype,
+``module.exports = Router`` as the module's value and ``require`` of it, and what ``new``
+of a constructor function makes."""
+
+from __future__ import annotations
+
+from indexers.extract import extract_file
+from indexers.languages import language_for_path
+from indexers.resolve import SymbolTable, resolve_all
+from tests.unit.symbols_helpers import incremental_equals_clean
+
+FILES = {
+    "lib/router.js": """\
+function Router(options) {
+  if (!(this instanceof Router)) return new Router(options);
+  this.stack = [];
+}
+Router.prototype.use = function use(fn) { this.stack.push(fn); return this; };
+Router.prototype.handle = function (req) { return this.use(req); };
+module.exports = Router;
+""",
+    "lib/util.js": "exports.helper = function helper() {};\nfunction local() {}\n",
+    "app.js": """\
+const Router = require('./lib/router');
+const util = require('./lib/util');
+function main() {
+  const router = new Router();
+  router.use(() => 1);
+  Router().handle({});
+  util.helper();
+}
+""",
+}
+
+
+def _calls() -> dict[str, dict[str, tuple[str, float]]]:
+    table = SymbolTable(extract_file(p, t.encode(), language_for_path(p).name) for p, t in FILES.items())
+    calls: dict[str, dict[str, tuple[str, float]]] = {}
+    for e in resolve_all(table)[0]:
+        if e.type == "CALLS":
+            calls.setdefault(e.src, {})[e.dst] = (e.reason, e.confidence)
+    return calls
+
+
+CALLS = _calls()
+
+
+def test_prototype_assignments_are_methods_of_the_constructor_function():
+    syms = {s.id: s for s in extract_file("lib/router.js", FILES["lib/router.js"].encode(), "javascript").symbols}
+    assert syms["lib/router.js#Router.use"].kind == "method"
+    assert syms["lib/router.js#Router.handle"].kind == "method"
+    assert CALLS["lib/router.js#Router.handle"] == {"lib/router.js#Router.use": ("self", 1.0)}
+
+
+def test_require_of_a_module_that_sets_module_exports_is_that_value():
+    main = CALLS["app.js#main"]
+    assert main["lib/router.js#Router"] == ("import", 1.0)
+    assert main["lib/router.js#Router.use"] == ("type", 1.0)  # `new Router()`: an instance
+    assert main["lib/router.js#Router.handle"] == ("type", 1.0)
+    assert main["lib/util.js#helper"] == ("import", 1.0)  # no `module.exports =`: the module
+
+
+def test_setting_module_exports_re_resolves_its_requirers():
+    changed = FILES["lib/router.js"].replace("module.exports = Router;\n", "")
+    assert "app.js" in incremental_equals_clean(FILES, "lib/router.js", changed)
