@@ -55,9 +55,25 @@ function callerName(node) {
       // `#validate = async () => {}` too: a private name is the function's name (`#validate`).
       return (ts.isIdentifier(node.name) || ts.isPrivateIdentifier(node.name)) && isFunctionValue(node.initializer)
         ? node.name.getText() : null;
+    case ts.SyntaxKind.FunctionExpression:
+    case ts.SyntaxKind.ArrowFunction:
+      return assignedMethodName(node);
     default:
       return null;
   }
+}
+
+// A function assigned as a method of a constructor function's prototype or as a CommonJS
+// export (`Foo.prototype.m = function () {}`, `exports.f = () => {}`, `module.exports.f = ...`):
+// named by the property, as the graph names these definitions; null for other assignments.
+function assignedMethodName(node) {
+  const p = node.parent;
+  if (!p || !ts.isBinaryExpression(p) || p.operatorToken.kind !== ts.SyntaxKind.EqualsToken || p.right !== node
+      || !ts.isPropertyAccessExpression(p.left)) return null;
+  const owner = p.left.expression.getText();
+  const named = owner === "exports" || owner === "module.exports"
+    || (ts.isPropertyAccessExpression(p.left.expression) && p.left.expression.name.getText() === "prototype");
+  return named ? p.left.name.getText() : null;
 }
 
 function declarationOf(decl) {

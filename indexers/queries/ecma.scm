@@ -92,6 +92,13 @@
   name: (object_pattern (shorthand_property_identifier_pattern) @import.name)
   value: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module))
   (#eq? @_req "require")) @reference.import
+; const b = require("m").a: a of the module, named b
+(variable_declarator
+  name: (identifier) @import.alias
+  value: (member_expression
+    object: (call_expression function: (identifier) @_req arguments: (arguments . (string) @import.module))
+    property: (property_identifier) @import.name)
+  (#eq? @_req "require")) @reference.import
 
 ; Bindings (see extract.py): variables with what they are bound to (not `require` bindings,
 ; which are imports), the parameter of a one-parameter arrow function (the parameter lists

@@ -347,7 +347,7 @@ class Resolver:
         for i in range(len(parts) - 1, 0, -1):
             owner = ".".join(parts[:i])
             for tid in ids_of(self.quals.get(base_qual(owner))):
-                if self.table.symbols[tid].kind in TYPE_KIND_NAMES:
+                if self.table.symbols[tid].kind in TYPE_KIND_NAMES or self.constructs(tid):
                     return tid
             if self.spec.types_apart and (tid := self.table.shadowed_type(self.ext.path, base_qual(owner))):
                 return tid  # `interface A { m(): this }` beside `const A`
@@ -369,6 +369,13 @@ class Resolver:
                 if len(ids) == 1:
                     return ids[0]
         return None
+
+    def constructs(self, func_id: str) -> bool:
+        """Whether a function is a constructor function: one with methods of its own
+        (``Router.prototype.use = function``) where the language calls constructors with ``new``."""
+        symbols = self.table.symbols
+        return bool(self.spec.new_operator) and symbols[func_id].kind == "function" \
+            and any(symbols[i].kind == "method" for ids in self.members_of(func_id).values() for i in ids)
 
     def scope_chain(self, qual: str) -> list[tuple[str, bool, str | None, list[str]]]:
         """Enclosing scopes of ``qual``, innermost first, ending with the file's top level:

@@ -404,7 +404,7 @@ class Types:
         if len(results) > 1:
             results = {self.result(i) for i in built_by_default(self.table.files, self.table.symbols, cur[1])}
         found = results.pop() if len(results) == 1 else UNKNOWN
-        if found[0] == "unknown" and self.spec.new_operator and len(syms) == 1 and self.r.members_of(syms[0].id):
+        if found[0] == "unknown" and len(syms) == 1 and self.r.constructs(syms[0].id):
             return ("inst", cur[1])  # `new Router()` of a constructor function with `Router.prototype.use = ...`
         return ("inst", (found[1],)) if found[0] == "this" and cur[0] == "sym" and syms[0].kind == "function" else found
 

@@ -63,3 +63,31 @@ def test_require_of_a_module_that_sets_module_exports_is_that_value():
 def test_setting_module_exports_re_resolves_its_requirers():
     changed = FILES["lib/router.js"].replace("module.exports = Router;\n", "")
     assert "app.js" in incremental_equals_clean(FILES, "lib/router.js", changed)
+
+
+def test_a_member_of_a_required_module_self_and_exports_of_the_module():
+    files = {
+        "lib/utils.js": "exports.etag = function (x) { return x; };\n"
+                        "exports.both = function (t) { return exports.etag(t); };\n",
+        "lib/auth.js": "function Auth(r) { this.r = r; }\n"
+                       "Auth.prototype.basic = function (u) { return u; };\n"
+                       "Auth.prototype.onRequest = function (u) {\n  var self = this;\n  self.basic(u);\n};\n"
+                       "exports.Auth = Auth;\n",
+        "app.js": "var etag = require('./lib/utils').etag;\nvar Auth = require('./lib/auth').Auth;\n"
+                  "function main() {\n  etag(1);\n  new Auth().basic();\n}\n",
+    }
+    table = SymbolTable(extract_file(p, t.encode(), language_for_path(p).name) for p, t in files.items())
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in resolve_all(table)[0] if e.type == "CALLS"}
+    assert calls[("app.js#main", "lib/utils.js#etag")] == ("import", 1.0)  # not the variable `etag`
+    assert ("app.js#main", "app.js#etag") not in calls
+    assert calls[("app.js#main", "lib/auth.js#Auth.basic")] == ("type", 1.0)
+    assert calls[("lib/auth.js#Auth.onRequest", "lib/auth.js#Auth.basic")] == ("type", 1.0)  # `self = this`
+    assert calls[("lib/utils.js#both", "lib/utils.js#etag")] == ("import", 1.0)  # `exports.etag()`
+
+
+def test_a_function_with_nested_functions_only_is_no_constructor():
+    source = b"function outer() {\n  function inner() { this.run(); }\n  return inner;\n}\n" \
+             b"function Other() {}\nOther.prototype.run = function () {};\n"
+    table = SymbolTable([extract_file("m.js", source, "javascript")])
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in resolve_all(table)[0] if e.type == "CALLS"}
+    assert calls.get(("m.js#outer.inner", "m.js#Other.run"), ("", 0.0))[1] < 1.0

@@ -89,6 +89,10 @@ class JsModules(ModuleSystem):
             if exported and imp.name != "*":
                 ctx.exports.setdefault(exported, []).append(("ext", imp.module, name))
 
+    def implicit(self, importer: str, name: str) -> tuple | None:
+        """CommonJS's ``exports`` is the module itself: ``exports.f()`` calls its ``exports.f``."""
+        return ("mod", (importer,)) if name == "exports" else None
+
     def _has_default(self, files: tuple[str, ...]) -> bool:
         return any(i.export and i.alias == "default" for f in files if f in self.table.files
                    for i in self.table.files[f].imports)
