@@ -23,6 +23,37 @@ def with_symbols(defs: list[_Def | None]) -> list[_Def | None]:
     return defs
 
 
+def definition_steps(ordered: list[_Def]) -> tuple[list[int], list[_Def | None], list[_Def | None]]:
+    """The innermost definition around a byte as a step function: the bytes where it may
+    change (where a definition starts or ends), and after each of them the definition, then
+    the nearest symbol around it; both lists start with None for the bytes before the
+    first. One sweep over the definitions in source order, with a stack."""
+    defs = [d for d in ordered if d.qual and d.kind not in ("variable", "constant")]
+    points = sorted({d.start for d in defs} | {d.end for d in defs})
+    owners: list[_Def | None] = [None]
+    count = len(defs)
+    stack: list[_Def] = []
+    j = 0
+    for pos in points:
+        while j < count and defs[j].start <= pos:
+            d = defs[j]
+            while stack and stack[-1].end <= d.start:
+                stack.pop()
+            stack.append(d)
+            j += 1
+        while stack and stack[-1].end <= pos:
+            stack.pop()
+        owners.append(stack[-1] if stack else None)
+    return points, owners, with_symbols(list(owners))
+
+
+def constructor_functions(ordered: list[_Def]) -> dict[str, _Def]:
+    """The functions a file gives methods of their own (``Router.prototype.use = function``),
+    by qualified name: constructor functions, whose ``this.x = ...`` are fields."""
+    owners = {d.qual.rpartition(".")[0] for d in ordered if d.kind == "method" and d.qualifier}
+    return {d.qual: d for d in ordered if d.kind == "function" and d.qual in owners}
+
+
 def receiver_of(d: _Def, memo: dict[int, str | None]) -> str | None:
     key = id(d)
     if key not in memo:

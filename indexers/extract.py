@@ -102,8 +102,8 @@ from indexers.arguments import ParamRef, call_arguments, parameters
 from indexers.bindings import ELEMENT, RESULT, Binding, binding_items, decorated, defined_names, receiver_chain
 from indexers.build_variants import is_variant
 from indexers.c_macros import without_macros
-from indexers.enclosing import (declared_after, method_receiver, receiver_of, scope_start, shadows_receiver,
-                                visible_locals, with_symbols)
+from indexers.enclosing import (constructor_functions, declared_after, definition_steps, method_receiver,
+                                receiver_of, scope_start, shadows_receiver, visible_locals)
 from indexers.definitions import documentation, signature
 from indexers.import_refs import import_rows
 from indexers.languages import LanguageSpec, get_language, language_for_content, parser_for
@@ -320,9 +320,10 @@ class _Extractor:
         self.blocks: list[tuple[int, int]] = []  # (start, end) of each ``@block``, outer ones first
         self._arounds: dict[int, str] = {}  # `_blocks_around`'s answers
         self._block_starts: list[int] | None = None  # of ``blocks``, once they are all known
-        self._steps: tuple = ((), [None], [None])  # `_owners`, once the definitions are nested
+        self._steps: tuple = ((), [None], [None])  # `definition_steps`, once the definitions are nested
         self.bindings: list[tuple] = []  # rows of ``Binding``, emitted marshalled (`encoded`) as the calls
         self._nested: dict[str, list[tuple[str, int]]] = {}  # per block, its names and where their scopes start
+        self._constructors: dict[str, _Def] = {}  # functions with methods of their own, by qualified name
         self._flags: dict[str, bool] | None = None  # names bound to a version test (`alternatives.version_flags`)
 
     def run(self, root: tree_sitter.Node) -> None:
@@ -360,8 +361,9 @@ class _Extractor:
         ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
         self.blocks = sorted(set(self.blocks), key=lambda b: (b[0], -b[1]))
         self._nest(ordered)
+        self._constructors = constructor_functions(ordered) if self.spec.new_operator else {}
         self.bindings.extend(decorated(self.spec, ordered, _FUNCTION_KINDS))
-        self._steps = self._owners(ordered)
+        self._steps = definition_steps(ordered)
         local_names = self._bindings(binds)
         if params:
             starts = [(c.get("parameter") or c["parameter.rest"])[0].start_byte for c in params]
@@ -551,34 +553,10 @@ class _Extractor:
         """Innermost emitted definition or scope around each node (by its first byte); with
         ``symbols``, the nearest of it and the definitions around it that is a symbol.
         Variables are skipped: a call in ``X = f()`` belongs to the file (or to the function
-        around the assignment). Looked up in the step function of `_owners`: a sweep per
+        around the assignment). Looked up in the step function of `definition_steps`: a sweep per
         list of nodes had to sort them."""
         points, owners = self._steps[0], self._steps[2 if symbols else 1]
         return [owners[bisect_right(points, pos)] for pos in starts]
-
-    @staticmethod
-    def _owners(ordered: list[_Def]) -> tuple[list[int], list[_Def | None], list[_Def | None]]:
-        """The innermost definition around a byte as a step function: the bytes where it may
-        change (where a definition starts or ends), and after each of them the definition, then
-        the nearest symbol around it; both lists start with None for the bytes before the
-        first. One sweep over the definitions in source order, with a stack."""
-        defs = [d for d in ordered if d.qual and d.kind not in ("variable", "constant")]
-        points = sorted({d.start for d in defs} | {d.end for d in defs})
-        owners: list[_Def | None] = [None]
-        count = len(defs)
-        stack: list[_Def] = []
-        j = 0
-        for pos in points:
-            while j < count and defs[j].start <= pos:
-                d = defs[j]
-                while stack and stack[-1].end <= d.start:
-                    stack.pop()
-                stack.append(d)
-                j += 1
-            while stack and stack[-1].end <= pos:
-                stack.pop()
-            owners.append(stack[-1] if stack else None)
-        return points, owners, with_symbols(list(owners))
 
     def _block_paths(self, starts: list[int], enclosing: list[_Def | None]) -> list[str]:
         """Per node (by its first byte), the ``@block`` nodes around it inside its enclosing
@@ -661,7 +639,9 @@ class _Extractor:
                 owner = encl
                 while owner is not None and owner.kind not in _TYPE_KINDS:
                     owner = owner.parent
-                if owner is not None and owner.sym is not None and encl is not owner:
+                if owner is None and encl is not None and self._constructors:  # `this.x = ...` of a constructor function
+                    owner = self._constructors.get(encl.qual if encl.kind == "function" else encl.qual.rpartition(".")[0])
+                if owner is not None and owner.sym is not None and (encl is not owner or owner.kind == "function"):
                     append((owner.sym.id, name, type_text, value_text, line, encl.sym.id, ""))
                 continue
             append((encl.sym.id if encl is not None else path, name, type_text, value_text, line, None, block))

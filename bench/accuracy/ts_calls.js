@@ -101,7 +101,30 @@ function targetsOf(nameNode) {
     }
   }
   if (!symbol.declarations || symbol.declarations.length === 0) return null;
-  return symbol.declarations.map(declarationOf);
+  const holding = held(symbol);
+  return holding ? holding.declarations.map(declarationOf) : null;
+}
+
+// A variable holding a function or class (`var md5 = helpers.md5`, `const f = obj.f`): the
+// call calls what it holds, as far as such variables go (the Python oracle does the same
+// with what Jedi infers a called variable to hold); null when the checker has no symbol for
+// what it holds (`var extname = path.extname` without Node's types).
+function held(symbol) {
+  for (let hop = 0; hop < 4; hop++) {
+    const decls = symbol.declarations || [];
+    const init = decls.length === 1 && ts.isVariableDeclaration(decls[0]) ? decls[0].initializer : null;
+    if (!init || !(ts.isIdentifier(init) || ts.isPropertyAccessExpression(init))) break;
+    let next = checker.getSymbolAtLocation(ts.isPropertyAccessExpression(init) ? init.name : init);
+    if (next && next.flags & ts.SymbolFlags.Alias) {
+      try { next = checker.getAliasedSymbol(next); } catch (e) { next = null; }
+    }
+    if (!next || !next.declarations || !next.declarations.length) return null;
+    const kinds = ts.SymbolFlags.Function | ts.SymbolFlags.Class | ts.SymbolFlags.Method | ts.SymbolFlags.Variable
+      | ts.SymbolFlags.Property;
+    if (!(next.flags & kinds)) break;
+    symbol = next;
+  }
+  return symbol;
 }
 
 const out = [];

@@ -343,6 +343,9 @@ class Resolver:
         return found
 
     def _enclosing_type(self, qual: str) -> str | None:
+        own = ids_of(self.quals.get(qual))
+        if len(own) == 1 and self.constructs(own[0]):
+            return own[0]  # `this` in a constructor function's own body
         parts = qual.split(".")
         for i in range(len(parts) - 1, 0, -1):
             owner = ".".join(parts[:i])

@@ -91,3 +91,19 @@ def test_a_function_with_nested_functions_only_is_no_constructor():
     table = SymbolTable([extract_file("m.js", source, "javascript")])
     calls = {(e.src, e.dst): (e.reason, e.confidence) for e in resolve_all(table)[0] if e.type == "CALLS"}
     assert calls.get(("m.js#outer.inner", "m.js#Other.run"), ("", 0.0))[1] < 1.0
+
+
+def test_fields_and_this_of_a_constructor_function():
+    files = {
+        "lib/qs.js": "function Qs(r) { this.r = r; }\nQs.prototype.stringify = function (o) { return o; };\n"
+                     "exports.Qs = Qs;\n",
+        "request.js": "var Qs = require('./lib/qs').Qs;\n"
+                      "function Request(options) {\n  this._qs = new Qs(this);\n  this.init(options);\n}\n"
+                      "Request.prototype.init = function (o) { this._tunnel = new Qs(this); };\n"
+                      "Request.prototype.start = function () {\n  this._qs.stringify(1);\n"
+                      "  this._tunnel.stringify(2);\n};\n",
+    }
+    table = SymbolTable(extract_file(p, t.encode(), language_for_path(p).name) for p, t in files.items())
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in resolve_all(table)[0] if e.type == "CALLS"}
+    assert calls[("request.js#Request", "request.js#Request.init")] == ("self", 1.0)  # `this` in its own body
+    assert calls[("request.js#Request.start", "lib/qs.js#Qs.stringify")] == ("type", 1.0)
