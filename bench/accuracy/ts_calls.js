@@ -105,16 +105,20 @@ function targetsOf(nameNode) {
   return holding ? holding.declarations.map(declarationOf) : null;
 }
 
-// A variable holding a function or class (`var md5 = helpers.md5`, `const f = obj.f`): the
-// call calls what it holds, as far as such variables go (the Python oracle does the same
-// with what Jedi infers a called variable to hold); null when the checker has no symbol for
-// what it holds (`var extname = path.extname` without Node's types).
+// A variable or object property holding a function or class (`var md5 = helpers.md5`,
+// `module.exports = {clone: clone}`): the call calls what it holds, as far as such holders go
+// (the Python oracle does the same with what Jedi infers a called variable to hold); null
+// when the checker has no symbol for what it holds (`var extname = path.extname` without
+// Node's types).
 function held(symbol) {
   for (let hop = 0; hop < 4; hop++) {
     const decls = symbol.declarations || [];
-    const init = decls.length === 1 && ts.isVariableDeclaration(decls[0]) ? decls[0].initializer : null;
+    const decl = decls.length === 1 ? decls[0] : null;
+    const init = decl && (ts.isVariableDeclaration(decl) || ts.isPropertyAssignment(decl)) ? decl.initializer
+      : decl && ts.isShorthandPropertyAssignment(decl) ? decl.name : null;  // `module.exports = {clone}`
     if (!init || !(ts.isIdentifier(init) || ts.isPropertyAccessExpression(init))) break;
-    let next = checker.getSymbolAtLocation(ts.isPropertyAccessExpression(init) ? init.name : init);
+    let next = decl && ts.isShorthandPropertyAssignment(decl) ? checker.getShorthandAssignmentValueSymbol(decl)
+      : checker.getSymbolAtLocation(ts.isPropertyAccessExpression(init) ? init.name : init);
     if (next && next.flags & ts.SymbolFlags.Alias) {
       try { next = checker.getAliasedSymbol(next); } catch (e) { next = null; }
     }

@@ -77,11 +77,23 @@
     property: (property_identifier) @name)
   right: [(function_expression) (arrow_function)]) @definition.method
   (#eq? @_prototype "prototype"))
-; module.exports = Foo: the module's value, what `require` of it gives (its default export)
-(expression_statement (assignment_expression
+; module.exports = Foo (also `exports = module.exports = Foo`): the module's value, what
+; `require` of it gives (its default export)
+(expression_statement [(assignment_expression
   left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
-  right: (identifier) @import.name) @import.commonjs
+  right: (identifier) @import.name)
+  (assignment_expression left: (identifier) right: (assignment_expression
+    left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+    right: (identifier) @import.name))] @import.commonjs
   (#eq? @_module "module") (#eq? @_exports "exports")) @reference.import @import.export
+
+; module.exports = {a: b, c} at the top level (not one of several on branches): the module's
+; members a (what b is) and c
+(program (expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+  right: (object [(pair key: (property_identifier) @import.alias value: (identifier) @import.name)
+                  (shorthand_property_identifier) @import.name]))
+  (#eq? @_module "module") (#eq? @_exports "exports")) @reference.import @import.export)
 
 ; const x = require("m") / const {a, b} = require("m")
 (variable_declarator

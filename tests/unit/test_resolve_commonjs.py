@@ -107,3 +107,26 @@ def test_fields_and_this_of_a_constructor_function():
     calls = {(e.src, e.dst): (e.reason, e.confidence) for e in resolve_all(table)[0] if e.type == "CALLS"}
     assert calls[("request.js#Request", "request.js#Request.init")] == ("self", 1.0)  # `this` in its own body
     assert calls[("request.js#Request.start", "lib/qs.js#Qs.stringify")] == ("type", 1.0)
+
+
+def test_module_exports_object_names_members_as_its_keys_say():
+    files = {
+        "lib/utils.js": "function clone(o) { return o; }\nfunction convenienceClone(o) { return clone(o); }\n"
+                        "function replyToObject(r) { return r; }\n"
+                        "module.exports = {\n  clone: convenienceClone,\n  replyToObject\n};\n",
+        "lib/es5.js": "if (isES5) {\n  module.exports = { keys: Object.keys };\n} else {\n"
+                      "  var ObjectKeys = function (o) { return []; };\n  module.exports = { keys: ObjectKeys };\n}\n",
+        "lib/mocha.js": "function Mocha() {}\nMocha.prototype.run = function () {};\nexports = module.exports = Mocha;\n",
+        "app.js": "var utils = require('./lib/utils');\nvar keys = require('./lib/es5').keys;\n"
+                  "var Mocha = require('./lib/mocha');\n"
+                  "function main() {\n  utils.clone(1);\n  utils.replyToObject(2);\n  keys({});\n"
+                  "  new Mocha().run();\n}\n",
+    }
+    table = SymbolTable(extract_file(p, t.encode(), language_for_path(p).name) for p, t in files.items())
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in resolve_all(table)[0]
+             if e.type == "CALLS" and e.src == "app.js#main"}
+    assert calls[("app.js#main", "lib/utils.js#convenienceClone")] == ("import", 1.0)  # not its own `clone`
+    assert ("app.js#main", "lib/utils.js#clone") not in calls
+    assert calls[("app.js#main", "lib/utils.js#replyToObject")] == ("import", 1.0)
+    assert not [dst for (_, dst), (_, conf) in calls.items() if dst.startswith("lib/es5.js") and conf == 1.0]
+    assert calls[("app.js#main", "lib/mocha.js#Mocha.run")] == ("type", 1.0)  # `exports = module.exports = Mocha`
