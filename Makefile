@@ -38,10 +38,12 @@ test: setup
 	$(BIN)/python -m pytest -q
 
 # Definitions and call edges against independent oracles (ast, Universal Ctags, Jedi, go/types, the
-# TypeScript checker), Python calls on PyPI projects against Jedi, then PyCG's micro-benchmark;
+# TypeScript checker), Python calls on PyPI projects against Jedi, JavaScript calls on CommonJS
+# npm packages against the TypeScript checker, then PyCG's micro-benchmark;
 # see docs/accuracy.md.
 accuracy: setup
 	$(BIN)/pip install -q -e '.[bench]'
 	$(BIN)/python bench/accuracy.py
 	$(BIN)/python -m bench.accuracy.python_projects
+	$(BIN)/python -m bench.accuracy.js_calls
 	$(BIN)/python bench/accuracy/pycg.py

@@ -84,6 +84,20 @@ def typescript_check_corpora() -> list[Corpus]:
     return typescript_call_corpora(TS_CHECK_PACKAGES)
 
 
+# npm packages written in CommonJS JavaScript (constructor functions, prototypes,
+# `module.exports`, `require`), checked with the TypeScript checker (`allowJs`) from their root.
+JS_CALL_PACKAGES = (("router", "1.3.8"), ("commander", "2.20.3"), ("request", "2.88.2"), ("send", "0.19.0"),
+                    ("bluebird", "3.7.2"), ("express", "4.21.2"), ("body-parser", "1.20.3"), ("mime", "1.6.0"),
+                    ("q", "1.5.1"), ("mysql", "2.18.1"), ("redis", "3.1.2"), ("chai", "4.3.10"),
+                    ("mocha", "10.2.0"))
+JS_EXCLUDE = ("test/", "tests/", "benchmark/", "examples/", "dist/", "js/browser/", "node_modules/")
+
+
+def javascript_call_corpora() -> list[Corpus]:
+    return [Corpus("javascript", f"npm {name}@{version}", _npm_package(name, version), JS_EXCLUDE)
+            for name, version in JS_CALL_PACKAGES]
+
+
 TYPESCRIPT_VERSION = "5.4.5"
 
 

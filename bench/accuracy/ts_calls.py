@@ -43,7 +43,7 @@ from bench.accuracy.common import (CallEdge, Score, Sym, band_of, count_outcome,
 from bench.accuracy.python_calls import DEFINITE, IN_WORKSPACE, NONE, OUTSIDE, WORKSPACE_OTHER  # noqa: E402
 
 TARGETS = {"precision": 0.99, "recall": 0.85, "recall-candidates": 0.98}
-ORACLE_VERSION = 2  # part of the cache key: bump when the way verdicts are read changes
+ORACLE_VERSION = 3  # part of the cache key: bump when the way verdicts are read changes
 SCRIPT = Path(__file__).with_suffix(".js")
 SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
 # Declarations the graph models as symbols; a workspace target of another kind (a parameter,
@@ -52,19 +52,21 @@ MODELLED = frozenset({"FunctionDeclaration", "MethodDeclaration", "MethodSignatu
                       "Constructor", "GetAccessor", "SetAccessor", "ModuleDeclaration"})
 
 
-def typescript_files(root: Path, exclude: tuple[str, ...] = ()) -> list[str]:
+def typescript_files(root: Path, exclude: tuple[str, ...] = (), suffixes: tuple[str, ...] = SUFFIXES) -> list[str]:
     files = []
     for p in sorted(root.rglob("*")):
         rel = p.relative_to(root).as_posix()
-        if p.is_file() and p.name.endswith(SUFFIXES) and not any(PurePosixPath(rel).match(x) or x in f"/{rel}"
+        if p.is_file() and p.name.endswith(suffixes) and not any(PurePosixPath(rel).match(x) or x in f"/{rel}"
                                                                     for x in exclude):
             files.append(rel)
     return files
 
 
-def oracle(root: Path, typescript_js: Path, cache_dir: Path, exclude: tuple[str, ...] = ()) -> dict:
-    """The checker's verdict for every call site of the corpus; cached by content and version."""
-    files = typescript_files(root, exclude)
+def oracle(root: Path, typescript_js: Path, cache_dir: Path, exclude: tuple[str, ...] = (),
+           suffixes: tuple[str, ...] = SUFFIXES) -> dict:
+    """The checker's verdict for every call site of the corpus (its files of ``suffixes``);
+    cached by content and version."""
+    files = typescript_files(root, exclude, suffixes)
     digest = hashlib.sha256(SCRIPT.read_bytes())
     for rel in files:
         digest.update(rel.encode() + b"\0" + (root / rel).read_bytes())
