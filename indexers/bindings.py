@@ -410,7 +410,8 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
         cast = _cast_call(spec, node)
         if cast is not None:
             return cast
-    if kind in spec.element_calls and (one := _one_element(spec, node) or _same_elements(spec, node)):
+    if kind in spec.element_calls and _calls_builtin(spec, node) \
+            and (one := _one_element(spec, node) or _same_elements(spec, node)):
         return one  # `x = next(it)`, `max(xs)`: an element; `sorted(xs)`: a container of the same
     if kind in spec.typed_arrays:
         return _array_of(spec, node)
@@ -448,8 +449,28 @@ def casts_first(spec: LanguageSpec, chain: str) -> bool:
     """Whether a chain starts with a call of the language's cast function (``t.cast().a``) or
     of a builtin giving an element of its argument (``next().a``, ``sorted()[i:0].a``)."""
     called, paren, _ = chain.partition("(")
-    return bool(paren) and (any(called.rpartition(".")[2] in names for names in spec.cast_calls.values())
-                            or any(called in names for forms in spec.element_calls.values() for names in forms))
+    if not paren:
+        return False
+    casts, elements = _call_heads(spec)
+    return called in elements or called.rpartition(".")[2] in casts
+
+
+_HEADS: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+
+
+def _call_heads(spec: LanguageSpec) -> tuple[frozenset[str], frozenset[str]]:
+    """The language's cast functions and element-giving builtins, by name (asked per chain)."""
+    found = _HEADS.get(spec.name)
+    if found is None:
+        found = _HEADS[spec.name] = (frozenset(n for names in spec.cast_calls.values() for n in names),
+                                     frozenset(n for forms in spec.element_calls.values() for ns in forms for n in ns))
+    return found
+
+
+def _calls_builtin(spec: LanguageSpec, call: tree_sitter.Node) -> bool:
+    """Whether a call's function is one of the language's element-giving builtins, by name."""
+    function = call.child_by_field_name("function")
+    return function is not None and function.type == "identifier" and _text(function) in _call_heads(spec)[1]
 
 
 def _element_head(spec: LanguageSpec, call: tree_sitter.Node,

@@ -103,7 +103,7 @@ class Resolver:
         # (a kernel file includes dozens of headers): most answers are None, found lean.
         table = self.table
         ids = table.defs_in(files[0], name) if len(files) == 1 else [i for f in files for i in table.defs_in(f, name)]
-        if ids and not any(table.exports_other(f, name) for f in files):
+        if ids and not (table.renamed_exports and any(table.exports_other(f, name) for f in files)):
             return ("sym", tuple(ids))
         modules = table.modules(self.system)
         sub = modules.submodule(files, name)

@@ -80,7 +80,7 @@ class SymbolTable:
         self._bindings: dict[str, dict[tuple[str, str], list[Binding]]] = {}  # file -> (scope, name) -> bindings
         self._properties: dict[str, dict[str, str]] = {}  # file -> its methods read as attributes
         self._rebound: dict[str, frozenset[str]] = {}  # file -> `rebound_names`
-        self._renamed: dict[str, frozenset[str]] = {}  # file -> names it exports another of its names as
+        self.renamed_exports: dict[str, frozenset[str]] = {}  # file -> names it exports another of its names as
         # Field name -> the types whose body binds it, for `types_binding`; kept up to date a
         # file at a time: the files added since the last question are read at the next.
         self._fields_index: dict[str, set[str]] = defaultdict(set)
@@ -107,7 +107,7 @@ class SymbolTable:
         self._fields_pending.add(ext.path)
         renamed = {i.alias for i in ext.imports if i.export and not i.module and i.alias and i.name != i.alias}
         if renamed:  # `module.exports = {clone: convenienceClone}`: its `clone` is not its own `clone`
-            self._renamed[ext.path] = frozenset(renamed)
+            self.renamed_exports[ext.path] = frozenset(renamed)
         self._dirs[posixpath.dirname(ext.path)].add(ext.path)
         spec = LANGUAGES.get(ext.lang) if ext.lang else None
         system = spec.module_system if spec else ""
@@ -163,7 +163,7 @@ class SymbolTable:
         self._bindings.pop(path, None)
         self._properties.pop(path, None)
         self._rebound.pop(path, None)
-        self._renamed.pop(path, None)
+        self.renamed_exports.pop(path, None)
         self._fields_pending.discard(path)
         for name, scope in self._fields_of.pop(path, ()):
             self._fields_index[name].discard(scope)
@@ -386,7 +386,7 @@ class SymbolTable:
     def exports_other(self, path: str, name: str) -> bool:
         """Whether the module exports another of its names as ``name`` (JavaScript's
         ``module.exports = {clone: convenienceClone}``, ``export {a as b}``)."""
-        return name in self._renamed.get(path, ())
+        return name in self.renamed_exports.get(path, ())
 
     def by_name(self, system: str, group: str, name: str) -> Ids:
         """Definitions named ``name`` in a group: "callable", "type" or "method"."""
