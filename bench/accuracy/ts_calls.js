@@ -63,16 +63,19 @@ function callerName(node) {
   }
 }
 
-// A function assigned as a method of a constructor function's prototype or as a CommonJS
-// export (`Foo.prototype.m = function () {}`, `exports.f = () => {}`, `module.exports.f = ...`):
-// named by the property, as the graph names these definitions; null for other assignments.
+// A function assigned as a method of a constructor function's prototype, as a CommonJS
+// export, or at the top level as a property of a name (`Foo.prototype.m = function () {}`,
+// `exports.f = () => {}`, `module.exports.f = ...`, `Base.color = function`): named by the
+// property, as the graph names these definitions; null for other assignments.
 function assignedMethodName(node) {
   const p = node.parent;
   if (!p || !ts.isBinaryExpression(p) || p.operatorToken.kind !== ts.SyntaxKind.EqualsToken || p.right !== node
       || !ts.isPropertyAccessExpression(p.left)) return null;
-  const owner = p.left.expression.getText();
-  const named = owner === "exports" || owner === "module.exports"
-    || (ts.isPropertyAccessExpression(p.left.expression) && p.left.expression.name.getText() === "prototype");
+  const owner = p.left.expression;
+  const topLevel = ts.isExpressionStatement(p.parent) && ts.isSourceFile(p.parent.parent);
+  const named = owner.getText() === "exports" || owner.getText() === "module.exports"
+    || (ts.isPropertyAccessExpression(owner) && owner.name.getText() === "prototype")
+    || (topLevel && ts.isIdentifier(owner));
   return named ? p.left.name.getText() : null;
 }
 

@@ -77,6 +77,11 @@
     property: (property_identifier) @name)
   right: [(function_expression) (arrow_function)]) @definition.method
   (#eq? @_prototype "prototype"))
+; Base.color = function () {} at the top level: a function kept on another (a static member)
+(program (expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @qualifier property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)]) @definition.function
+  (#not-eq? @qualifier "exports")))
 ; module.exports = Foo (also `exports = module.exports = Foo`): the module's value, what
 ; `require` of it gives (its default export)
 (expression_statement [(assignment_expression

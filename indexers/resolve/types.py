@@ -270,6 +270,11 @@ class Types:
         if ent[0] == "sym":
             syms = [self.table.symbols.get(i) for i in ent[1]]
             if syms and all(s is not None and s.kind in VARIABLE_KINDS for s in syms):
+                if len(syms) == 1 and not self.table.bindings(syms[0].file, syms[0].name):
+                    # Declared by an import (`var Suite = require('./suite')`): what it imports.
+                    imported = self.r.context(syms[0].file).names.get(syms[0].name)
+                    found = self.r.realize(imported[0]) if imported and len(imported) == 1 else None
+                    return self.entity(found) if found is not None and found != ent else UNKNOWN
                 # Alternatives (files selected by build tags) count when they all agree.
                 return self.one_of({self.bound(s.file, s.name) for s in syms})
         return ent
@@ -329,9 +334,11 @@ class Types:
             if all(s is not None and s.kind == "module" for s in syms):
                 m = r.member(cur, name)
                 return self.entity(m) if m is not None else UNKNOWN
-            if len(syms) == 1 and syms[0] is not None and syms[0].kind in _FUNCTION_KINDS \
-                    and (made := self.bound(cur[1][0], DECORATED, None))[0] == "inst":
-                return self.member(made[1], name, instance=True, skip_self=False)  # `@actor def f`: `f.send`
+            if len(syms) == 1 and syms[0] is not None and syms[0].kind in _FUNCTION_KINDS:
+                if (made := self.bound(cur[1][0], DECORATED, None))[0] == "inst":
+                    return self.member(made[1], name, instance=True, skip_self=False)  # `@actor def f`: `f.send`
+                kept = r.members_of(cur[1][0]).get(name) if self.spec.new_operator else None
+                return ("sym", tuple(kept)) if kept else UNKNOWN  # `Base.color = function`: `Base.color()`
             return UNKNOWN
         if kind == "mod":
             m = r.member(cur, name)

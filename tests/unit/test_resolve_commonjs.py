@@ -130,3 +130,22 @@ def test_module_exports_object_names_members_as_its_keys_say():
     assert calls[("app.js#main", "lib/utils.js#replyToObject")] == ("import", 1.0)
     assert not [dst for (_, dst), (_, conf) in calls.items() if dst.startswith("lib/es5.js") and conf == 1.0]
     assert calls[("app.js#main", "lib/mocha.js#Mocha.run")] == ("type", 1.0)  # `exports = module.exports = Mocha`
+
+
+def test_static_members_and_variables_declared_by_require():
+    files = {
+        "lib/base.js": "function Base(runner) { this.runner = runner; }\n"
+                       "Base.color = function (type, str) { return str; };\n"
+                       "Base.prototype.epilogue = function () { return Base.color('x', 'y'); };\n"
+                       "exports = module.exports = Base;\n",
+        "lib/list.js": "var Base = require('./base');\nvar color = Base.color;\n"
+                       "exports.Base = Base;\n"
+                       "function List(runner) {\n  color('pass', 'x');\n  Base.color('a', 'b');\n"
+                       "  new exports.Base(runner);\n}\n",
+    }
+    table = SymbolTable(extract_file(p, t.encode(), language_for_path(p).name) for p, t in files.items())
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in resolve_all(table)[0] if e.type == "CALLS"}
+    assert calls[("lib/base.js#Base.epilogue", "lib/base.js#Base.color")] == ("type", 1.0)
+    assert calls[("lib/list.js#List", "lib/base.js#Base.color")] == ("type", 1.0)  # both calls
+    assert ("lib/list.js#List", "lib/list.js#color") not in calls  # not the variable holding it
+    assert calls[("lib/list.js#List", "lib/base.js#Base")] == ("type", 1.0)  # `exports.Base`: the import
