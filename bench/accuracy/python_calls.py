@@ -49,7 +49,7 @@ OUTSIDE = "outside"  # builtins, C modules, site-packages
 NONE = "none"  # Jedi found nothing
 DEFINITE = (IN_WORKSPACE, OUTSIDE, WORKSPACE_OTHER)  # verdicts that say where a call goes
 
-ORACLE_VERSION = 7  # part of the cache key: bump when the way verdicts are read changes
+ORACLE_VERSION = 10  # part of the cache key: bump when the way verdicts are read changes
 
 
 @dataclass(slots=True, frozen=True)
@@ -177,10 +177,14 @@ def _jedi_verdicts(root: Path, rel: str, sites: list[Site], project, sources: _S
             # A variable holding a function or class (`a = func; a()`, `factory = Config`), a
             # parameter that does (`cls(...)` in a classmethod): the call calls what it holds
             # when Jedi can say what that is (parameters are not inferred from their callers).
-            held = _held(script, s, root, sources, receiver)
+            held, outside = _held(script, s, root, sources, receiver)
             if held:
                 targets = [t for t in targets if t[3] != "statement"] + held
                 verdict = IN_WORKSPACE
+            elif outside and all(t[3] == "statement" for t in targets):
+                # It holds a builtin or an outside function (`_obj_setattr = object.__setattr__`):
+                # the call calls that, as the TypeScript oracle judges such variables.
+                targets, verdict = [], OUTSIDE
         out.append((verdict, targets))
     return out
 
@@ -204,19 +208,24 @@ def _where(root: Path, n, sources: _SourceDefs, receiver: str) -> tuple[str, int
     return where
 
 
-def _held(script, s: Site, root: Path, sources: _SourceDefs, receiver: str) -> list[tuple[str, int, str, str]]:
-    """Functions and classes of the workspace that Jedi infers a called variable to hold."""
+def _held(script, s: Site, root: Path, sources: _SourceDefs,
+          receiver: str) -> tuple[list[tuple[str, int, str, str]], bool]:
+    """Functions and classes of the workspace that Jedi infers a called variable to hold, and
+    whether it infers it to hold only functions and classes outside the workspace."""
     try:
         names = script.infer(s.line, s.col)
     except Exception:
-        return []
+        return [], False
     held = []
+    outside = bool(names)
     for n in names:
-        if n.type in ("function", "class"):
-            where = _where(root, n, sources, receiver)
-            if where is not None:
-                held.append((where[0], where[1], n.name, n.type))
-    return held
+        where = _where(root, n, sources, receiver) if n.type in ("function", "class") else None
+        if where is not None:
+            held.append((where[0], where[1], n.name, n.type))
+        # (A class made at run time, `namedtuple(...)`'s or `type(...)`'s, is not outside.)
+        outside = outside and n.type in ("function", "class") and where is None and (
+            n.module_path is not None and not _inside(root, Path(n.module_path))) and n.full_name != "builtins.type"
+    return held, outside
 
 
 def _inside(root: Path, path: Path) -> bool:

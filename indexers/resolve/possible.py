@@ -74,6 +74,8 @@ def held(r: Resolver, found: tuple):
             target = r.callee(value)
             if target is not UNKNOWN and target is not None and target != "builtin":
                 return target
+            if target == "builtin" and all(_alias_only(r, s) for s in syms):
+                return target  # `defineProperty = Object.defineProperty`: the builtin, not the variable
             if value is UNKNOWN and not r.reading_values:
                 return _candidates(r, _variable_values(r, ent, 0)) or found
         if len(syms) == 1 and syms[0] is not None and syms[0].kind == "type_alias":
@@ -83,6 +85,13 @@ def held(r: Resolver, found: tuple):
             if under is BUILTIN:  # `type mybool = bool`
                 return "builtin"
     return found
+
+
+def _alias_only(r: Resolver, sym) -> bool:
+    """Whether every binding of a variable names another value (``f = Object.create``) rather
+    than a call's result (``Point = namedtuple(...)``, a class made at run time)."""
+    binds = r.table.bindings(sym.file, sym.name)
+    return bool(binds) and all(b.value and b.value[-1] != ")" and b.type is None for b in binds)
 
 
 def assigned_over(r: Resolver, ids: list[str], name: str, tid: str | None = None) -> bool:

@@ -149,3 +149,13 @@ def test_static_members_and_variables_declared_by_require():
     assert calls[("lib/list.js#List", "lib/base.js#Base.color")] == ("type", 1.0)  # both calls
     assert ("lib/list.js#List", "lib/list.js#color") not in calls  # not the variable holding it
     assert calls[("lib/list.js#List", "lib/base.js#Base")] == ("type", 1.0)  # `exports.Base`: the import
+
+
+def test_a_variable_aliasing_a_builtin_is_no_callee():
+    # `var cr = Object.create; cr(null)` calls Object.create, not the variable; a variable bound
+    # to a call's result (a class made at run time) stays the name the graph has for it.
+    source = b"var cr = Object.create;\nvar Made = makeClass();\nfunction f() { cr(null); Made(); }\n"
+    table = SymbolTable([extract_file("m.js", source, "javascript")])
+    calls = {e.dst for e in resolve_all(table)[0] if e.type == "CALLS" and e.src == "m.js#f"}
+    assert "m.js#cr" not in calls
+    assert "m.js#Made" in calls
