@@ -216,31 +216,41 @@ def unresolved_share(resolver_stats: dict) -> float | None:
 
 def main() -> None:
     """In-process: the resolver's CALLS edges, without a database, for quick runs."""
+    from bench.accuracy import corpora
+
+    report(corpora.typescript_call_corpora() + corpora.typescript_check_corpora(), SUFFIXES, "tsc", __doc__,
+           "rxjs, mobx, query-core, immer")
+
+
+def report(corpora_list: list, suffixes: tuple[str, ...], cache: str, doc: str | None, names: str) -> None:
+    """Measure each corpus (``--only`` some, by package name) and print a line per corpus;
+    ``--missed`` lists every pair without a confident edge, ``--json`` writes the details."""
     import argparse
 
     from bench.accuracy import corpora
     from bench.accuracy.common import resolve_in_process
 
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", default="", help="comma-separated package names (rxjs, mobx, query-core, immer)")
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default="", help=f"comma-separated package names ({names})")
     parser.add_argument("--missed", action="store_true", help="list every pair without a confident edge")
     parser.add_argument("--json", type=Path, default=None, help="where the details go")
     args = parser.parse_args()
     only = {x for x in args.only.split(",") if x}
     compiler = corpora.typescript_compiler()
     out = {}
-    for corpus in corpora.typescript_call_corpora() + corpora.typescript_check_corpora():
+    for corpus in corpora_list:
         name = corpus.label.split()[1].rpartition("@")[0].rpartition("/")[2]
         if only and name not in only:
             continue
         view = resolve_in_process(corpus.root, list(corpus.exclude))
-        data = oracle(corpus.root, compiler, corpora.CACHE / "tsc", corpus.exclude)
+        data = oracle(corpus.root, compiler, corpora.CACHE / cache, corpus.exclude, suffixes)
         result = out[name] = measure(data, view.symbols, view.calls, examples=10**6 if args.missed else 15)
         confident, recall = result["precision"].get("at confidence = 1", {}), result["recall"]
         print(f"{corpus.label}: precision at confidence 1 {100 * (confident.get('precision') or 0):.2f} % "
               f"({confident.get('confirmed', 0)}/{confident.get('ours', 0)}), recall at confidence 1 "
               f"{100 * recall['confidence = 1']['recall']:.2f} %, with candidates "
-              f"{100 * recall['any edge (candidates too)']['recall']:.2f} % of {result['oracle_pairs']} pairs")
+              f"{100 * recall['any edge (candidates too)']['recall']:.2f} % of {result['oracle_pairs']} pairs",
+              flush=True)
         for pair in (p for ps in result["not_confident_examples"].values() for p in ps) if args.missed else ():
             print("  " + " ".join(pair.split()))
     if args.json:

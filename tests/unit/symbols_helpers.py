@@ -80,6 +80,15 @@ def targets_by_source(edges: Iterable[EdgeRecord], rel: str = "CALLS") -> dict[s
     return out
 
 
+def one_file_calls(path: str, source: bytes) -> dict[str, dict[str, tuple[str, float]]]:
+    """The CALLS edges of one file resolved alone, ``targets_by_source``'s form with the
+    file's prefix (``m.py#``) left out of every id."""
+    edges, _ = resolve_all(SymbolTable([extract_file(path, source, language_for_path(path).name)]))
+    prefix = f"{path}#"
+    return {src.removeprefix(prefix): {dst.removeprefix(prefix): v for dst, v in targets.items()}
+            for src, targets in targets_by_source(edges).items()}
+
+
 def incremental_equals_clean(files: dict[str, str], path: str, new: str | None,
                              setup: Callable[[SymbolTable], None] = lambda table: None) -> set[str]:
     """Change the file `path` of `files` (None: delete it); re-resolving the files it affects

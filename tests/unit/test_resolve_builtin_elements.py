@@ -4,6 +4,7 @@
 
 from indexers.extract import extract_file
 from indexers.resolve import SymbolTable, resolve_all
+from tests.unit.symbols_helpers import one_file_calls
 
 PYTHON = b"""\
 class Item:
@@ -52,16 +53,7 @@ def a_set(b: Box):
 """
 
 
-def _calls() -> dict[str, dict[str, tuple[str, float]]]:
-    edges, _ = resolve_all(SymbolTable([extract_file("m.py", PYTHON, "python")]))
-    calls: dict[str, dict[str, tuple[str, float]]] = {}
-    for e in edges:
-        if e.type == "CALLS":
-            calls.setdefault(e.src.removeprefix("m.py#"), {})[e.dst.removeprefix("m.py#")] = (e.reason, e.confidence)
-    return calls
-
-
-CALLS = _calls()
+CALLS = one_file_calls("m.py", PYTHON)
 
 
 def test_an_element_a_builtin_gives_is_of_the_arguments_elements():

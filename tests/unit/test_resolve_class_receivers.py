@@ -4,6 +4,7 @@ they make is an instance of the receiver's type, as ``-> Self`` says, or of the 
 
 from indexers.extract import extract_file
 from indexers.resolve import SymbolTable, resolve_all
+from tests.unit.symbols_helpers import one_file_calls
 
 PYTHON = b"""\
 import typing
@@ -63,16 +64,7 @@ def cast_bound(x):
 """
 
 
-def _calls() -> dict[str, dict[str, tuple[str, float]]]:
-    edges, _ = resolve_all(SymbolTable([extract_file("m.py", PYTHON, "python")]))
-    calls: dict[str, dict[str, tuple[str, float]]] = {}
-    for e in edges:
-        if e.type == "CALLS":
-            calls.setdefault(e.src.removeprefix("m.py#"), {})[e.dst.removeprefix("m.py#")] = (e.reason, e.confidence)
-    return calls
-
-
-CALLS = _calls()
+CALLS = one_file_calls("m.py", PYTHON)
 
 
 def test_cls_called_in_a_classmethod_is_an_instance_of_the_receivers_type():

@@ -2,8 +2,7 @@
 decorator makes of it, when that is an instance of a workspace class; called, it is still the
 function (what an agent asks about when it asks who calls it)."""
 
-from indexers.extract import extract_file
-from indexers.resolve import SymbolTable, resolve_all
+from tests.unit.symbols_helpers import one_file_calls
 
 PYTHON = b"""\
 import functools
@@ -55,16 +54,7 @@ def send_kept(): kept.send()
 """
 
 
-def _calls() -> dict[str, dict[str, tuple[str, float]]]:
-    edges, _ = resolve_all(SymbolTable([extract_file("m.py", PYTHON, "python")]))
-    calls: dict[str, dict[str, tuple[str, float]]] = {}
-    for e in edges:
-        if e.type == "CALLS":
-            calls.setdefault(e.src.removeprefix("m.py#"), {})[e.dst.removeprefix("m.py#")] = (e.reason, e.confidence)
-    return calls
-
-
-CALLS = _calls()
+CALLS = one_file_calls("m.py", PYTHON)
 
 
 def test_a_decorated_function_read_as_an_object_is_what_its_decorator_makes():
