@@ -421,6 +421,9 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
         written = node.child_by_field_name("type")
         text = type_text(written) if written is not None else None
         return f"{CAST}{text}>" if text and "<" not in text and ">" not in text else None
+    if spec.string_type and kind == "attribute" and (obj := node.child_by_field_name("object")) is not None \
+            and obj.type == spec.string_literal and (attr := node.child_by_field_name("attribute")) is not None:
+        return f"{spec.string_type}.{_text(attr)}"  # `concat = "".join`: a builtin's method
     text = _text(node)
     if text in spec.null_literals:
         return ""

@@ -194,6 +194,7 @@ class LanguageSpec:
     mapping_literals: frozenset[str] = frozenset()
     comprehensions: frozenset[str] = frozenset()  # `[f for f in fs if f]`: a container of what its body is
     string_literal: str = ""
+    string_type: str = ""  # the builtin type of a string literal (``"".join`` is ``str.join``)
     integer_literal: str = ""
     new_operator: str = ""  # the keyword of a constructor call (``new Foo()``): the value is what ``Foo()`` gives
     new_function: str = ""  # a builtin given a type that returns a new instance of it (Go ``new(T)``): ``T()``
@@ -560,6 +561,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             mapping_literals=frozenset({"dictionary"}),
             comprehensions=frozenset({"list_comprehension", "set_comprehension", "generator_expression"}),
             string_literal="string",
+            string_type="str",
             integer_literal="integer",
             iteration_methods=("__iter__", "__next__"),
             async_iteration=("__aiter__", "__anext__"),

@@ -106,3 +106,8 @@ class TestModels:
 """, "python")]))
     assert not [e for e in edges if e.type == "CALLS" and e.confidence == 1.0 and e.dst == "t.py#TestModels"]
     assert not [e for e in edges if e.type == "CALLS" and e.confidence == 1.0 and e.dst.endswith(".save")]
+
+
+def test_a_string_literals_method_bound_to_a_name_is_a_builtin():
+    calls = one_file_calls("s.py", b'_nulljoin = "".join\n\ndef out(parts):\n    return _nulljoin(parts)\n')
+    assert calls.get("out", {}) == {}  # `str.join`, not the variable
