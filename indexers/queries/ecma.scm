@@ -70,8 +70,9 @@
   right: [(function_expression) (arrow_function)]) @definition.function
   (#eq? @_module "module") (#eq? @_exports "exports"))
 
-; Constructor functions: Foo.prototype.m = function () {} is a method of Foo.
-(expression_statement (assignment_expression
+; Constructor functions: Foo.prototype.m = function () {} is a method of Foo (the last of a
+; chain, `Foo.prototype.m = Foo.prototype.M = function`, names it).
+((assignment_expression
   left: (member_expression
     object: (member_expression object: (identifier) @qualifier property: (property_identifier) @_prototype)
     property: (property_identifier) @name)

@@ -364,7 +364,8 @@ class Resolver:
                 found = self.resolve_type(owner, "")
                 if found is not None and found[0][0] == "sym" and len(found[0][1]) == 1:
                     tid = found[0][1][0]
-                    if self.spec.self_in_nested_functions and self.table.symbols[tid].kind not in TYPE_KIND_NAMES:
+                    if self.spec.self_in_nested_functions and self.table.symbols[tid].kind not in TYPE_KIND_NAMES \
+                            and not self.constructs(tid):  # (`Client.prototype.m = ...` of a required Client: it)
                         continue  # a function around the caller: the type is further out
                     return tid
                 # `void geo::Circle::m()` in a .cpp, the class in a header: by full name.

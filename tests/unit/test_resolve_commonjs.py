@@ -159,3 +159,19 @@ def test_a_variable_aliasing_a_builtin_is_no_callee():
     calls = {e.dst for e in resolve_all(table)[0] if e.type == "CALLS" and e.src == "m.js#f"}
     assert "m.js#cr" not in calls
     assert "m.js#Made" in calls
+
+
+def test_chained_prototype_assignments_and_methods_added_by_another_file():
+    files = {
+        "index.js": "function RedisClient() {}\n"
+                    "RedisClient.prototype.internal_send_command = function (c) { return c; };\n"
+                    "module.exports = RedisClient;\n",
+        "lib/commands.js": "var RedisClient = require('../index');\n"
+                           "RedisClient.prototype.multi = RedisClient.prototype.MULTI = function multi(a) {\n"
+                           "  return this.internal_send_command(a);\n};\n",
+    }
+    table = SymbolTable(extract_file(p, t.encode(), language_for_path(p).name) for p, t in files.items())
+    ids = {s for e in table.files.values() for s in (x.id for x in e.symbols)}
+    assert "lib/commands.js#RedisClient.MULTI" in ids  # the last name of the chain is the method's
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in resolve_all(table)[0] if e.type == "CALLS"}
+    assert calls[("lib/commands.js#RedisClient.MULTI", "index.js#RedisClient.internal_send_command")][1] == 1.0
