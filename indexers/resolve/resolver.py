@@ -106,18 +106,20 @@ class Resolver:
         if ids and not (table.renamed_exports and any(table.exports_other(f, name) for f in files)):
             return ("sym", tuple(ids))
         modules = table.modules(self.system)
+        if hops >= MAX_REEXPORT_HOPS:
+            sub = modules.submodule(files, name)
+            return ("mod", sub) if sub else None
+        contexts = [table.import_context(f) for f in files]
         sub = modules.submodule(files, name)
+        # `from .impl import name` in __init__: what it imports, also over a submodule of that
+        # name (`from .actor import actor`), unless one of its imports is the submodule.
+        for ctx in contexts if modules.imports_are_members else ():
+            ents = [self.realize(b, hops + 1) for b in ctx.names.get(name, ())]
+            ent = ("mod", sub) if sub and ("mod", sub) in ents else next(filter(None, ents), None)
+            if ent is not None:
+                return ent
         if sub:
             return ("mod", sub)
-        if hops >= MAX_REEXPORT_HOPS:
-            return None
-        contexts = [table.import_context(f) for f in files]
-        for ctx in contexts if modules.imports_are_members else ():  # `from .impl import name` in __init__
-            bound = ctx.names.get(name)
-            if bound:
-                ent = self.realize(bound[0], hops + 1)
-                if ent is not None:
-                    return ent
         for f, ctx in zip(files, contexts):  # exports: `export {impl as name} from "./impl"`, `export * from "./impl"`
             for ent in ctx.exports.get(name, ()):
                 if ent[0] == "member" and ent[1] == (f,) and not table.defs_in(f, ent[2]):

@@ -207,7 +207,8 @@ class Types:
             if dotted in names:
                 best = (dotted, i + 1)
         if best is not None:
-            ents = [e for e in (r.realize(b) for b in names[best[0]]) if e is not None]
+            # The same import in two functions binds it twice, to one module.
+            ents = list(dict.fromkeys(e for e in (r.realize(b) for b in names[best[0]]) if e is not None))
             return (self.entity(ents[0]) if len(ents) == 1 else UNKNOWN), best[1]
         found = r.lookup(name, qual)
         if found is None:

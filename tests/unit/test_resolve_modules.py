@@ -238,3 +238,42 @@ def test_a_package_directory_is_not_on_the_path_of_its_own_modules():
     assert ("src/flask/config.py#load", "ext:json#loads") in calls
     assert not any(dst.startswith("src/flask/json/") for _, dst in calls)
     assert ("scripts/run.py#main", "scripts/helper.py#loads") in calls  # a script's directory is
+
+
+_SHADOWED = {  # the package's import of a function rebinds the name of its submodule
+    "tasks/__init__.py": "from .actor import Actor, actor\n",
+    "tasks/actor.py": "class Actor:\n    def send(self):\n        pass\n\n\ndef actor(fn=None):\n    return Actor()\n",
+    "tasks/speedups.py": "def run():\n    pass\n",
+    "app.py": "import tasks\n\n\ndef main():\n    tasks.actor(main).send()\n\n\ndef fast():\n    tasks.speedups.run()\n",
+}
+
+
+def test_a_package_import_of_a_submodules_name_is_the_packages_attribute():
+    calls = _edges(_SHADOWED)
+    assert calls["app.py#main"] == {"tasks/actor.py#actor": ("import", 1.0), "tasks/actor.py#Actor.send": ("type", 1.0)}
+
+
+def test_an_import_that_may_be_the_submodule_keeps_the_submodule():
+    # `try: import _speedups as speedups except ImportError: from . import speedups`
+    files = dict(_SHADOWED)
+    files["tasks/__init__.py"] = ("try:\n    import _speedups as speedups\nexcept ImportError:\n"
+                                  "    from . import speedups\nfrom .actor import actor\n")
+    assert _edges(files)["app.py#fast"] == {"tasks/speedups.py#run": ("import", 1.0)}
+
+
+@pytest.mark.parametrize("new", ["", "from .actor import Actor\n", None])
+def test_incremental_equals_clean_when_the_package_stops_importing_the_name(new):
+    incremental_equals_clean(_SHADOWED, "tasks/__init__.py", new)
+
+
+def test_one_module_imported_in_two_functions_is_one_binding():
+    files = {
+        "mako/__init__.py": "",
+        "mako/template.py": "class Template:\n    def render(self):\n        pass\n",
+        "mako/errors.py": (
+            "def first():\n    import mako.template\n    return mako.template.Template()\n\n\n"
+            "def second():\n    import mako.template\n    return mako.template.Template()\n"
+        ),
+        "app.py": "from mako import errors\n\n\ndef main():\n    errors.second().render()\n",
+    }
+    assert _edges(files)["app.py#main"]["mako/template.py#Template.render"] == ("type", 1.0)
