@@ -11,6 +11,7 @@ import tree_sitter
 from graphsvc.model import _slot_init
 
 MAX_ARGUMENT = 200  # longer arguments are not names
+VARIADIC = "*"  # the name of a parameter that takes any number of positional arguments (``*args``)
 _FUNCTION_KINDS = frozenset({"function", "method"})
 
 Arguments = tuple[tuple[int | str, str], ...]
@@ -20,7 +21,7 @@ Arguments = tuple[tuple[int | str, str], ...]
 @dataclass(slots=True, frozen=True)
 class ParamRef:
     function: str  # symbol id of the function
-    name: str
+    name: str  # ``VARIADIC`` for ``*args``
     position: int | None  # among the positional parameters; None: keyword-only, or *args/**kw
     default: str | None  # the default value as written
     rebound: bool  # also bound in the function's body (assigned, a loop variable, ...)
@@ -115,6 +116,8 @@ def parameters(matches: list[dict], starts: list[int], enclosing: list, bindings
         fid = d.sym.id
         pos = position.get(fid, 0)
         if "parameter" not in caps:  # *args, a bare `*` or **kwargs
+            if "parameter.variadic" in caps:
+                out.append(ParamRef(fid, VARIADIC, None, None, False))
             position[fid] = None
             continue
         name = _text(caps["parameter"][0])

@@ -70,7 +70,8 @@ tags.scm-style captures:
                         argument list, so the list's last byte tells which call it is
 ``@parameter``          a parameter of the enclosing function, in order; ``@parameter.default``
                         its default value; ``@parameter.rest`` a ``*args``/``*``/``**kw``
-                        after which parameters are not positional
+                        after which parameters are not positional (``@parameter.variadic``
+                        too where it takes any number of positional arguments)
 ``@reference.import``   an import; ``@import.module``, ``@import.name``, ``@import.alias``,
                         ``@import.default`` (local name of a module's default export),
                         ``@import.wildcard`` (everything the module exports),

@@ -185,7 +185,7 @@
      (default_parameter name: (identifier) @parameter value: (_) @parameter.default)
      (typed_parameter . (identifier) @parameter)
      (typed_default_parameter name: (identifier) @parameter value: (_) @parameter.default)
-     (list_splat_pattern) @parameter.rest
-     (typed_parameter . (list_splat_pattern)) @parameter.rest
+     (list_splat_pattern) @parameter.rest @parameter.variadic
+     (typed_parameter . (list_splat_pattern)) @parameter.rest @parameter.variadic
      (keyword_separator) @parameter.rest
      (dictionary_splat_pattern) @parameter.rest]))

@@ -36,7 +36,7 @@ _CALL_FIELDS = tuple(f.name for f in fields(CallRef))
 _ARGS, _KIND = _CALL_FIELDS.index("args"), _CALL_FIELDS.index("receiver_kind")
 
 
-def _parameters_of(table, path: str) -> dict[str, list[ParamRef]]:
+def parameters_of(table, path: str) -> dict[str, list[ParamRef]]:
     """A file's parameters by function (cached with the table's other answers)."""
     key = ("params-of", path)
     found = table.recursive.values.get(key)
@@ -67,7 +67,7 @@ def _parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ..
     sym = table.symbols.get(function_id)
     if sym is None or sym.kind != "function" or sym.file not in table.files:
         return ()
-    param = next((p for p in _parameters_of(table, sym.file).get(function_id, ()) if p.name == name), None)
+    param = next((p for p in parameters_of(table, sym.file).get(function_id, ()) if p.name == name), None)
     if param is None or param.rebound:
         return ()
     found: dict[str, None] = {}
@@ -123,7 +123,7 @@ def _find_call_sites(r: Resolver, sym) -> tuple[list, list]:
                 calls.append((path, call))
             elif passes and len(target[0][1]) == 1:
                 receiver = table.symbols[target[0][1][0]]
-                home = _parameters_of(table, receiver.file) if receiver.file in table.files else {}
+                home = parameters_of(table, receiver.file) if receiver.file in table.files else {}
                 for p in home.get(receiver.id, ()):
                     if p.name in passes or p.position in passes:
                         receivers.setdefault(receiver.file, set()).add((p.function, p.name))
@@ -206,7 +206,7 @@ def _value(r: Resolver, text: str, qual: str, call: CallRef | None) -> tuple[str
     methods and classes it stands for, for certain."""
     if call is not None and "." not in text and call.caller != r.ext.path:
         # A parameter of the calling function passes on what its own callers pass.
-        own = any(p.name == text for p in _parameters_of(r.table, r.ext.path).get(call.caller, ()))
+        own = any(p.name == text for p in parameters_of(r.table, r.ext.path).get(call.caller, ()))
         if own:
             return parameter_values(r, call.caller, text)
     chain = value_chain(text) if "(" in text else text  # `make(x)` passes what `make()` returns

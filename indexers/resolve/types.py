@@ -44,6 +44,7 @@ from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.bindings import CALLBACK, DECORATED, ELEMENT, RESULT, Binding, literal_items
 from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
+from indexers.resolve.overloads import overload_result
 from indexers.resolve.receivers import receiver_value
 from indexers.resolve.type_text import closing, parse_type, split_top, type_arguments, union_parts
 from indexers.resolve.common import (  # noqa: F401  (chain_of, in_block: read from here too)
@@ -336,7 +337,7 @@ class Types:
                 m = r.member(cur, name)
                 return self.entity(m) if m is not None else UNKNOWN
             if len(syms) == 1 and syms[0] is not None and syms[0].kind in _FUNCTION_KINDS:
-                if (made := self.bound(cur[1][0], DECORATED, None))[0] == "inst":
+                if (made := self.decorated(cur[1][0]))[0] == "inst":
                     return self.member(made[1], name, instance=True, skip_self=False)  # `@actor def f`: `f.send`
                 kept = r.members_of(cur[1][0]).get(name) if self.spec.new_operator else None
                 return ("sym", tuple(kept)) if kept else UNKNOWN  # `Base.color = function`: `Base.color()`
@@ -391,13 +392,15 @@ class Types:
         values = {self.bound(i, step, None) for i in ids}
         return values.pop() if len(values) == 1 else UNKNOWN
 
-    def call(self, cur: tuple) -> tuple:
+    def call(self, cur: tuple, positional: int | None = None) -> tuple:
+        """What calling ``cur`` gives; ``positional``: with that many positional arguments,
+        when known (to choose among overloads)."""
         if cur[0] == "method":
-            found = self.call(("sym", cur[1]))
+            found = self.call(("sym", cur[1]), None if positional is None else positional + 1)  # and the receiver
             return ("inst", cur[2]) if found[0] == "this" else found
         if cur[0] == "inst" and self.spec.call_method:  # an object called: its `__call__`
             found = self.member(cur[1], self.spec.call_method, instance=True, skip_self=False)
-            return self.call(found) if found[0] == "method" else UNKNOWN
+            return self.call(found, positional) if found[0] == "method" else UNKNOWN
         if cur[0] != "sym":
             return UNKNOWN
         syms = [self.table.symbols.get(i) for i in cur[1]]
@@ -412,8 +415,10 @@ class Types:
         if len(results) > 1:
             results = {self.result(i) for i in built_by_default(self.table.files, self.table.symbols, cur[1])}
         found = results.pop() if len(results) == 1 else UNKNOWN
-        if found[0] == "unknown" and len(syms) == 1 and self.r.constructs(syms[0].id):
-            return ("inst", cur[1])  # `new Router()` of a constructor function with `Router.prototype.use = ...`
+        if found[0] == "unknown" and len(syms) == 1:
+            if self.r.constructs(syms[0].id):
+                return ("inst", cur[1])  # `new Router()` of a constructor function with `Router.prototype.use = ...`
+            found = overload_result(self, syms[0].id, positional) or found  # `@overload` signatures before it
         return ("inst", (found[1],)) if found[0] == "this" and cur[0] == "sym" and syms[0].kind == "function" else found
 
     def awaited(self, cur: tuple) -> tuple:
@@ -533,6 +538,17 @@ class Types:
 
     def result(self, func_id: str) -> tuple:
         return self.bound(func_id, RESULT)  # a `return` inside a closure is the closure's
+
+    def decorated(self, func_id: str) -> tuple:
+        """What a function's outermost decorator makes of it (``DECORATED``): the decorator
+        called with the function, its one positional argument (which of its overloads)."""
+        made = self.bound(func_id, DECORATED, None)
+        binds = self.table.bindings(func_id, DECORATED) if made[0] == "unknown" else ()
+        if len(binds) != 1 or not (binds[0].value or "").endswith("()"):
+            return made
+        decorator = binds[0].value[:-2]
+        return self._cached(("decorated", func_id), lambda: self.call(
+            self._in_file_of(func_id, "value", decorator, binds[0].block), 1))
 
     def _cached(self, key: tuple, compute) -> tuple:
         recursive = self.table.recursive

@@ -1,0 +1,94 @@
+"""Python's ``@overload``: a call of an implementation that declares no result gives what its
+overload signatures agree on; a decorator gives what its overloads taking one positional
+argument (the function) agree on."""
+
+from __future__ import annotations
+
+from indexers.extract import extract_file
+from indexers.resolve import SymbolTable, resolve_all
+from tests.unit.symbols_helpers import targets_by_source
+
+_ACTORS = '''\
+from typing import Callable, overload
+
+
+class Actor:
+    def send(self):
+        pass
+
+
+class Decorator:
+    @overload
+    def __call__(self, fn: Callable) -> Actor: ...
+    @overload
+    def __call__(self, fn: str) -> Actor: ...
+    def __call__(self, fn):
+        pass
+
+
+@overload
+def actor(fn: Callable) -> Actor: ...
+@overload
+def actor(fn: Callable, *, retries: int) -> Actor: ...
+@overload
+def actor(*, queue: str = "default", **options) -> Decorator: ...
+def actor(fn=None, *, queue="default", **options):
+    pass
+
+
+@overload
+def spread(*args: int) -> Actor: ...
+@overload
+def spread() -> Decorator: ...
+def spread(*args):
+    pass
+
+
+@actor
+def plain():
+    pass
+
+
+@spread
+def variadic():
+    pass
+
+
+def bare():
+    plain.send()
+
+
+def through_variadic():
+    variadic.send()
+
+
+def made():
+    Decorator()(bare).send()
+'''
+
+
+def _calls(src: str) -> dict[str, dict[str, tuple[str, float]]]:
+    ext = extract_file("m.py", src.encode(), "python")
+    return targets_by_source(resolve_all(SymbolTable([ext]))[0], "CALLS")
+
+
+def test_a_decorator_gives_what_its_overloads_of_one_positional_argument_agree_on():
+    calls = _calls(_ACTORS)
+    assert calls["m.py#bare"] == {"m.py#Actor.send": ("type", 1.0)}
+    assert calls["m.py#through_variadic"]["m.py#Actor.send"] == ("type", 1.0)  # `*args` takes one
+
+
+def test_an_object_of_overloaded_call_method_gives_what_they_agree_on():
+    assert _calls(_ACTORS)["m.py#made"]["m.py#Actor.send"] == ("type", 1.0)
+
+
+def test_overloads_that_disagree_leave_the_result_unknown():
+    src = _ACTORS + "\n\ndef unknown_arguments():\n    actor(bare).send()\n"
+    assert _calls(src)["m.py#unknown_arguments"].get("m.py#Actor.send", ("", 0))[1] < 1.0
+
+
+def test_an_implementation_that_declares_its_result_keeps_it():
+    src = _ACTORS.replace("def actor(fn=None, *, queue=\"default\", **options):",
+                          "def actor(fn=None, *, queue=\"default\", **options) -> Decorator:")
+    src += "\n\ndef declared():\n    actor(bare)(bare).send()\n"
+    assert _calls(src)["m.py#declared"]["m.py#Actor.send"] == ("type", 1.0)
