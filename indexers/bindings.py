@@ -19,8 +19,11 @@ from indexers.text import MAX_VALUE, may_start_chain, strip_string, value_chain,
 BINDING_ROLES = frozenset({"local", "field", "result", "return", "signature", "generic"})
 # The name a function's result is bound to in ``Binding`` (no identifier can be it).
 RESULT = "()"
-# The name a decorated function's own scope binds to what its decorators make of it.
+# The name a decorated function's own scope binds to what its decorators make of it, and
+# (when its outermost decorator is a call: ``@app.task(retries=3)``) to how many positional
+# arguments that call passes, as digits.
 DECORATED = "@"
+FACTORY_ARGUMENTS = "@()"
 # A chain step and binding name (no identifier can be it): what the function called passes
 # as parameter ``b`` to the function it takes as parameter ``a`` (``operate((s, sub) => ...)``);
 # ``b`` is the self name for what it passes as the function's ``this``.
@@ -129,9 +132,14 @@ def decorated(spec: LanguageSpec, defs: Iterable, kinds: frozenset[str]) -> Iter
         if d.sym is None or d.kind not in kinds or parent is None or parent.type not in spec.definition_wrappers:
             continue
         first = parent.named_children[0]
-        chain = value_of(spec, first.named_children[0]) if first != d.node and first.named_child_count else None
+        expression = first.named_children[0] if first != d.node and first.named_child_count else None
+        chain = value_of(spec, expression) if expression is not None else None
         if chain and chain[0] not in "{[<" + ALTERNATIVES:
             yield d.sym.id, DECORATED, None, chain + "()", first.start_point[0] + 1, None, ""
+            arguments = expression.child_by_field_name("arguments") if chain[-1] == ")" else None
+            if arguments is not None and not any("splat" in a.type for a in arguments.named_children):
+                positional = sum(1 for a in arguments.named_children if "keyword" not in a.type and a.type != "comment")
+                yield d.sym.id, FACTORY_ARGUMENTS, None, str(positional), first.start_point[0] + 1, None, ""
 
 
 def defined_names(items: list[tuple], enclosing: list) -> dict[int, str]:

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from indexers.bindings import ALTERNATIVES, CAST, DEFINED, EXCLUDED, TYPED_ARRAY
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
-from indexers.bindings import CALLBACK, DECORATED, ELEMENT, RESULT, Binding, literal_items
+from indexers.bindings import CALLBACK, DECORATED, ELEMENT, FACTORY_ARGUMENTS, RESULT, Binding, literal_items
 from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
 from indexers.resolve.overloads import overload_result
@@ -546,9 +546,17 @@ class Types:
         binds = self.table.bindings(func_id, DECORATED) if made[0] == "unknown" else ()
         if len(binds) != 1 or not (binds[0].value or "").endswith("()"):
             return made
-        decorator = binds[0].value[:-2]
-        return self._cached(("decorated", func_id), lambda: self.call(
-            self._in_file_of(func_id, "value", decorator, binds[0].block), 1))
+        return self._cached(("decorated", func_id), lambda: self.call(self._decorator(func_id, binds[0]), 1))
+
+    def _decorator(self, func_id: str, bind: Binding) -> tuple:
+        """A function's outermost decorator: a factory's call by as many positional arguments
+        as it passes (``@app.task(retries=3)``: none), when it says."""
+        decorator = bind.value[:-2]
+        passed = self.table.bindings(func_id, FACTORY_ARGUMENTS)
+        if len(passed) == 1 and decorator.endswith("()"):
+            maker = self._in_file_of(func_id, "value", decorator[:-2], bind.block)
+            return self.call(maker, int(passed[0].value))
+        return self._in_file_of(func_id, "value", decorator, bind.block)
 
     def _cached(self, key: tuple, compute) -> tuple:
         recursive = self.table.recursive

@@ -92,3 +92,8 @@ def test_an_implementation_that_declares_its_result_keeps_it():
                           "def actor(fn=None, *, queue=\"default\", **options) -> Decorator:")
     src += "\n\ndef declared():\n    actor(bare)(bare).send()\n"
     assert _calls(src)["m.py#declared"]["m.py#Actor.send"] == ("type", 1.0)
+
+
+def test_a_decorator_factory_called_by_keywords_only_is_its_overload_without_positional_arguments():
+    src = _ACTORS + "\n\n@actor(queue=\"q\", retries=2)\ndef queued():\n    pass\n\n\ndef factory():\n    queued.send()\n"
+    assert _calls(src)["m.py#factory"]["m.py#Actor.send"] == ("type", 1.0)
