@@ -114,7 +114,10 @@ class Types:
             return self.follow(("iter", element) if element[0] not in ("unknown", "missing") else UNKNOWN, self._steps(text, pos))
         if text[:1] == ALTERNATIVES:  # `a if c else b`: known when every branch agrees
             values = {self.raw(alt, qual, block) for alt in text[1:].split("|")}
-            return values.pop() if len(values) == 1 else UNKNOWN
+            found = values.pop()
+            for value in values:  # or instances of a class and of subclasses of it
+                found = self._joined(found, value) or UNKNOWN
+            return found
         if text[:1] == CAST:  # `(x as Foo).m`: an instance of the type written
             pos = closing(text) + 1
             if not pos:
@@ -596,12 +599,25 @@ class Types:
                 if b.name == RESULT and defined_in(found, scope):  # `-> T` never names a class of the body
                     path, _, qual = scope.partition("#")
                     found = self._in_file_of(f"{path}#{qual.rpartition('.')[0]}", "type", b.type)
-            if found[0] == "unknown" or found[0] == "missing" or (value is not None and found != value):
+            if found[0] == "unknown" or found[0] == "missing":
+                return UNKNOWN
+            if value is not None and found != value and (found := self._joined(value, found)) is None:
                 return UNKNOWN
             value = found
         if value[0] == "items" and binds[0].name in self.changed(scope.partition("#")[0]):
             return UNKNOWN
         return value
+
+    def _joined(self, one: tuple, other: tuple) -> tuple | None:
+        """Instances of a class and of subclasses of it (``_Local() if threads else _State()``,
+        ``_Local`` a ``_State``): an instance of one of them, that class first (a method none
+        of them overrides is the one called); else None."""
+        if one[0] != "inst" or other[0] != "inst":
+            return None
+        ids = tuple(dict.fromkeys(one[1] + other[1]))
+        lines = [self.r.linearization(t) for t in ids]
+        base = next((t for t in ids if all(t in line for line in lines)), None)
+        return None if base is None else ("inst", (base, *sorted(t for t in ids if t != base)))
 
     def _excluded(self, b: Binding, scope: str) -> tuple:
         """A name where type tests failed (`EXCLUDED`; the tests around too): the type its

@@ -1,0 +1,94 @@
+"""A name bound to instances of a class and of its subclasses: a method none of them
+overrides is the one called, for sure; one they override is one of theirs (candidates)."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexers.extract import extract_file
+from indexers.languages import language_for_path
+from indexers.resolve import SymbolTable, resolve_all
+from tests.unit.symbols_helpers import targets_by_source
+
+_PYTHON = '''\
+import threading
+
+
+class State:
+    def reset(self):
+        pass
+
+    def close(self):
+        pass
+
+
+class Local(State, threading.local):
+    def close(self):
+        pass
+
+
+class Other:
+    def reset(self):
+        pass
+
+
+class Db:
+    def __init__(self, safe):
+        if safe:
+            self._state = Local()
+        else:
+            self._state = State()
+        self._other = Other() if safe else State()
+
+    def run(self):
+        self._state.reset()
+
+    def stop(self):
+        self._state.close()
+
+    def unrelated(self):
+        self._other.reset()
+
+
+def local(safe):
+    conn = Local() if safe else State()
+    conn.reset()
+'''
+
+_TYPESCRIPT = '''\
+class State {
+  reset(): void {}
+}
+class Local extends State {}
+function local(safe: boolean) {
+  const conn = safe ? new Local() : new State();
+  conn.reset();
+}
+'''
+
+
+def _calls(path: str, src: str) -> dict[str, dict[str, tuple[str, float]]]:
+    ext = extract_file(path, src.encode(), language_for_path(path).name)
+    return targets_by_source(resolve_all(SymbolTable([ext]))[0], "CALLS")
+
+
+def test_a_method_no_subclass_overrides_is_called_for_sure():
+    calls = _calls("m.py", _PYTHON)
+    assert calls["m.py#Db.run"] == {"m.py#State.reset": ("type", 1.0)}
+    assert calls["m.py#local"]["m.py#State.reset"] == ("type", 1.0)
+
+
+def test_a_method_a_subclass_overrides_is_one_of_them():
+    stop = _calls("m.py", _PYTHON)["m.py#Db.stop"]
+    assert set(stop) == {"m.py#State.close", "m.py#Local.close"}
+    assert all(conf < 1.0 for _, conf in stop.values())
+
+
+def test_instances_of_unrelated_classes_stay_candidates():
+    unrelated = _calls("m.py", _PYTHON)["m.py#Db.unrelated"]
+    assert all(conf < 1.0 for _, conf in unrelated.values())
+
+
+@pytest.mark.parametrize("path", ["m.ts"])
+def test_a_conditional_of_a_class_and_its_subclass_in_typescript(path):
+    assert _calls(path, _TYPESCRIPT)["m.ts#local"].get("m.ts#State.reset", ("", 0.0))[1] == 1.0
