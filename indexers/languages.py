@@ -306,6 +306,7 @@ class LanguageSpec:
     # Modules whose types describe other types (Python's `typing`): no members of their own.
     typing_modules: frozenset[str] = frozenset()
     class_types: frozenset[str] = frozenset()
+    callable_types: frozenset[str] = frozenset()  # `Callable[[A], R]`: a function that gives an R
     # Containers written with syntax of their own (Go's ``[]T``, ``[n]T``, ``map[K]T``): the
     # pattern's first group is the element type.
     container_syntax: re.Pattern[str] | None = None
@@ -589,7 +590,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             cast_calls={"call": frozenset({"cast"})},
             type_checking_guards=frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING"}),
             type_checking_if=("if_statement", "else_clause"),
-            class_types=frozenset({"Type", "type"}),
+            class_types=frozenset({"Type", "type"}), callable_types=frozenset({"Callable"}),
             typing_modules=frozenset({"typing", "typing_extensions", "collections.abc", "types"}),
             redefinition_shadows=True,
             definition_wrappers=frozenset({"decorated_definition"}),

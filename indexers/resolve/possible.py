@@ -76,7 +76,7 @@ def held(r: Resolver, found: tuple):
                 return target
             if target == "builtin" and all(_alias_only(r, s) for s in syms):
                 return target  # `defineProperty = Object.defineProperty`: the builtin, not the variable
-            if value is UNKNOWN and not r.reading_values:
+            if (value is UNKNOWN or value[0] == "returns") and not r.reading_values:  # declared `Callable[...]`
                 return _candidates(r, _variable_values(r, ent, 0)) or found
         if len(syms) == 1 and syms[0] is not None and syms[0].kind == "type_alias":
             under = r.types.result(syms[0].id)  # Go's `type Secret = secret.Secret`: `Secret(x)` converts to it

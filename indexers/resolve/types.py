@@ -398,6 +398,8 @@ class Types:
     def call(self, cur: tuple, positional: int | None = None) -> tuple:
         """What calling ``cur`` gives; ``positional``: with that many positional arguments,
         when known (to choose among overloads)."""
+        if cur[0] == "returns":  # a value declared `Callable[[A], R]`
+            return cur[1]
         if cur[0] == "method":
             found = self.call(("sym", cur[1]), None if positional is None else positional + 1)  # and the receiver
             return ("inst", cur[2]) if found[0] == "this" else found
@@ -716,6 +718,10 @@ class Types:
             if generic in self.spec.class_types:
                 cls = self.declared(argument, qual)
                 return ("sym", cls[1]) if cls[0] == "inst" else UNKNOWN
+            if generic in self.spec.callable_types:  # a function giving what its last argument says
+                parts = type_arguments(text, self.spec.null_literals)
+                result = self.declared(parts[-1], qual) if len(parts) == 2 else UNKNOWN
+                return UNKNOWN if result[0] in ("unknown", "missing") else ("returns", result)
             if generic in self.spec.mapping_types:
                 values = type_arguments(text)
                 return ("map", self.declared(values[-1], qual) if len(values) == 2 else UNKNOWN)
