@@ -620,6 +620,7 @@ class _Extractor:
         spec = self.spec
         functions: dict[int, _Def | None] = {}  # per enclosing definition, the function around it
         tested = may_test(spec.version_tests, self.data)  # a name bound on a ruled-out branch is not bound
+        aliases: set[tuple[str, str]] = set()  # (function, name) of names bound to `this`
         for i, ((_, role, node, type_text, value_text, name), encl, block) in enumerate(zip(items, enclosing, blocks)):
             if tested and self._ruled_out(node):
                 continue
@@ -637,6 +638,10 @@ class _Extractor:
                 continue
             name = name or text(node)
             if role == "field":
+                alias = node.prev_named_sibling if spec.new_operator else None
+                if alias is not None and alias.type == "identifier" and (
+                        encl is None or (encl.qual, text(alias)) not in aliases):
+                    continue  # `self.x = ...` where `self` is not bound to `this`
                 owner = encl
                 while owner is not None and owner.kind not in _TYPE_KINDS:
                     owner = owner.parent
@@ -646,6 +651,8 @@ class _Extractor:
                     append((owner.sym.id, name, type_text, value_text, line, encl.sym.id, ""))
                 continue
             append((encl.sym.id if encl is not None else path, name, type_text, value_text, line, None, block))
+            if value_text in spec.self_names and encl is not None:  # `var self = this`
+                aliases.add((encl.qual, name))
             # Closures see the names of the functions around them; a class body nested in a
             # function binds names of that function.
             key = id(encl)

@@ -143,6 +143,11 @@
 (assignment_expression
   left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @field)
   right: (_) @field.value)
+; `var self = this; self.x = ...`: a field when the name is bound to `this` there (the extractor checks)
+((assignment_expression
+  left: (member_expression object: (identifier) @field.alias property: (property_identifier) @field)
+  right: (_) @field.value)
+  (#match? @field.alias "^(self|that|_this|_self|me)$"))
 (for_in_statement left: (identifier) @local)
 (for_in_statement left: (identifier) @local "of" right: (_) @local.element)
 (catch_clause parameter: (identifier) @local)

@@ -175,3 +175,27 @@ def test_chained_prototype_assignments_and_methods_added_by_another_file():
     assert "lib/commands.js#RedisClient.MULTI" in ids  # the last name of the chain is the method's
     calls = {(e.src, e.dst): (e.reason, e.confidence) for e in resolve_all(table)[0] if e.type == "CALLS"}
     assert calls[("lib/commands.js#RedisClient.MULTI", "index.js#RedisClient.internal_send_command")][1] == 1.0
+
+
+_SELF_FIELDS = {
+    "lib/redirect.js": (
+        "function Redirect (request) {\n  this.request = request\n}\n"
+        "Redirect.prototype.onRequest = function (options) {\n  return options\n}\n"
+        "exports.Redirect = Redirect\n"
+    ),
+    "request.js": (
+        "var Redirect = require('./lib/redirect').Redirect\n"
+        "function Request (options) {\n  var self = this\n  self._redirect = new Redirect(self)\n"
+        "  var other = {}\n  other._redirect = 1\n}\n"
+        "Request.prototype.init = function (options) {\n  var self = this\n  self._redirect.onRequest(options)\n}\n"
+        "function helper (that) {\n  that._cache = new Redirect(that)\n}\n"
+    ),
+}
+
+
+def test_a_field_assigned_through_a_name_bound_to_this_is_the_instances():
+    table = SymbolTable(extract_file(p, t.encode(), "javascript") for p, t in _SELF_FIELDS.items())
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in resolve_all(table)[0] if e.type == "CALLS"}
+    assert calls[("request.js#Request.init", "lib/redirect.js#Redirect.onRequest")] == ("type", 1.0)
+    fields = {(b.scope, b.name) for b in table.files["request.js"].bindings if b.context}
+    assert fields == {("request.js#Request", "_redirect")}  # not `other._redirect`, not a parameter `that`
