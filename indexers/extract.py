@@ -310,6 +310,16 @@ def _extract(rel_path: str, data: bytes, lang: str | None) -> FileExtraction:
     return out
 
 
+def _own_block_left(d: _Def, block: str) -> str:
+    """A block path inside ``d`` without the block of the function ``d`` defines when its node
+    holds it as a value (`var f = function`, `X.prototype.m = function`, `{m: () => ...}`)."""
+    first, _, rest = block.partition("/")
+    value = d.node.child_by_field_name("value") or d.node.child_by_field_name("right")
+    while value is not None and value.type in ("parenthesized_expression", "assignment_expression"):
+        value = value.child_by_field_name("right") if value.type == "assignment_expression" else value.named_child(0)
+    return rest if value is not None and str(value.start_byte) == first else block
+
+
 class _Extractor:
     def __init__(self, spec: LanguageSpec, path: str, out: FileExtraction, data: bytes, source: bytes):
         self.data = data
@@ -633,6 +643,8 @@ class _Extractor:
                 append((encl.sym.id if encl is not None and encl.sym else path, name, type_text, None, line, None, ""))
                 continue
             if role == "result" or role == "return" or role == "signature":
+                if role == "return" and block and encl is not None:
+                    block = _own_block_left(encl, block)  # `var f = function () { return x }`: f's
                 if encl is not None and (encl.kind in _FUNCTION_KINDS or role == "result" and encl.kind == "type_alias"):
                     append((encl.sym.id, name or RESULT, type_text, value_text, line, None, block))
                 continue

@@ -11,6 +11,12 @@
   name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 
+; var f = (exports.f = function () {}): a named function too
+(variable_declarator
+  name: (identifier) @name
+  value: (parenthesized_expression
+    (assignment_expression right: [(arrow_function) (function_expression) (generator_function)]))) @definition.function
+
 ; top-level constants and variables (also exported)
 (program (lexical_declaration "const" (variable_declarator name: (identifier) @name) @definition.constant))
 (program (lexical_declaration "let" (variable_declarator name: (identifier) @name) @definition.variable))
@@ -124,6 +130,8 @@
 (arrow_function parameter: (identifier) @local)
 ; A function written as an expression (a callback, a closure) has its own parameters and locals.
 [(arrow_function) (function_expression)] @block
+; What a function returns (a closure's `return` is the closure's: its block says so).
+(return_statement (_) @return)
 ; A function declared in a block (a closure's body) is a name of that block.
 (statement_block (function_declaration name: (identifier) @local))
 ; Narrowing: inside `if (x instanceof Foo) { ... }`, x is a Foo.

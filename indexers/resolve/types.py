@@ -343,7 +343,12 @@ class Types:
                 if (made := self.decorated(cur[1][0]))[0] == "inst":
                     return self.member(made[1], name, instance=True, skip_self=False)  # `@actor def f`: `f.send`
                 kept = r.members_of(cur[1][0]).get(name) if self.spec.new_operator else None
-                return ("sym", tuple(kept)) if kept else UNKNOWN  # `Base.color = function`: `Base.color()`
+                if kept:
+                    return ("sym", tuple(kept))  # `Base.color = function`: `Base.color()`
+                if self.spec.new_operator and self._default_export(syms[0]):  # `module.exports = Base`, `exports.color = ...`
+                    found = r.module_member((syms[0].file,), name)
+                    return found if found is not None and found[0] == "sym" else UNKNOWN
+                return UNKNOWN
             return UNKNOWN
         if kind == "mod":
             m = r.member(cur, name)
@@ -540,6 +545,13 @@ class Types:
         if found is not None:
             return found
         return self._cached(key, lambda: self._agree(self.table.bindings(type_id, name), type_id))
+
+    def _default_export(self, sym) -> bool:
+        """Whether a function is what its module exports (`module.exports = Base`): its
+        properties are then the module's exports (`exports.color = ...` is `Base.color`)."""
+        ext = self.table.files.get(sym.file)
+        return ext is not None and any(i.export and i.alias == "default" and i.name == sym.name and not i.module
+                                       for i in ext.imports)
 
     def result(self, func_id: str) -> tuple:
         return self.bound(func_id, RESULT)  # a `return` inside a closure is the closure's

@@ -199,3 +199,40 @@ def test_a_field_assigned_through_a_name_bound_to_this_is_the_instances():
     assert calls[("request.js#Request.init", "lib/redirect.js#Redirect.onRequest")] == ("type", 1.0)
     fields = {(b.scope, b.name) for b in table.files["request.js"].bindings if b.context}
     assert fields == {("request.js#Request", "_redirect")}  # not `other._redirect`, not a parameter `that`
+
+
+_REPORTERS = {
+    "lib/base.js": (
+        "exports = module.exports = Base;\n"
+        "var color = (exports.color = function (type, str) {\n  return str;\n});\n"
+        "var generateDiff = (exports.generateDiff = function (actual, expected) {\n  return color('diff', actual);\n});\n"
+        "function Base(runner) {\n  this.runner = runner;\n}\n"
+        "Base.prototype.grep = function (re) {\n  this.re = re;\n  return this;\n};\n"
+        "Base.prototype.done = function () {\n  return this.grep('a').grep('b').epilogue();\n};\n"
+        "Base.prototype.epilogue = function () {\n  [1].map(function (x) { return x; });\n};\n"
+    ),
+    "lib/landing.js": (
+        "var Base = require('./base');\nvar color = Base.color;\n"
+        "function Landing(runner) {\n  Base.call(this, runner);\n  color('plane', 'p');\n}\n"
+    ),
+}
+
+
+def _reporter_calls() -> dict[tuple[str, str], tuple[str, float]]:
+    table = SymbolTable(extract_file(p, t.encode(), "javascript") for p, t in _REPORTERS.items())
+    return {(e.src, e.dst): (e.reason, e.confidence) for e in resolve_all(table)[0] if e.type == "CALLS"}
+
+
+def test_a_function_assigned_to_exports_inside_a_declaration_is_that_name():
+    calls = _reporter_calls()
+    assert calls[("lib/base.js#generateDiff", "lib/base.js#color")] == ("scope", 1.0)
+
+
+def test_a_property_of_the_exported_function_is_the_modules_export():
+    assert _reporter_calls()[("lib/landing.js#Landing", "lib/base.js#color")] == ("type", 1.0)
+
+
+def test_a_method_returning_this_chains_on_the_instance():
+    calls = _reporter_calls()
+    assert calls[("lib/base.js#Base.done", "lib/base.js#Base.grep")][1] == 1.0
+    assert calls[("lib/base.js#Base.done", "lib/base.js#Base.epilogue")] == ("type", 1.0)
