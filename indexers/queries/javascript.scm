@@ -25,3 +25,9 @@
                                      (object_assignment_pattern left: (shorthand_property_identifier_pattern) @local)
                                      (pair_pattern value: [(identifier) @local (assignment_pattern left: (identifier) @local)])
                                      (rest_pattern (identifier) @local)]))
+
+; util.inherits(Child, Base), inherits(Child, Base): Node's idiom for a constructor function's base
+((call_expression
+   function: [(identifier) @_inherits (member_expression property: (property_identifier) @_inherits)]
+   arguments: (arguments . (identifier) @subject . [(identifier) (member_expression)] @name .))
+  (#eq? @_inherits "inherits")) @reference.inherits

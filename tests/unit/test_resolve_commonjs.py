@@ -236,3 +236,30 @@ def test_a_method_returning_this_chains_on_the_instance():
     calls = _reporter_calls()
     assert calls[("lib/base.js#Base.done", "lib/base.js#Base.grep")][1] == 1.0
     assert calls[("lib/base.js#Base.done", "lib/base.js#Base.epilogue")] == ("type", 1.0)
+
+
+_INHERITS = {
+    "lib/runnable.js": (
+        "var EventEmitter = require('events').EventEmitter;\nvar utils = require('./utils');\n"
+        "module.exports = Runnable;\nfunction Runnable(title) { this.title = title; }\n"
+        "utils.inherits(Runnable, EventEmitter);\n"
+        "Runnable.prototype.fullTitle = function () { return this.title; };\n"
+    ),
+    "lib/test.js": (
+        "var Runnable = require('./runnable');\nvar inherits = require('util').inherits;\n"
+        "module.exports = Test;\nfunction Test(title) { Runnable.call(this, title); }\n"
+        "inherits(Test, Runnable);\n"
+        "Test.prototype.clone = function () {\n  this.fullTitle();\n  return new Test(this.title);\n};\n"
+    ),
+    "lib/utils.js": "exports.inherits = require('util').inherits;\n",
+}
+
+
+def test_util_inherits_makes_a_constructor_functions_base():
+    table = SymbolTable(extract_file(p, t.encode(), "javascript") for p, t in _INHERITS.items())
+    edges = resolve_all(table)[0]
+    inherits = {(e.src, e.dst) for e in edges if e.type == "INHERITS"}
+    assert ("lib/test.js#Test", "lib/runnable.js#Runnable") in inherits
+    assert ("lib/runnable.js#Runnable", "ext:events#EventEmitter") in inherits
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
+    assert calls[("lib/test.js#Test.clone", "lib/runnable.js#Runnable.fullTitle")][1] == 1.0
