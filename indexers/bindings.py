@@ -702,6 +702,17 @@ def _key(spec: LanguageSpec, node: tree_sitter.Node | None) -> str | None:
     return None
 
 
+def literal_end(text: str) -> int:
+    """Where the literal container ``text`` starts with ends (after its ``}``); 0: nowhere."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch == "{"
+        depth -= ch == "}"
+        if not depth:
+            return i + 1
+    return 0
+
+
 def literal_items(text: str) -> list[tuple[str, str]]:
     """The entries of a literal container written by ``_literal``: (key, value) pairs."""
     out, depth, start, body = [], 0, 0, text[1:-1]

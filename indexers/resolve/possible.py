@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from indexers.bindings import ALTERNATIVES, DEFINED, ELEMENT, RESULT
+from indexers.bindings import ALTERNATIVES, DEFINED, ELEMENT, RESULT, literal_end
 from indexers.extract import RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import MAX_CANDIDATES, VARIABLE_KINDS, Reason, built_by_default, imported_in_functions
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of, in_block, union_parts
@@ -131,6 +131,9 @@ def values(r: Resolver, text: str, qual: str, block: str = "", depth: int = 0) -
         return NOTHING
     if text[0] == ALTERNATIVES:
         return _union(values(r, alt, qual, block, depth + 1) for alt in text[1:].split("|"))
+    if text[0] == "{":  # `for cls in A, B: cls()`: any of the literal's entries
+        pos = literal_end(text)
+        return _follow(r, types.items(text[:pos], qual), Types._steps(text, pos), depth + 1) if pos else NOTHING
     if split is None:
         return NOTHING
     name, steps = split

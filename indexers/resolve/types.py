@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from indexers.bindings import ALTERNATIVES, CAST, DEFINED, EXCLUDED, TYPED_ARRAY
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
-from indexers.bindings import CALLBACK, DECORATED, ELEMENT, FACTORY_ARGUMENTS, RESULT, Binding, literal_items
+from indexers.bindings import CALLBACK, DECORATED, ELEMENT, FACTORY_ARGUMENTS, RESULT, Binding, literal_end, literal_items
 from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
 from indexers.resolve.overloads import overload_result
@@ -106,8 +106,11 @@ class Types:
             return ANONYMOUS
         if text[:1] == DEFINED:
             return ("sym", (text[1:],)) if text[1:] in self.table.symbols else UNKNOWN
-        if text[:1] == "{":
-            return self.items(text, qual)
+        if text[:1] == "{":  # a literal, maybe read on (`{i:0=A,i:1=B}[]`: one of its entries)
+            pos = literal_end(text)
+            if not pos or pos == len(text):
+                return self.items(text, qual)
+            return self.follow(self.items(text[:pos], qual), self._steps(text, pos))
         if text[:1] == TYPED_ARRAY:  # `[new Subject()]`: a container of what its elements are, maybe read on
             pos = closing(text) + 1
             element = self.raw(text[1:pos - 1], qual, block) if pos else UNKNOWN

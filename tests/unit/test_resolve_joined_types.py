@@ -92,3 +92,29 @@ def test_instances_of_unrelated_classes_stay_candidates():
 @pytest.mark.parametrize("path", ["m.ts"])
 def test_a_conditional_of_a_class_and_its_subclass_in_typescript(path):
     assert _calls(path, _TYPESCRIPT)["m.ts#local"].get("m.ts#State.reset", ("", 0.0))[1] == 1.0
+
+
+_LOOPS = '''\
+class Dir:
+    pass
+
+
+class File:
+    pass
+
+
+def each():
+    for cls in Dir, File:
+        class Schema:
+            option = cls()
+    for kind in (Dir, File):
+        kind()
+'''
+
+
+def test_a_loop_over_a_literal_calls_any_of_its_entries():
+    calls = _calls("m.py", _LOOPS)
+    for caller in ("m.py#each", "m.py#each.Schema"):
+        assert set(calls[caller]) == {"m.py#Dir", "m.py#File"}
+        assert all(reason == "candidate" and conf < 1.0 for reason, conf in calls[caller].values())
+
