@@ -130,8 +130,11 @@
 (arrow_function parameter: (identifier) @local)
 ; A function written as an expression (a callback, a closure) has its own parameters and locals.
 [(arrow_function) (function_expression)] @block
-; What a function returns (a closure's `return` is the closure's: its block says so).
+; What a function returns (a closure's `return` is the closure's: its block says so), also
+; an arrow function's expression body (`const make = () => new Foo()`).
 (return_statement (_) @return)
+(arrow_function body: [(new_expression) (call_expression) (identifier) (member_expression) (this)
+                       (await_expression) (parenthesized_expression) (ternary_expression)] @return)
 ; A function declared in a block (a closure's body) is a name of that block.
 (statement_block (function_declaration name: (identifier) @local))
 ; Narrowing: inside `if (x instanceof Foo) { ... }`, x is a Foo.

@@ -389,3 +389,23 @@ _MERGED = {
 ], ids=["the-const-goes", "the-interface-goes", "the-file-goes"])
 def test_incremental_equals_clean_when_a_shadowed_interface_changes(new):
     assert "app.ts" in incremental_equals_clean(_MERGED, "schemas.ts", new)
+
+
+_INFERRED = """\
+export class Foo { run(): void {} }
+export const make = () => new Foo()
+export function build() { return make() }
+export function each() { return [1].map((x) => new Foo()) }
+"""
+
+
+@pytest.mark.parametrize("path", ["inferred.ts", "inferred.js"])
+def test_results_inferred_from_returns_and_expression_bodies(path):
+    src = _INFERRED.replace("(): void", "()") if path.endswith(".js") else _INFERRED
+    files = {path: src + "export function use() { make().run(); build().run() }\n"}
+    assert _calls(files, f"{path}#use")[f"{path}#Foo.run"] == ("type", 1.0)
+
+
+def test_a_callbacks_return_is_not_the_functions_result():
+    files = {"inferred.ts": _INFERRED + "export function use() { each().run() }\n"}
+    assert _calls(files, "inferred.ts#use").get("inferred.ts#Foo.run", ("", 0.0))[1] < 1.0
