@@ -4,6 +4,8 @@ of a constructor function makes."""
 
 from __future__ import annotations
 
+import pytest
+
 from indexers.extract import extract_file
 from indexers.languages import language_for_path
 from indexers.resolve import SymbolTable, resolve_all
@@ -263,3 +265,20 @@ def test_util_inherits_makes_a_constructor_functions_base():
     assert ("lib/runnable.js#Runnable", "ext:events#EventEmitter") in inherits
     calls = {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
     assert calls[("lib/test.js#Test.clone", "lib/runnable.js#Runnable.fullTitle")][1] == 1.0
+
+
+@pytest.mark.parametrize("new", [
+    _REPORTERS["lib/base.js"].replace("var color = (exports.color = function (type, str) {\n  return str;\n});\n", ""),
+    _REPORTERS["lib/base.js"].replace("  return this;\n", "  return 1;\n"),
+    None,
+])
+def test_incremental_equals_clean_when_the_exporting_module_changes(new):
+    incremental_equals_clean(_REPORTERS, "lib/base.js", new)
+
+
+@pytest.mark.parametrize("path, new", [
+    ("lib/runnable.js", _INHERITS["lib/runnable.js"].replace("Runnable.prototype.fullTitle", "Runnable.prototype.title")),
+    ("lib/test.js", _INHERITS["lib/test.js"].replace("inherits(Test, Runnable);\n", "")),
+])
+def test_incremental_equals_clean_when_inheritance_changes(path, new):
+    incremental_equals_clean(_INHERITS, path, new)

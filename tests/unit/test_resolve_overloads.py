@@ -4,9 +4,11 @@ argument (the function) agree on."""
 
 from __future__ import annotations
 
+import pytest
+
 from indexers.extract import extract_file
 from indexers.resolve import SymbolTable, resolve_all
-from tests.unit.symbols_helpers import targets_by_source
+from tests.unit.symbols_helpers import incremental_equals_clean, targets_by_source
 
 _ACTORS = '''\
 from typing import Callable, overload
@@ -97,3 +99,18 @@ def test_an_implementation_that_declares_its_result_keeps_it():
 def test_a_decorator_factory_called_by_keywords_only_is_its_overload_without_positional_arguments():
     src = _ACTORS + "\n\n@actor(queue=\"q\", retries=2)\ndef queued():\n    pass\n\n\ndef factory():\n    queued.send()\n"
     assert _calls(src)["m.py#factory"]["m.py#Actor.send"] == ("type", 1.0)
+
+
+_FILES = {
+    "tasks/__init__.py": "from .actor import Actor, actor\n",
+    "tasks/actor.py": _ACTORS,
+    "app.py": "import tasks\n\n\n@tasks.actor\ndef job():\n    pass\n\n\ndef main():\n    job.send()\n",
+}
+
+
+@pytest.mark.parametrize("path, new", [
+    ("tasks/actor.py", _ACTORS.replace("def actor(fn: Callable) -> Actor: ...", "def actor(fn: Callable) -> Decorator: ...")),
+    ("tasks/__init__.py", "from .actor import Actor\n"),
+])
+def test_incremental_equals_clean_when_overloads_change(path, new):
+    incremental_equals_clean(_FILES, path, new)
