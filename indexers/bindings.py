@@ -24,6 +24,21 @@ RESULT = "()"
 # arguments that call passes, as digits.
 DECORATED = "@"
 FACTORY_ARGUMENTS = "@()"
+# After a name bound at a module's or class's top level to a call (`alias = wrap("a", f)`):
+# the name that binds the call's positional arguments, as written, tab-separated.
+ARGUMENTS = "()"
+
+
+def call_arguments_text(spec: LanguageSpec, name: tree_sitter.Node) -> str | None:
+    """The positional arguments of the call ``name`` is assigned (`x = f(a, b)`), each
+    as a bound expression ("" where it is none), tab-separated; None: not such a call."""
+    assignment = name.parent
+    value = assignment.child_by_field_name("right") if assignment is not None else None
+    arguments = value.child_by_field_name("arguments") if value is not None and value.type == "call" else None
+    if arguments is None or any("splat" in a.type for a in arguments.named_children):
+        return None
+    texts = [value_of(spec, a) or "" for a in arguments.named_children if "keyword" not in a.type and a.type != "comment"]
+    return "\t".join(texts) if any(texts) else None
 # A chain step and binding name (no identifier can be it): what the function called passes
 # as parameter ``b`` to the function it takes as parameter ``a`` (``operate((s, sub) => ...)``);
 # ``b`` is the self name for what it passes as the function's ``this``.

@@ -144,3 +144,12 @@ def method_receiver(node: tree_sitter.Node, text, self_names: frozenset[str]) ->
 # Methods whose first parameter is the class without a decorator.
 _CLASS_RECEIVERS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 
+
+def own_block_left(d: _Def, block: str) -> str:
+    """A block path inside ``d`` without the block of the function ``d`` defines when its node
+    holds it as a value (`var f = function`, `X.prototype.m = function`, `{m: () => ...}`)."""
+    first, _, rest = block.partition("/")
+    value = d.node.child_by_field_name("value") or d.node.child_by_field_name("right")
+    while value is not None and value.type in ("parenthesized_expression", "assignment_expression"):
+        value = value.child_by_field_name("right") if value.type == "assignment_expression" else value.named_child(0)
+    return rest if value is not None and str(value.start_byte) == first else block

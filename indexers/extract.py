@@ -100,10 +100,11 @@ import tree_sitter
 from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
 from indexers.alternatives import checker_alternative, may_test, overloaded, ruled_out, version_flags
 from indexers.arguments import ParamRef, call_arguments, parameters
-from indexers.bindings import ELEMENT, RESULT, Binding, binding_items, decorated, defined_names, receiver_chain
+from indexers.bindings import ARGUMENTS, ELEMENT, RESULT, Binding, binding_items, call_arguments_text, decorated
+from indexers.bindings import defined_names, receiver_chain
 from indexers.build_variants import is_variant
 from indexers.c_macros import without_macros
-from indexers.enclosing import (constructor_functions, declared_after, definition_steps, method_receiver,
+from indexers.enclosing import (constructor_functions, declared_after, definition_steps, method_receiver, own_block_left,
                                 receiver_of, scope_start, shadows_receiver, visible_locals)
 from indexers.definitions import documentation, signature
 from indexers.import_refs import import_rows
@@ -308,16 +309,6 @@ def _extract(rel_path: str, data: bytes, lang: str | None) -> FileExtraction:
     out.variant = is_variant(spec.build_variants, path, data)
     _Extractor(spec, path, out, data, source).run(root)  # signatures as written, macros included
     return out
-
-
-def _own_block_left(d: _Def, block: str) -> str:
-    """A block path inside ``d`` without the block of the function ``d`` defines when its node
-    holds it as a value (`var f = function`, `X.prototype.m = function`, `{m: () => ...}`)."""
-    first, _, rest = block.partition("/")
-    value = d.node.child_by_field_name("value") or d.node.child_by_field_name("right")
-    while value is not None and value.type in ("parenthesized_expression", "assignment_expression"):
-        value = value.child_by_field_name("right") if value.type == "assignment_expression" else value.named_child(0)
-    return rest if value is not None and str(value.start_byte) == first else block
 
 
 class _Extractor:
@@ -644,7 +635,7 @@ class _Extractor:
                 continue
             if role == "result" or role == "return" or role == "signature":
                 if role == "return" and block and encl is not None:
-                    block = _own_block_left(encl, block)  # `var f = function () { return x }`: f's
+                    block = own_block_left(encl, block)  # `var f = function () { return x }`: f's
                 if encl is not None and (encl.kind in _FUNCTION_KINDS or role == "result" and encl.kind == "type_alias"):
                     append((encl.sym.id, name or RESULT, type_text, value_text, line, None, block))
                 continue
@@ -663,6 +654,9 @@ class _Extractor:
                     append((owner.sym.id, name, type_text, value_text, line, encl.sym.id, ""))
                 continue
             append((encl.sym.id if encl is not None else path, name, type_text, value_text, line, None, block))
+            if spec.overload_decorators and value_text and value_text[-1] == ")" and role == "local" and (
+                    encl is None or encl.kind in _TYPE_KINDS) and (passed := call_arguments_text(spec, node)) is not None:
+                append((encl.sym.id if encl is not None else path, name + ARGUMENTS, None, passed, line, None, block))
             if value_text in spec.self_names and encl is not None:  # `var self = this`
                 aliases.add((encl.qual, name))
             # Closures see the names of the functions around them; a class body nested in a

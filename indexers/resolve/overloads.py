@@ -1,12 +1,13 @@
 """Overloaded functions (Python's ``@overload``): what a call of an implementation that does
-not declare its result gives, read from the signatures declared before it."""
+not declare its result gives, read from the signatures declared before it; and calls of
+generic identities (``def wrap(fn: C) -> C``), which give their argument."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
 from indexers.arguments import VARIADIC, ParamRef
-from indexers.bindings import DECORATED
+from indexers.bindings import ARGUMENTS, DECORATED, RESULT, Binding
 from indexers.resolve.parameters import parameters_of
 
 if TYPE_CHECKING:  # the types module imports this one
@@ -42,3 +43,26 @@ def takes(params: Iterable[ParamRef], positional: int) -> bool:
     ordered = [p for p in params if p.position is not None]
     required = sum(1 for p in ordered if p.default is None)
     return required <= positional and (positional <= len(ordered) or any(p.name == VARIADIC for p in params))
+
+
+def identity_value(types: Types, bind: Binding, scope: str) -> tuple | None:
+    """What a top-level name bound to a call of a generic identity gives: the argument the
+    function's result is (``def wrap(name: str, fn: C) -> C`` with ``C = TypeVar(...)``;
+    ``alias = wrap("alias", method)`` is ``method``). None when it is no such call."""
+    passed = [b for b in types.table.bindings(scope, bind.name + ARGUMENTS) if b.line == bind.line]
+    if len(passed) != 1 or not bind.value or not bind.value.endswith("()"):
+        return None
+    callee = types._in_file_of(scope, "value", bind.value[:-2], bind.block)
+    if callee[0] != "sym" or len(callee[1]) != 1:
+        return None
+    func = types.table.symbols.get(callee[1][0])
+    declared = [b.type for b in types.table.bindings(func.id, RESULT) if b.type] if func is not None else []
+    if len(declared) != 1 or not declared[0].isidentifier() or not any(
+            (b.value or "").endswith("TypeVar()") for b in types.table.bindings(func.file, declared[0])):
+        return None  # not a type variable of the function's module
+    params = [p for p in parameters_of(types.table, func.file).get(func.id, ()) if p.position is not None]
+    positions = [p.position for p in params if any(b.type == declared[0] for b in types.table.bindings(func.id, p.name))]
+    arguments = passed[0].value.split("\t")
+    if len(positions) != 1 or positions[0] >= len(arguments) or not arguments[positions[0]]:
+        return None
+    return types._in_file_of(scope, "value", arguments[positions[0]], bind.block)

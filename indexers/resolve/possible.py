@@ -133,7 +133,7 @@ def values(r: Resolver, text: str, qual: str, block: str = "", depth: int = 0) -
         return _union(values(r, alt, qual, block, depth + 1) for alt in text[1:].split("|"))
     if text[0] == "{":  # `for cls in A, B: cls()`: any of the literal's entries
         pos = literal_end(text)
-        return _follow(r, types.items(text[:pos], qual), Types._steps(text, pos), depth + 1) if pos else NOTHING
+        return _follow(r, types.raw(text[:pos], qual), Types._steps(text, pos), depth + 1) if pos else NOTHING
     if split is None:
         return NOTHING
     name, steps = split

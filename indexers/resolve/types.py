@@ -44,7 +44,7 @@ from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.bindings import CALLBACK, DECORATED, ELEMENT, FACTORY_ARGUMENTS, RESULT, Binding, literal_end, literal_items
 from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
-from indexers.resolve.overloads import overload_result
+from indexers.resolve.overloads import identity_value, overload_result
 from indexers.resolve.receivers import receiver_value
 from indexers.resolve.type_text import closing, parse_type, split_top, type_arguments, union_parts
 from indexers.resolve.common import (  # noqa: F401  (chain_of, in_block: read from here too)
@@ -610,6 +610,8 @@ class Types:
                 found = self._excluded(b, scope)
             elif b.type is None:
                 found = self._in_file_of(b.context or scope, "value", b.value, reading_block(b, binds))
+                if found[0] == "unknown" and b.context is None:  # `alias = wrap("alias", method)`, wrap an identity
+                    found = identity_value(self, b, scope) or found
                 found = found if b.context else defined_before(found, b.line, scope, self.table.symbols)
             else:
                 found = self._in_file_of(b.context or scope, "type", b.type, "" if declared is not None else b.block)

@@ -114,3 +114,36 @@ _FILES = {
 ])
 def test_incremental_equals_clean_when_overloads_change(path, new):
     incremental_equals_clean(_FILES, path, new)
+
+
+_IDENTITY = {
+    "pkg/util.py": (
+        "from typing import Callable, TypeVar\n\nC = TypeVar(\"C\", bound=Callable)\n\n\n"
+        "def replaced_by_pep8(compat_name: str, fn: C) -> C:\n    return fn\n\n\n"
+        "def renamed(compat_name: str, fn: Callable) -> Callable:\n    return fn\n"
+    ),
+    "pkg/core.py": (
+        "from .util import renamed, replaced_by_pep8\n\n\nclass ParserElement:\n"
+        "    def set_parse_action(self, fn):\n        return self\n\n"
+        "    setParseAction = replaced_by_pep8(\"setParseAction\", set_parse_action)\n"
+        "    addParseAction = renamed(\"addParseAction\", set_parse_action)\n\n\n"
+        "def run(p: ParserElement):\n    p.setParseAction(1)\n\n\ndef other(p: ParserElement):\n    p.addParseAction(1)\n"
+    ),
+}
+
+
+def _files_calls(files: dict[str, str]) -> dict[str, dict[str, tuple[str, float]]]:
+    exts = [extract_file(p, s.encode(), "python") for p, s in files.items()]
+    return targets_by_source(resolve_all(SymbolTable(exts))[0], "CALLS")
+
+
+def test_a_name_bound_to_a_generic_identity_of_a_method_is_that_method():
+    calls = _files_calls(_IDENTITY)
+    assert calls["pkg/core.py#run"] == {"pkg/core.py#ParserElement.set_parse_action": ("type", 1.0)}
+    # no type variable: the result says nothing about the argument
+    assert calls.get("pkg/core.py#other", {}).get("pkg/core.py#ParserElement.set_parse_action", ("", 0.0))[1] < 1.0
+
+
+def test_incremental_equals_clean_when_the_identity_stops_being_one():
+    new = _IDENTITY["pkg/util.py"].replace("fn: C) -> C:", "fn: C) -> Callable:")
+    incremental_equals_clean(_IDENTITY, "pkg/util.py", new)
