@@ -57,12 +57,23 @@ def identity_value(types: Types, bind: Binding, scope: str) -> tuple | None:
         return None
     func = types.table.symbols.get(callee[1][0])
     declared = [b.type for b in types.table.bindings(func.id, RESULT) if b.type] if func is not None else []
-    if len(declared) != 1 or not declared[0].isidentifier() or not any(
-            (b.value or "").endswith("TypeVar()") for b in types.table.bindings(func.file, declared[0])):
-        return None  # not a type variable of the function's module
+    if len(declared) != 1 or not declared[0].isidentifier() or not _type_variable(types, func.file, declared[0]):
+        return None
     params = [p for p in parameters_of(types.table, func.file).get(func.id, ()) if p.position is not None]
     positions = [p.position for p in params if any(b.type == declared[0] for b in types.table.bindings(func.id, p.name))]
     arguments = passed[0].value.split("\t")
     if len(positions) != 1 or positions[0] >= len(arguments) or not arguments[positions[0]]:
         return None
     return types._in_file_of(scope, "value", arguments[positions[0]], bind.block)
+
+
+def _type_variable(types: Types, path: str, name: str) -> bool:
+    """Whether ``name`` in the module ``path`` is a type variable (``T = TypeVar("T")``
+    there, or imported from where it is one)."""
+    table = types.table
+    if any((b.value or "").endswith("TypeVar()") for b in table.bindings(path, name)):
+        return True
+    found = types.r.other(path).lookup(name, "")
+    syms = [table.symbols.get(i) for i in found[0][1]] if found is not None and found[0][0] == "sym" else []
+    return len(syms) == 1 and syms[0] is not None and any(
+        (b.value or "").endswith("TypeVar()") for b in table.bindings(syms[0].file, syms[0].name))

@@ -147,3 +147,12 @@ def test_a_name_bound_to_a_generic_identity_of_a_method_is_that_method():
 def test_incremental_equals_clean_when_the_identity_stops_being_one():
     new = _IDENTITY["pkg/util.py"].replace("fn: C) -> C:", "fn: C) -> Callable:")
     incremental_equals_clean(_IDENTITY, "pkg/util.py", new)
+
+
+def test_a_type_variable_imported_from_another_module_makes_an_identity_too():
+    files = dict(_IDENTITY)
+    files["pkg/typevars.py"] = "from typing import Callable, TypeVar\n\nC = TypeVar(\"C\", bound=Callable)\n"
+    files["pkg/util.py"] = files["pkg/util.py"].replace(
+        "from typing import Callable, TypeVar\n\nC = TypeVar(\"C\", bound=Callable)\n",
+        "from typing import Callable\n\nfrom .typevars import C\n")
+    assert _files_calls(files)["pkg/core.py#run"] == {"pkg/core.py#ParserElement.set_parse_action": ("type", 1.0)}
