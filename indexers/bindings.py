@@ -29,16 +29,28 @@ FACTORY_ARGUMENTS = "@()"
 ARGUMENTS = "()"
 
 
-def call_arguments_text(spec: LanguageSpec, name: tree_sitter.Node) -> str | None:
-    """The positional arguments of the call ``name`` is assigned (`x = f(a, b)`), each
-    as a bound expression ("" where it is none), tab-separated; None: not such a call."""
+_METHOD_WRAPPERS = frozenset({"staticmethod", "classmethod"})  # the function they wrap is what is called
+
+
+def top_level_call(spec: LanguageSpec, name: tree_sitter.Node) -> tuple[str, str | None] | None:
+    """The call ``name`` is assigned (`x = f(a, b)`, also inside `staticmethod(...)`): its
+    value and its positional arguments, each as a bound expression ("" where it is none),
+    tab-separated (None: none to keep); None: not such a call."""
     assignment = name.parent
     value = assignment.child_by_field_name("right") if assignment is not None else None
     arguments = value.child_by_field_name("arguments") if value is not None and value.type == "call" else None
+    if arguments is not None and arguments.named_child_count == 1 \
+            and _text(value.child_by_field_name("function")) in _METHOD_WRAPPERS:
+        value = arguments.named_children[0]  # `staticmethod(f)`: f
+        arguments = value.child_by_field_name("arguments") if value.type == "call" else None
+        if arguments is None:
+            return value_of(spec, value) or "", None
     if arguments is None or any("splat" in a.type for a in arguments.named_children):
         return None
     texts = [value_of(spec, a) or "" for a in arguments.named_children if "keyword" not in a.type and a.type != "comment"]
-    return "\t".join(texts) if any(texts) else None
+    return value_of(spec, value) or "", "\t".join(texts) if any(texts) else None
+
+
 # A chain step and binding name (no identifier can be it): what the function called passes
 # as parameter ``b`` to the function it takes as parameter ``a`` (``operate((s, sub) => ...)``);
 # ``b`` is the self name for what it passes as the function's ``this``.

@@ -100,7 +100,7 @@ import tree_sitter
 from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
 from indexers.alternatives import checker_alternative, may_test, overloaded, ruled_out, version_flags
 from indexers.arguments import ParamRef, call_arguments, parameters
-from indexers.bindings import ARGUMENTS, ELEMENT, RESULT, Binding, binding_items, call_arguments_text, decorated
+from indexers.bindings import ARGUMENTS, ELEMENT, RESULT, Binding, binding_items, decorated, top_level_call
 from indexers.bindings import defined_names, receiver_chain
 from indexers.build_variants import is_variant
 from indexers.c_macros import without_macros
@@ -653,9 +653,12 @@ class _Extractor:
                 if owner is not None and owner.sym is not None and (encl is not owner or owner.kind == "function"):
                     append((owner.sym.id, name, type_text, value_text, line, encl.sym.id, ""))
                 continue
-            append((encl.sym.id if encl is not None else path, name, type_text, value_text, line, None, block))
+            passed = None  # a top-level call's arguments, where type variables make identities (Python's)
             if spec.overload_decorators and value_text and value_text[-1] == ")" and role == "local" and (
-                    encl is None or encl.kind in _TYPE_KINDS) and (passed := call_arguments_text(spec, node)) is not None:
+                    encl is None or encl.kind in _TYPE_KINDS) and (called := top_level_call(spec, node)) is not None:
+                value_text, passed = called[0] or value_text, called[1]
+            append((encl.sym.id if encl is not None else path, name, type_text, value_text, line, None, block))
+            if passed is not None:
                 append((encl.sym.id if encl is not None else path, name + ARGUMENTS, None, passed, line, None, block))
             if value_text in spec.self_names and encl is not None:  # `var self = this`
                 aliases.add((encl.qual, name))

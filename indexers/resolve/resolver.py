@@ -702,7 +702,8 @@ class Resolver:
                     for i in ent[1]
                     if i in self.table.symbols
                 ):
-                    return None  # a known type or namespace without that member: do not guess
+                    found = self.callee(self.types.value(chain_of(call.receiver, name), qual, call.block))
+                    return None if found is UNKNOWN else found  # a class attribute's value; else no guess
             # A chain through a module-level variable (`x = C()` then `x.m()`).
             found = self.callee(self.types.value(chain := chain_of(call.receiver, name), qual, call.block))
             if found is not UNKNOWN:

@@ -156,3 +156,14 @@ def test_a_type_variable_imported_from_another_module_makes_an_identity_too():
         "from typing import Callable, TypeVar\n\nC = TypeVar(\"C\", bound=Callable)\n",
         "from typing import Callable\n\nfrom .typevars import C\n")
     assert _files_calls(files)["pkg/core.py#run"] == {"pkg/core.py#ParserElement.set_parse_action": ("type", 1.0)}
+
+
+def test_a_class_attribute_wrapping_a_method_is_called_through_the_class():
+    files = dict(_IDENTITY)
+    files["pkg/core.py"] += (
+        "\n\nclass Static:\n    @staticmethod\n    def reset_cache():\n        pass\n\n"
+        "    resetCache = staticmethod(reset_cache)\n"
+        "    enablePackrat = staticmethod(replaced_by_pep8(\"enablePackrat\", reset_cache))\n\n\n"
+        "def through_class():\n    Static.resetCache()\n    Static.enablePackrat()\n"
+    )
+    assert _files_calls(files)["pkg/core.py#through_class"] == {"pkg/core.py#Static.reset_cache": ("type", 1.0)}
