@@ -45,10 +45,20 @@ def top_level_call(spec: LanguageSpec, name: tree_sitter.Node) -> tuple[str, str
         arguments = value.child_by_field_name("arguments") if value.type == "call" else None
         if arguments is None:
             return value_of(spec, value) or "", None
-    if arguments is None or any("splat" in a.type for a in arguments.named_children):
+    positional = positional_arguments(arguments) if arguments is not None else None
+    if positional is None:
         return None
-    texts = [value_of(spec, a) or "" for a in arguments.named_children if "keyword" not in a.type and a.type != "comment"]
+    texts = [value_of(spec, a) or "" for a in positional]
     return value_of(spec, value) or "", "\t".join(texts) if any(texts) else None
+
+
+def positional_arguments(arguments: tree_sitter.Node) -> list[tree_sitter.Node] | None:
+    """The positional arguments of an argument list; None when a splat (``*xs``) makes
+    their number unknown."""
+    items = arguments.named_children
+    if any("splat" in a.type for a in items):
+        return None
+    return [a for a in items if "keyword" not in a.type and a.type != "comment"]
 
 
 # A chain step and binding name (no identifier can be it): what the function called passes
@@ -164,9 +174,9 @@ def decorated(spec: LanguageSpec, defs: Iterable, kinds: frozenset[str]) -> Iter
         if chain and chain[0] not in "{[<" + ALTERNATIVES:
             yield d.sym.id, DECORATED, None, chain + "()", first.start_point[0] + 1, None, ""
             arguments = expression.child_by_field_name("arguments") if chain[-1] == ")" else None
-            if arguments is not None and not any("splat" in a.type for a in arguments.named_children):
-                positional = sum(1 for a in arguments.named_children if "keyword" not in a.type and a.type != "comment")
-                yield d.sym.id, FACTORY_ARGUMENTS, None, str(positional), first.start_point[0] + 1, None, ""
+            positional = positional_arguments(arguments) if arguments is not None else None
+            if positional is not None:
+                yield d.sym.id, FACTORY_ARGUMENTS, None, str(len(positional)), first.start_point[0] + 1, None, ""
 
 
 def defined_names(items: list[tuple], enclosing: list) -> dict[int, str]:

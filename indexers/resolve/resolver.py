@@ -684,6 +684,7 @@ class Resolver:
             if found is not UNKNOWN:
                 return found
         elif kind == RECEIVER_NAME and call.receiver:
+            known = False
             target = self.resolve_receiver(call.receiver, qual)
             if target is not None:
                 ent, reason, conf = target
@@ -697,19 +698,18 @@ class Resolver:
                     return m, (Reason.EXTERNAL if m[0] == "ext" else reason), conf
                 if ent[0] in ("mod", "ext"):
                     return None  # a module we know that lacks the name: do not guess
-                if ent[0] == "sym" and all(
+                # A known type or namespace without the member as a symbol: its value below, else no guess.
+                known = ent[0] == "sym" and all(
                     self.table.symbols[i].kind in TYPE_KIND_NAMES or self.table.symbols[i].kind == "module"
-                    for i in ent[1]
-                    if i in self.table.symbols
-                ):
-                    found = self.callee(self.types.value(chain_of(call.receiver, name), qual, call.block))
-                    return None if found is UNKNOWN else found  # a class attribute's value; else no guess
+                    for i in ent[1] if i in self.table.symbols)
             # A chain through a module-level variable (`x = C()` then `x.m()`).
             found = self.callee(self.types.value(chain := chain_of(call.receiver, name), qual, call.block))
             if found is not UNKNOWN:
                 if found is not None and (only := variant_only(self, chain, qual, found[0])):
                     self.variant_targets[self.memo_key(call)] = only
                 return found
+            if known:
+                return None
         # An object of unknown type: match the method name alone, weakly.
         ids = self.table.by_name(self.system, "method", name)
         if not ids or len(ids) > MAX_CANDIDATES:
