@@ -107,7 +107,7 @@ from indexers.c_macros import without_macros
 from indexers.enclosing import (constructor_functions, declared_after, definition_steps, method_receiver, own_block_left,
                                 receiver_of, scope_start, shadows_receiver, visible_locals)
 from indexers.definitions import documentation, signature
-from indexers.import_refs import import_rows
+from indexers.import_refs import InlineRequires, import_rows
 from indexers.languages import LanguageSpec, get_language, language_for_content, parser_for
 from indexers.matches import SCOPE, grouped_matches, narrowest_receivers, pattern_roles
 from indexers.narrowing import narrowings
@@ -327,6 +327,7 @@ class _Extractor:
         self._nested: dict[str, list[tuple[str, int]]] = {}  # per block, its names and where their scopes start
         self._constructors: dict[str, _Def] = {}  # functions with methods of their own, by qualified name
         self._flags: dict[str, bool] | None = None  # names bound to a version test (`alternatives.version_flags`)
+        self._requires = InlineRequires(spec.require_function)  # `require("m").f()`'s modules
 
     def run(self, root: tree_sitter.Node) -> None:
         self.root = root
@@ -378,7 +379,7 @@ class _Extractor:
         self.out.values = encoded(CallRef, value_rows)
         self.out.bindings = encoded(Binding, self.bindings)
         self._inherits(inherits)
-        self.out.imports.extend(starmap(ImportRef, import_rows(imports, self.text)))
+        self.out.imports.extend(starmap(ImportRef, [*import_rows(imports, self.text), *self._requires.rows()]))
         out = self.out
         out.referenced = referenced_names(
             chain(map(_NAME_RECEIVER, call_rows), map(_NAME_RECEIVER, value_rows)), map(_TYPE_VALUE, self.bindings),
@@ -709,6 +710,7 @@ class _Extractor:
         # A receiver name declared by a method (Go's ``func (s *T)``) anywhere in the file.
         any_self = any(d.self_name for d in ordered)
         append = out.append
+        required = self._requires.receiver
         typed = None
         for (node, caps), start, encl, block in zip(calls, starts, enclosing, blocks):
             name_nodes = caps.get("name")
@@ -724,6 +726,7 @@ class _Extractor:
                 rtext = text(rnodes[0]) if len(rnodes) == 1 else sep.join(text(n) for n in rnodes)
                 if postfix:
                     rtext = without_postfix(rtext, postfix)
+                rtext = required(rtext, node.start_point[0] + 1)
                 if rtext in super_names or (rtext[-1:] == ")" and rtext.partition("(")[0] + "()" in super_names):
                     rkind = RECEIVER_SUPER  # super() and the older super(Class, self)
                 elif rtext in self_names or (any_self and encl is not None and receiver_of(encl, receivers) == rtext

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import tree_sitter
@@ -33,10 +34,68 @@ def import_rows(imports: list[tuple[tree_sitter.Node, dict]], text: Callable[[tr
             alias = "default"
         if "import.required" in caps:  # `const x = require("m")`: the module's value (`REQUIRED`)
             name = REQUIRED
-        level = len(module) - len(module.lstrip(".")) if module.startswith(".") and "/" not in module else 0
-        if level:
-            module = module[level:]
-        if not module and not name and not level:
-            continue
-        out.append((module, name, alias, level, node_line(node), "import.export" in caps))
+        row = import_row(module, name, alias, node_line(node), "import.export" in caps)
+        if row is not None:
+            out.append(row)
     return out
+
+
+def import_row(module: str, name: str | None, alias: str | None, line: int, export: bool = False) -> tuple | None:
+    """An import's row (`import_rows`), its leading dots a level (``..a`` -> "a", level 2)."""
+    level = len(module) - len(module.lstrip(".")) if module.startswith(".") and "/" not in module else 0
+    if level:
+        module = module[level:]
+    if not module and not name and not level:
+        return None
+    return (module, name, alias, level, line, export)
+
+
+# `require("m")` written where a module is read (``require("./util").merge(a)``): its name.
+_REQUIRED_CALL = re.compile(r"""\s*\(\s*(?:"([^"\\\n]*)"|'([^'\\\n]*)')\s*\)""")
+
+
+class InlineRequires:
+    """The modules a file's receivers read with a call of the language's `require` function
+    (``require("./util").merge(a)``, ``require("debug")("app")``): each is an import of the
+    module's value (`REQUIRED`) under a name no identifier can be, which the receiver reads
+    instead of the call (`receiver`); `rows` are the imports."""
+
+    def __init__(self, function: str):
+        self.function = function
+        self.names: dict[str, tuple[str, int]] = {}  # module -> (its name, the line of its first reading)
+
+    def receiver(self, text: str, line: int) -> str:
+        """``text`` with a leading `require("m")` replaced by the module's name."""
+        if not self.function or not text.startswith(self.function):
+            return text
+        m = _REQUIRED_CALL.match(text, len(self.function))
+        if m is None:
+            return text
+        module = m.group(1) if m.group(1) is not None else m.group(2)
+        found = self.names.get(module)
+        if found is None:
+            # `$` starts no name a module system gives; the module's characters are kept readable.
+            found = self.names[module] = (self.function + "$" + re.sub(r"\W", _escaped, module, flags=re.A), line)
+        return found[0] + text[m.end():]
+
+    def rows(self) -> list[tuple]:
+        """The imports of the modules read (`import_rows`'s rows), the first reading's line each."""
+        out = (import_row(module, REQUIRED, name, line) for module, (name, line) in self.names.items())
+        return [row for row in out if row is not None]
+
+
+def as_written(function: str, receiver: str) -> str:
+    """A receiver `InlineRequires.receiver` gave, with the `require("m")` it replaced."""
+    if not function or not receiver.startswith(function + "$"):
+        return receiver
+    name = _REQUIRED_NAME.match(receiver, len(function) + 1)
+    module = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), name.group())
+    return f'{function}("{module}"){receiver[name.end():]}'
+
+
+def _escaped(char: re.Match) -> str:
+    return f"${ord(char.group()):x}$"
+
+
+_REQUIRED_NAME = re.compile(r"[\w$]*")
+_ESCAPE = re.compile(r"\$([0-9a-f]+)\$")

@@ -198,6 +198,7 @@ class LanguageSpec:
     integer_literal: str = ""
     new_operator: str = ""  # the keyword of a constructor call (``new Foo()``): the value is what ``Foo()`` gives
     new_function: str = ""  # a builtin given a type that returns a new instance of it (Go ``new(T)``): ``T()``
+    require_function: str = ""  # the call that gives a module by its name (CommonJS ``require("m").f()``)
     # The function and attribute giving an instance's class (Python ``type(x)``, ``x.__class__``),
     # and the receiver names that are the class (``cls``): ``cls()`` is an instance of the receiver's.
     class_of: tuple[str, str] = ("", "")
@@ -221,9 +222,8 @@ class LanguageSpec:
     # parameters): the name is known only when all of them agree, a declared type does not
     # override the values of other bindings.
     bindings_declare: bool = False
-    # Calls that test a name's type (Python's `isinstance`): the name has that type where the
-    # test holds (`indexers.narrowing`). Such blocks scope no name but the one they narrow:
-    # every other name bound in one is the function's.
+    # Calls that test a name's type (Python's `isinstance`): the name has that type where the test holds
+    # (`indexers.narrowing`). Such blocks scope no name but the one they narrow (the others are the function's).
     narrowing_calls: frozenset[str] = frozenset()
     # A later definition of a name in the same statement list replaces the earlier one
     # (Python): the earlier one is not a target. Nodes that wrap a definition there:
@@ -475,10 +475,10 @@ _CPP_MACROS = MacroHints(
 # Grammars that tell the two kinds of comment apart (Rust, Java).
 _LINE_AND_BLOCK_COMMENTS = frozenset({"line_comment", "block_comment"})
 
-# JavaScript, TypeScript and TSX differ only in their grammar: imports, receivers and
-# builtins are the same.
+# JavaScript, TypeScript and TSX differ only in their grammar: imports, receivers and builtins are the same.
 _JS_FAMILY = dict(
     module_system="js",
+    require_function="require",
     null_literals=frozenset({"null", "undefined"}),
     new_operator="new",
     constructor_name="constructor",

@@ -16,6 +16,7 @@ from itertools import starmap
 from graphsvc.model import UnresolvedCalls
 from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_OTHER, RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.bindings import ALTERNATIVES, ELEMENT
+from indexers.import_refs import as_written
 from indexers.resolve.common import (
     MAX_CANDIDATES, MAX_HIERARCHY, TYPE_KIND_NAMES, Prov, Reason, Rel, record_fields, record_rows,
 )
@@ -195,7 +196,7 @@ def _written(r: Resolver, call: CallRef) -> str:
     if not call.name:
         return f"{call.receiver}()"
     if kind == RECEIVER_NAME or kind == RECEIVER_EXPR:
-        return f"{call.receiver}.{call.name}()"
+        return f"{as_written(r.spec.require_function, call.receiver)}.{call.name}()"
     if kind == RECEIVER_SELF:
         return f"{'self' if 'self' in r.spec.self_names else 'this'}.{call.name}()"
     if kind == RECEIVER_SUPER:

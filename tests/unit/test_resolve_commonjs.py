@@ -282,3 +282,34 @@ def test_incremental_equals_clean_when_the_exporting_module_changes(new):
 ])
 def test_incremental_equals_clean_when_inheritance_changes(path, new):
     incremental_equals_clean(_INHERITS, path, new)
+
+
+_INLINE = {
+    "lib/util.js": "exports.merge = function merge(a, b) { return a; };\nexports.obj = {};\n",
+    "bin/cli.js": """\
+require('../lib/util').merge({}, {});
+function main() {
+  return require("../lib/util").merge(1, 2);
+}
+require('../lib/util').missing();
+require('fs').readFileSync('x');
+""",
+}
+
+
+def test_a_require_call_read_as_a_module_is_that_module():
+    table = SymbolTable(extract_file(p, t.encode(), "javascript") for p, t in _INLINE.items())
+    edges, stats = resolve_all(table)
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
+    assert calls[("bin/cli.js", "lib/util.js#merge")] == ("import", 1.0)
+    assert calls[("bin/cli.js#main", "lib/util.js#merge")] == ("import", 1.0)
+    assert calls[("bin/cli.js", "ext:fs#readFileSync")] == ("external", 1.0)
+    assert ("bin/cli.js", "lib/util.js") in {(e.src, e.dst) for e in edges if e.type == "IMPORTS"}
+    # What is left unresolved is reported as written.
+    (missed,) = stats.unresolved_sites
+    assert missed.unresolved_sites == ['5: require("../lib/util").missing()']
+
+
+@pytest.mark.parametrize("new", ["exports.merge = 1;\n", None])
+def test_incremental_equals_clean_when_a_module_required_inline_changes(new):
+    incremental_equals_clean(_INLINE, "lib/util.js", new)
