@@ -78,6 +78,8 @@ tags.scm-style captures:
                         ``@import.export`` (an export: the module gives its importers
                         ``@import.name`` of ``@import.module``, or of itself without one,
                         as ``@import.alias``; nothing is bound in the file)
+``@exports``            a top-level name for the module's own exports (``var Auth = exports``):
+                        what is defined on it is exported (``Auth.token`` as ``token``)
 ``@reference.inherits`` / ``@reference.implements``  a base type of the enclosing type, or of
                         ``@subject`` when the relation is written outside the type
 
@@ -107,7 +109,7 @@ from indexers.c_macros import without_macros
 from indexers.enclosing import (constructor_functions, declared_after, definition_steps, method_receiver, own_block_left,
                                 receiver_of, scope_start, shadows_receiver, visible_locals)
 from indexers.definitions import documentation, signature
-from indexers.import_refs import InlineRequires, import_rows
+from indexers.import_refs import InlineRequires, exported_members, import_rows
 from indexers.languages import LanguageSpec, get_language, language_for_content, parser_for
 from indexers.matches import SCOPE, grouped_matches, narrowest_receivers, pattern_roles
 from indexers.narrowing import narrowings
@@ -214,9 +216,8 @@ class FileExtraction:
     def __reduce__(self):
         # Results cross process boundaries and are saved between runs: plain tuples pickle
         # several times faster and smaller than dataclass instances.
-        syms = [_symbol_values(s) for s in self.symbols]
         return (_rebuild, (
-            self.path, self.lang, syms, [_import_values(i) for i in self.imports],
+            self.path, self.lang, [_symbol_values(s) for s in self.symbols], [_import_values(i) for i in self.imports],
             [_call_values(c) for c in self.calls], [_inherit_values(r) for r in self.inherits],
             [_call_values(c) for c in self.values], [_binding_values(b) for b in self.bindings],
             [_param_values(p) for p in self.params], self.package, self.declared, self.shadowed,
@@ -236,8 +237,7 @@ def _rebuild(path, lang, syms, imports, calls, inherits, values, bindings, param
     return FileExtraction(
         path, lang, [SymbolRecord(*s) for s in syms], [ImportRef(*i) for i in imports],
         [CallRef(*c) for c in calls], [InheritRef(*r) for r in inherits], [CallRef(*c) for c in values],
-        [Binding(*b) for b in bindings], [ParamRef(*p) for p in params], *rest,
-    )
+        [Binding(*b) for b in bindings], [ParamRef(*p) for p in params], *rest)
 
 
 @dataclass(slots=True)
@@ -379,7 +379,9 @@ class _Extractor:
         self.out.values = encoded(CallRef, value_rows)
         self.out.bindings = encoded(Binding, self.bindings)
         self._inherits(inherits)
-        self.out.imports.extend(starmap(ImportRef, [*import_rows(imports, self.text), *self._requires.rows()]))
+        exports = {self.text(caps["exports"][0]) for _, caps in get("exports", ())}  # `var Auth = exports`
+        self.out.imports.extend(starmap(ImportRef, [*import_rows(imports, self.text), *self._requires.rows(),
+                                                    *exported_members(ordered, exports)]))
         out = self.out
         out.referenced = referenced_names(
             chain(map(_NAME_RECEIVER, call_rows), map(_NAME_RECEIVER, value_rows)), map(_TYPE_VALUE, self.bindings),
@@ -710,7 +712,6 @@ class _Extractor:
         # A receiver name declared by a method (Go's ``func (s *T)``) anywhere in the file.
         any_self = any(d.self_name for d in ordered)
         append = out.append
-        required = self._requires.receiver
         typed = None
         for (node, caps), start, encl, block in zip(calls, starts, enclosing, blocks):
             name_nodes = caps.get("name")
@@ -726,7 +727,7 @@ class _Extractor:
                 rtext = text(rnodes[0]) if len(rnodes) == 1 else sep.join(text(n) for n in rnodes)
                 if postfix:
                     rtext = without_postfix(rtext, postfix)
-                rtext = required(rtext, node.start_point[0] + 1)
+                rtext = self._requires.receiver(rtext, node.start_point[0] + 1)
                 if rtext in super_names or (rtext[-1:] == ")" and rtext.partition("(")[0] + "()" in super_names):
                     rkind = RECEIVER_SUPER  # super() and the older super(Class, self)
                 elif rtext in self_names or (any_self and encl is not None and receiver_of(encl, receivers) == rtext

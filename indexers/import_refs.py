@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 import tree_sitter
 
@@ -82,6 +82,15 @@ class InlineRequires:
         """The imports of the modules read (`import_rows`'s rows), the first reading's line each."""
         out = (import_row(module, REQUIRED, name, line) for module, (name, line) in self.names.items())
         return [row for row in out if row is not None]
+
+
+def exported_members(defs: Iterable, aliases: set[str]) -> Iterator[tuple]:
+    """Export rows (`import_rows`'s) of the members defined on a name for the module's exports
+    (``var Auth = exports; Auth.token = function``: ``token`` is ``Auth.token``)."""
+    for d in defs if aliases else ():
+        owner, dot, name = d.sym.qualified_name.partition(".") if d.sym is not None else ("", "", "")
+        if dot and owner in aliases and "." not in name:
+            yield ("", d.sym.qualified_name, name, 0, d.sym.start_line, True)
 
 
 def as_written(function: str, receiver: str) -> str:

@@ -24,7 +24,7 @@ def role_of(caps: dict) -> str:
         if cap.startswith(("definition.", "reference.")) or cap == SCOPE:
             return cap
     for cap in ("local", "field", "result", "return", "signature", "generic", "package", "declaration", "parameter",
-                "parameter.rest", "block", "contents"):
+                "parameter.rest", "block", "contents", "exports"):
         if cap in caps:
             return cap.partition(".")[0]
     return "declaration"

@@ -84,6 +84,13 @@
     property: (property_identifier) @name)
   right: [(function_expression) (arrow_function)]) @definition.method
   (#eq? @_prototype "prototype"))
+; Foo.prototype['m'] = function () {}: the same, by a string key
+((assignment_expression
+  left: (subscript_expression
+    object: (member_expression object: (identifier) @qualifier property: (property_identifier) @_prototype)
+    index: (string (string_fragment) @name))
+  right: [(function_expression) (arrow_function)]) @definition.method
+  (#eq? @_prototype "prototype"))
 ; Base.color = function () {} at the top level: a function kept on another (a static member)
 (program (expression_statement (assignment_expression
   left: (member_expression object: (identifier) @qualifier property: (property_identifier) @name)
@@ -98,6 +105,17 @@
     left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
     right: (identifier) @import.name))] @import.commonjs
   (#eq? @_module "module") (#eq? @_exports "exports")) @reference.import @import.export
+
+; var Auth = exports / var app = exports = module.exports = {} at the top level: a name for the
+; module's exports (`Auth.token = function` exports `token`)
+(program (_ (variable_declarator name: (identifier) @exports value: (identifier) @_exports))
+  (#eq? @_exports "exports"))
+(program (_ (variable_declarator name: (identifier) @exports
+  value: [(member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+          (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports))
+          (assignment_expression right: (assignment_expression
+            left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)))]))
+  (#eq? @_module "module") (#eq? @_exports "exports"))
 
 ; module.exports = {a: b, c} at the top level (not one of several on branches): the module's
 ; members a (what b is) and c
@@ -154,6 +172,12 @@
 (assignment_expression
   left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @field)
   right: (_) @field.value)
+; Foo.prototype[name] = function () {} (methods of names computed in a loop): `this` in it is a Foo
+((assignment_expression
+  left: (subscript_expression
+    object: (member_expression object: (identifier) @local.type property: (property_identifier) @_prototype))
+  right: (function_expression) @local @local.self)
+  (#eq? @_prototype "prototype"))
 ; `var self = this; self.x = ...`: a field when the name is bound to `this` there (the extractor checks)
 ((assignment_expression
   left: (member_expression object: (identifier) @field.alias property: (property_identifier) @field)

@@ -768,8 +768,8 @@ class Types:
             under = self.result(ent[1][0])  # `type AnyRouter = RouterCore<any>`: what the alias stands for
             if under[0] == "inst":
                 return under
-        if ent[0] == "sym" and all(self.table.symbols[i].kind in _INSTANCE_KINDS for i in ent[1]):
-            return ("inst", ent[1])
+        if ent[0] == "sym" and all(self.table.symbols[i].kind in _INSTANCE_KINDS or self.r.constructs(i) for i in ent[1]):
+            return ("inst", ent[1])  # (a constructor function's, in JavaScript: `Foo.prototype[name] = function`)
         return UNKNOWN
 
     def type_literal(self, text: str, qual: str) -> tuple:

@@ -313,3 +313,63 @@ def test_a_require_call_read_as_a_module_is_that_module():
 @pytest.mark.parametrize("new", ["exports.merge = 1;\n", None])
 def test_incremental_equals_clean_when_a_module_required_inline_changes(new):
     incremental_equals_clean(_INLINE, "lib/util.js", new)
+
+
+_KEYED = {
+    "lib/sequence.js": """\
+function Sequence() {}
+Sequence.prototype.end = function (err) {};
+Sequence.prototype._toError = function (packet) { return packet; };
+Sequence.prototype['ErrorPacket'] = function (packet) {
+  this.end(this._toError(packet));
+};
+['get', 'post'].forEach(function (method) {
+  Sequence.prototype[method] = function (path) {
+    this.end(path);
+    return this;
+  };
+});
+module.exports = Sequence;
+""",
+}
+
+
+def test_prototype_members_by_key_are_methods_and_see_their_this():
+    table = SymbolTable(extract_file(p, t.encode(), "javascript") for p, t in _KEYED.items())
+    syms = {s.qualified_name: s.kind for s in table.files["lib/sequence.js"].symbols}
+    assert syms["Sequence.ErrorPacket"] == "method"  # `Foo.prototype['m'] = function`
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in resolve_all(table)[0] if e.type == "CALLS"}
+    assert calls[("lib/sequence.js#Sequence.ErrorPacket", "lib/sequence.js#Sequence._toError")] == ("self", 1.0)
+    # `Foo.prototype[name] = function` in a loop: no name of its own, but `this` is a Foo.
+    assert calls[("lib/sequence.js", "lib/sequence.js#Sequence.end")] == ("type", 1.0)
+
+
+@pytest.mark.parametrize("new", [_KEYED["lib/sequence.js"].replace("Sequence.prototype.end =", "Sequence.end ="), None])
+def test_incremental_equals_clean_when_a_keyed_prototype_changes(new):
+    incremental_equals_clean(_KEYED, "lib/sequence.js", new)
+
+
+_EXPORTS_ALIAS = {
+    "lib/auth.js": """\
+var Auth = exports;
+function auth(name) { return Auth.token(name); }
+Auth.token = function (password) { return password; };
+""",
+    "lib/app.js": "var app = exports = module.exports = {};\napp.init = function init() { this.set(1); };\n"
+                  "app.set = function set(v) { return v; };\n",
+    "lib/use.js": "var Auth = require('./auth');\nvar app = require('./app');\nfunction go() { Auth.token(1); app.init(); }\n",
+}
+
+
+def test_members_of_a_name_for_the_modules_exports_are_its_exports():
+    table = SymbolTable(extract_file(p, t.encode(), "javascript") for p, t in _EXPORTS_ALIAS.items())
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in resolve_all(table)[0] if e.type == "CALLS"}
+    assert calls[("lib/auth.js#auth", "lib/auth.js#Auth.token")][1] == 1.0
+    assert calls[("lib/use.js#go", "lib/auth.js#Auth.token")] == ("import", 1.0)
+    assert calls[("lib/use.js#go", "lib/app.js#app.init")] == ("import", 1.0)
+    assert calls[("lib/app.js#app.init", "lib/app.js#app.set")] == ("self", 1.0)
+
+
+@pytest.mark.parametrize("new", [_EXPORTS_ALIAS["lib/auth.js"].replace("var Auth = exports;", "var Auth = {};"), None])
+def test_incremental_equals_clean_when_a_name_for_the_exports_changes(new):
+    incremental_equals_clean(_EXPORTS_ALIAS, "lib/auth.js", new)
