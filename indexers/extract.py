@@ -379,9 +379,8 @@ class _Extractor:
         self.out.values = encoded(CallRef, value_rows)
         self.out.bindings = encoded(Binding, self.bindings)
         self._inherits(inherits)
-        exports = {self.text(caps["exports"][0]) for _, caps in get("exports", ())}  # `var Auth = exports`
         self.out.imports.extend(starmap(ImportRef, [*import_rows(imports, self.text), *self._requires.rows(),
-                                                    *exported_members(ordered, exports)]))
+                                                    *exported_members(ordered, get("exports", ()), self.text)]))
         out = self.out
         out.referenced = referenced_names(
             chain(map(_NAME_RECEIVER, call_rows), map(_NAME_RECEIVER, value_rows)), map(_TYPE_VALUE, self.bindings),
@@ -653,8 +652,10 @@ class _Extractor:
                     owner = owner.parent
                 if owner is None and encl is not None and self._constructors:  # `this.x = ...` of a constructor function
                     owner = self._constructors.get(encl.qual if encl.kind == "function" else encl.qual.rpartition(".")[0])
+                elif owner is None and alias is not None and self._constructors:  # `Foo.prototype.x = ...`
+                    owner = self._constructors.get(text(alias).rpartition(".")[0])
                 if owner is not None and owner.sym is not None and (encl is not owner or owner.kind == "function"):
-                    append((owner.sym.id, name, type_text, value_text, line, encl.sym.id, ""))
+                    append((owner.sym.id, name, type_text, value_text, line, encl.sym.id if encl else None, ""))
                 continue
             passed = None  # a top-level call's arguments, where type variables make identities (Python's)
             if spec.overload_decorators and value_text and value_text[-1] == ")" and role == "local" and (

@@ -84,9 +84,11 @@ class InlineRequires:
         return [row for row in out if row is not None]
 
 
-def exported_members(defs: Iterable, aliases: set[str]) -> Iterator[tuple]:
+def exported_members(defs: Iterable, names: list[tuple[int, dict]],
+                     text: Callable[[tree_sitter.Node], str]) -> Iterator[tuple]:
     """Export rows (`import_rows`'s) of the members defined on a name for the module's exports
-    (``var Auth = exports; Auth.token = function``: ``token`` is ``Auth.token``)."""
+    (the ``@exports`` matches: ``var Auth = exports; Auth.token = function`` exports ``token``)."""
+    aliases = {text(caps["exports"][0]) for _, caps in names}
     for d in defs if aliases else ():
         owner, dot, name = d.sym.qualified_name.partition(".") if d.sym is not None else ("", "", "")
         if dot and owner in aliases and "." not in name:

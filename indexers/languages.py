@@ -106,8 +106,7 @@ class LanguageSpec:
     # Receiver names that mean "this object" (Go names it per method with a @self capture instead).
     self_names: frozenset[str] = frozenset()
     super_names: frozenset[str] = frozenset()  # receiver texts that mean "the base classes of this object"
-    # Files built only with other tags or for other systems: their definitions are
-    # alternatives of the ones the default build has.
+    # Files built only with other tags or for other systems: their definitions are alternatives of the default build's.
     build_variants: BuildVariants | None = None
     # Node types of a receiver that is a plain name (or a dotted chain of plain names).
     name_node_types: frozenset[str] = frozenset({"identifier"})
@@ -199,6 +198,7 @@ class LanguageSpec:
     new_operator: str = ""  # the keyword of a constructor call (``new Foo()``): the value is what ``Foo()`` gives
     new_function: str = ""  # a builtin given a type that returns a new instance of it (Go ``new(T)``): ``T()``
     require_function: str = ""  # the call that gives a module by its name (CommonJS ``require("m").f()``)
+    prototype_member: str = ""  # a constructor's member its instances share (``Foo.prototype.m``: Foo's m)
     # The function and attribute giving an instance's class (Python ``type(x)``, ``x.__class__``),
     # and the receiver names that are the class (``cls``): ``cls()`` is an instance of the receiver's.
     class_of: tuple[str, str] = ("", "")
@@ -472,13 +472,13 @@ _CPP_MACROS = MacroHints(
     ),
 )
 
-# Grammars that tell the two kinds of comment apart (Rust, Java).
-_LINE_AND_BLOCK_COMMENTS = frozenset({"line_comment", "block_comment"})
+_LINE_AND_BLOCK_COMMENTS = frozenset({"line_comment", "block_comment"})  # grammars that tell them apart (Rust, Java)
 
 # JavaScript, TypeScript and TSX differ only in their grammar: imports, receivers and builtins are the same.
 _JS_FAMILY = dict(
     module_system="js",
     require_function="require",
+    prototype_member="prototype",
     null_literals=frozenset({"null", "undefined"}),
     new_operator="new",
     constructor_name="constructor",

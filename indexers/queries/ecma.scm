@@ -172,6 +172,19 @@
 (assignment_expression
   left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @field)
   right: (_) @field.value)
+; Foo.prototype.a = Foo.prototype.b, also before `= function` (the last name is the method's):
+; a field of Foo holding b
+((assignment_expression
+  left: (member_expression
+    object: (member_expression object: (identifier) @_owner property: (property_identifier) @_prototype)
+    property: (property_identifier) @field)
+  right: [(member_expression
+            object: (member_expression object: (identifier) property: (property_identifier) @_prototype2)
+            property: (property_identifier)) @field.value
+          (assignment_expression left: (member_expression
+            object: (member_expression object: (identifier) property: (property_identifier) @_prototype2)
+            property: (property_identifier)) @field.value)])
+  (#eq? @_prototype "prototype") (#eq? @_prototype2 "prototype"))
 ; Foo.prototype[name] = function () {} (methods of names computed in a loop): `this` in it is a Foo
 ((assignment_expression
   left: (subscript_expression

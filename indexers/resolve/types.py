@@ -335,6 +335,9 @@ class Types:
                 return self.one_of({self.member((t,), name, instance=True, skip_self=False) for t in (cur[1], *below)})
         if kind == "inst" or kind == "super" or kind == "this":
             return self.member(cur[1] if kind == "inst" else (cur[1],), name, instance=True, skip_self=kind == "super")
+        if kind == "sym" and name == self.spec.prototype_member and all(  # `Foo.prototype`: what Foo's instances share
+                i in self.table.symbols and (self.table.symbols[i].kind in _INSTANCE_KINDS or r.constructs(i)) for i in cur[1]):
+            return ("inst", cur[1])
         if kind == "sym":
             syms = [self.table.symbols.get(i) for i in cur[1]]
             if all(s is not None and s.kind in _INSTANCE_KINDS for s in syms):  # one class, or one of several

@@ -373,3 +373,31 @@ def test_members_of_a_name_for_the_modules_exports_are_its_exports():
 @pytest.mark.parametrize("new", [_EXPORTS_ALIAS["lib/auth.js"].replace("var Auth = exports;", "var Auth = {};"), None])
 def test_incremental_equals_clean_when_a_name_for_the_exports_changes(new):
     incremental_equals_clean(_EXPORTS_ALIAS, "lib/auth.js", new)
+
+
+_ALIASES = {
+    "lib/client.js": """\
+function Client() {}
+Client.prototype.send = Client.prototype.SEND = function (cmd) { return cmd; };
+Client.prototype.hmset = Client.prototype.HMSET;
+Client.prototype.HMSET = function () {};
+Client.prototype.run = function () { this.send(1); this.hmset(); };
+module.exports = Client;
+""",
+    "app.js": "var Client = require('./lib/client');\nfunction main() { new Client().send(2); }\n",
+}
+
+
+def test_a_prototype_member_assigned_another_holds_that_method():
+    table = SymbolTable(extract_file(p, t.encode(), "javascript") for p, t in _ALIASES.items())
+    calls = {(e.src, e.dst): (e.reason, e.confidence) for e in resolve_all(table)[0] if e.type == "CALLS"}
+    # `Foo.prototype.a = Foo.prototype.b = function`: the method is b, and a holds it.
+    assert calls[("lib/client.js#Client.run", "lib/client.js#Client.SEND")][1] == 1.0
+    assert calls[("lib/client.js#Client.run", "lib/client.js#Client.HMSET")][1] == 1.0
+    assert calls[("app.js#main", "lib/client.js#Client.SEND")][1] == 1.0
+
+
+@pytest.mark.parametrize("new", [_ALIASES["lib/client.js"].replace("Client.prototype.hmset = Client.prototype.HMSET;\n", ""),
+                                 None])
+def test_incremental_equals_clean_when_a_prototype_alias_changes(new):
+    incremental_equals_clean(_ALIASES, "lib/client.js", new)
