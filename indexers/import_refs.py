@@ -45,7 +45,7 @@ def import_row(module: str, name: str | None, alias: str | None, line: int, expo
     level = len(module) - len(module.lstrip(".")) if module.startswith(".") and "/" not in module else 0
     if level:
         module = module[level:]
-    if not module and not name and not level:
+    if not module and not level and (not name or name == REQUIRED):  # `require("")` names no module
         return None
     return (module, name, alias, level, line, export)
 
@@ -72,6 +72,8 @@ class InlineRequires:
         if m is None:
             return text
         module = m.group(1) if m.group(1) is not None else m.group(2)
+        if not module:
+            return text
         found = self.names.get(module)
         if found is None:
             # `$` starts no name a module system gives; the module's characters are kept readable.

@@ -293,6 +293,7 @@ function main() {
 }
 require('../lib/util').missing();
 require('fs').readFileSync('x');
+require('').nothing();
 """,
 }
 
@@ -305,6 +306,7 @@ def test_a_require_call_read_as_a_module_is_that_module():
     assert calls[("bin/cli.js#main", "lib/util.js#merge")] == ("import", 1.0)
     assert calls[("bin/cli.js", "ext:fs#readFileSync")] == ("external", 1.0)
     assert ("bin/cli.js", "lib/util.js") in {(e.src, e.dst) for e in edges if e.type == "IMPORTS"}
+    assert not [e for e in edges if e.dst.startswith("ext:#") or e.dst == "ext:"]  # `require("")` names no module
     # What is left unresolved is reported as written.
     (missed,) = stats.unresolved_sites
     assert missed.unresolved_sites == ['5: require("../lib/util").missing()']
