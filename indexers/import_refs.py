@@ -50,6 +50,8 @@ def import_row(module: str, name: str | None, alias: str | None, line: int, expo
     return (module, name, alias, level, line, export)
 
 
+MAX_MODULE_NAME = 512  # longer strings given to `require` are not read as module names
+
 # `require("m")` written where a module is read (``require("./util").merge(a)``): its name.
 _REQUIRED_CALL = re.compile(r"""\s*\(\s*(?:"([^"\\\n]*)"|'([^'\\\n]*)')\s*\)""")
 
@@ -72,7 +74,7 @@ class InlineRequires:
         if m is None:
             return text
         module = m.group(1) if m.group(1) is not None else m.group(2)
-        if not module:
+        if not module or len(module) > MAX_MODULE_NAME:
             return text
         found = self.names.get(module)
         if found is None:
