@@ -102,6 +102,7 @@ def affected_files(
         for scope, name, *_ in _outward_bindings(old) ^ _outward_bindings(new):
             if "#" not in scope and scoped:
                 near.add(name)  # a module-level variable: see _scoped_names
+                names.update(_based_on(name, table))  # a base read through it (`plain = Fancy`)
                 continue
             names.add(name if name != RESULT else last_segment(scope.partition("#")[2]))
             if "#" in scope:
@@ -142,6 +143,13 @@ def affected_files(
     affected |= rebound
     affected |= _receiving_files(changed, affected, names, rebound, old_exts, new_exts, table)
     return {p for p in affected if p in table.files}
+
+
+def _based_on(name: str, table: SymbolTable) -> set[str]:
+    """Names of the types whose bases name ``name`` (a module's variable bound to a class):
+    their files and their subclasses' read members through it."""
+    return {last_segment(ref.subject) for path in table.referencing_files(name) if path in table.files
+            for ref in table.files[path].inherits if SPLIT.split(ref.base)[-1] == name}
 
 
 def _receiving_files(

@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING
 
 from indexers.bindings import ALTERNATIVES, DEFINED, ELEMENT, RESULT, literal_end
 from indexers.extract import RECEIVER_SELF, RECEIVER_SUPER, CallRef
-from indexers.resolve.common import MAX_CANDIDATES, VARIABLE_KINDS, Reason, built_by_default, imported_in_functions
+from indexers.resolve.common import (
+    MAX_CANDIDATES, TYPE_KIND_NAMES, VARIABLE_KINDS, Reason, built_by_default, c3_merge, imported_in_functions,
+)
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of, in_block, union_parts
 
 if TYPE_CHECKING:  # the resolver imports this module
@@ -103,6 +105,40 @@ def assigned_over(r: Resolver, ids: list[str], name: str, tid: str | None = None
     itself = {f"{n}.{name}" for n in r.spec.self_names}  # `self.run = self.run`
     return any(b.context is not None and b.value not in itself
                for t in {tid, *(i.rpartition(".")[0] for i in ids)} if t for b in r.table.bindings(t, name))
+
+
+def held_classes(r: Resolver, ids: tuple[str, ...]) -> tuple[str, ...]:
+    """A base's ids, a module's variable bound to classes read as those classes (`_PyFuture =
+    Future`, `tqdm = tqdm_asyncio`): their members are the subclass's."""
+    symbols = r.table.symbols
+    if not all(symbols[i].kind in VARIABLE_KINDS for i in ids):
+        return ids
+    found = r.types.entity(("sym", ids))
+    return found[1] if found[0] == "sym" and all(symbols[i].kind in TYPE_KIND_NAMES for i in found[1]) else ids
+
+
+def order_unproven(r: Resolver, type_id: str, name: str) -> bool:
+    """Whether which of the type's classes gives ``name`` is not proven: Python could not build
+    the method order of the type, or of a base (C3 fails: creating the class raises TypeError),
+    and more than one of them defines it. Such a class is defined on a branch that does not run
+    where its bases are what the graph read (`if notebook_tqdm != std_tqdm: class
+    tqdm(notebook_tqdm, asyncio_tqdm)`), or its bases were read wrong."""
+    return inconsistent_order(r, type_id) and sum(1 for t in r.linearization(type_id) if r.members_of(t).get(name)) > 1
+
+
+def inconsistent_order(r: Resolver, type_id: str) -> bool:
+    """Whether C3 fails for the type's bases or for a base's (`order_unproven`)."""
+    if not r.spec.linear_mro:
+        return False
+    recursive, key = r.table.recursive, ("inconsistent-order", type_id)
+    found = recursive.values.get(key)
+    return found if found is not None else recursive.get(key, False, lambda: _inconsistent_order(r, type_id))
+
+
+def _inconsistent_order(r: Resolver, type_id: str) -> bool:
+    bases = list(dict.fromkeys(b for b, _ in r.bases(type_id)))
+    return any(inconsistent_order(r, b) for b in bases) or (
+        len(bases) > 1 and c3_merge([r.linearization(b) for b in bases] + [bases]) is None)
 
 
 def _candidates(r: Resolver, found: frozenset[tuple], most: int = MAX_CANDIDATES):

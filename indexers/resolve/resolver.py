@@ -18,7 +18,7 @@ from indexers.resolve.common import (
     imported_in_functions, merge_entities, VARIABLE_KINDS, record_rows,
 )
 from indexers.resolve.parameters import parameter_values
-from indexers.resolve.possible import MAX_FIELD_VALUES, assigned_over, held, possible_call, variant_only
+from indexers.resolve.possible import MAX_FIELD_VALUES, assigned_over, held, held_classes, order_unproven, possible_call, variant_only
 from indexers.resolve.table import SymbolTable, ids as ids_of
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of
 
@@ -220,7 +220,7 @@ class Resolver:
                 if ref.type_id == type_id or (ref.type_id is None and ref.subject == sym.qualified_name):
                     found = resolver.resolve_type(ref.base, resolver.bases_scope(sym.qualified_name), guesses=False)
                     if found is not None and found[0][0] == "sym":
-                        out.extend((b, found[1]) for b in found[0][1] if b != type_id)
+                        out.extend((b, found[1]) for b in held_classes(self, found[0][1]) if b != type_id)
         return out
 
     def open_bases(self, type_id: str) -> list[Entity | None]:
@@ -759,8 +759,8 @@ class Resolver:
                     return found if found is not UNKNOWN else None
             return None
         ids = self.find_in_hierarchy(tid, name, include_self=kind == RECEIVER_SELF)
-        if ids and kind == RECEIVER_SELF and assigned_over(self, ids, name, tid):
-            return ("sym", tuple(ids)), Reason.CANDIDATE, 1.0 / (len(ids) + 1)  # or what was assigned
+        if ids and (kind == RECEIVER_SELF and assigned_over(self, ids, name, tid) or order_unproven(self, tid, name)):
+            return ("sym", tuple(ids)), Reason.CANDIDATE, 1.0 / (len(ids) + 1)  # or what was assigned, or another
         if ids:
             return ("sym", tuple(ids)), Reason.SELF, 1.0
         # A field holding a function, or a member an external base provides.
