@@ -491,6 +491,8 @@ class Types:
             return self.alternatives(type_ids, name, instance, skip_self)
         tid = type_ids[0]
         r = self.r
+        if instance and name == self.spec.class_of[1] and not r.members_of(tid).get(name):
+            return ("sym", type_ids)  # `self.__class__()`: the instance's class, as `self.m()` is its method
         order = r.linearization(tid)
         if skip_self:
             order = order[1:]

@@ -77,6 +77,7 @@ def test_cls_called_in_a_classmethod_is_an_instance_of_the_receivers_type():
 
 def test_type_of_self_and_dunder_class_are_the_receivers_class():
     assert CALLS["Model.copy"] == {"Model": ("type", 1.0)}
+    assert CALLS["Model.clone"] == {"Model": ("type", 1.0)}  # `self.__class__()`: a call of the class
     assert CALLS["copied"]["Article.save"] == ("type", 1.0)
     assert CALLS["cloned"]["Model.save"] == ("type", 1.0)
     assert CALLS["instance_class"]["Model.save"] == ("type", 1.0)
