@@ -58,9 +58,10 @@ _REQUIRED_CALL = re.compile(r"""\s*\(\s*(?:"([^"\\\n]*)"|'([^'\\\n]*)')\s*\)""")
 
 class InlineRequires:
     """The modules a file's receivers read with a call of the language's `require` function
-    (``require("./util").merge(a)``, ``require("debug")("app")``): each is an import of the
-    module's value (`REQUIRED`) under a name no identifier can be, which the receiver reads
-    instead of the call (`receiver`); `rows` are the imports."""
+    (``require("./util").merge(a)``; a call of the call itself, ``require("debug")("app")``,
+    is no call site here): each is an import of the module's value (`REQUIRED`) under a name
+    no identifier can be, which the receiver reads instead of the call (`receiver`); `rows`
+    are the imports."""
 
     def __init__(self, function: str):
         self.function = function
