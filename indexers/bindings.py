@@ -70,6 +70,9 @@ CALLBACK = re.compile(r"\((\d+)\.(\d+|[A-Za-z_$][\w$]*)\)")
 def callback_parameter(argument: int, parameter: int | str) -> str:
     return f"({argument}.{parameter})"
 ELEMENT = "[]"  # in a bound expression: one element of what precedes it
+# In a bound expression: every element of what precedes it in turn (a loop's variable). Read
+# as ``ELEMENT`` by the types; a call of a name bound so calls each entry of a literal.
+EACH = "[*]"
 
 
 def type_parameter(name: str) -> str:
@@ -314,11 +317,12 @@ def _unpacked(spec: LanguageSpec, names: list[tree_sitter.Node], value: str | No
     return out
 
 
-def elements_of(spec: LanguageSpec, iterable: tree_sitter.Node) -> str | None:
-    """What a loop over ``iterable`` binds, as a chain: its elements, or those of the argument
-    of a builtin that gives the same ones (``sorted(xs)``: ``xs[]``)."""
+def elements_of(spec: LanguageSpec, iterable: tree_sitter.Node, step: str = ELEMENT) -> str | None:
+    """An element of ``iterable`` as a chain (``EACH`` for a loop's: every one in turn): its
+    elements, or those of the argument of a builtin that gives the same ones (``sorted(xs)``:
+    ``xs[]``)."""
     args = _element_call(spec, iterable, 0)
-    return _then(value_of(spec, args[0] if args and len(args) == 1 else iterable), ELEMENT)
+    return _then(value_of(spec, args[0] if args and len(args) == 1 else iterable), step)
 
 
 def _each_of(spec: LanguageSpec, names: list[tree_sitter.Node], iterable: tree_sitter.Node) -> list[tuple] | None:
@@ -329,9 +333,9 @@ def _each_of(spec: LanguageSpec, names: list[tree_sitter.Node], iterable: tree_s
         return None
     numbered, paired = _element_call(spec, iterable, 1), _element_call(spec, iterable, 2)
     if numbered and len(numbered) == 1 and len(names) == 2:
-        return [(names[0], None, None), (names[1], None, elements_of(spec, numbered[0]))]
+        return [(names[0], None, None), (names[1], None, elements_of(spec, numbered[0], EACH))]
     if paired and len(paired) == len(names):
-        return [(name, None, elements_of(spec, arg)) for name, arg in zip(names, paired)]
+        return [(name, None, elements_of(spec, arg, EACH)) for name, arg in zip(names, paired)]
     return None
 
 
@@ -368,7 +372,7 @@ def _bound_value(spec: LanguageSpec, role: str, caps: dict) -> str | None:
         loop = node.parent
         if spec.async_iteration and loop is not None and loop.child(0).type == "async":  # `async for x in y`
             return _then(value_of(spec, node), ".{}().{}()".format(*spec.async_iteration))
-        return elements_of(spec, node)
+        return elements_of(spec, node, EACH)
     if role + ".of" in caps:
         value = value_of(spec, caps[role + ".of"][0])
         return _then(value, f".{_text(caps[role][0])}")
@@ -724,7 +728,8 @@ def _literal(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
         if text:
             entries.append(f"{key}={text}")
     out = "{" + ",".join(entries) + "}"
-    return out if entries and len(out) <= MAX_VALUE else None  # `x = []`, `(1, 2)`: nothing to keep
+    # (A table of a few dozen handlers is longer than a chain may be, and still read.)
+    return out if entries and len(out) <= 4 * MAX_VALUE else None  # `x = []`, `(1, 2)`: nothing to keep
 
 
 def _key(spec: LanguageSpec, node: tree_sitter.Node | None) -> str | None:

@@ -7,8 +7,13 @@ defined in the workspace (mapped to our symbol by file, line and name), somethin
 workspace (a variable, a parameter; a top-level variable is a target too when it is one of our
 symbols: ``Lock = _allocate_lock``), something outside (builtins, C modules), or nothing.
 A variable that Jedi infers to hold workspace functions or classes (``a = func; a()``,
-``factory = Config``) stands for them: the call calls what the variable holds. Jedi's dynamic parameter inference is off: it searches the whole
-workspace for call sites and turns minutes into hours; without it Jedi just answers less often.
+``factory = Config``) stands for them: the call calls what the variable holds. Jedi's dynamic
+parameter inference is off: it searches the whole workspace for call sites and turns minutes
+into hours; without it Jedi just answers less often. A call of a parameter is the exception:
+for that site alone Jedi searches the callers for what they pass, and a parameter it finds
+nothing for is no verdict (as for the Go oracle's calls of func values). ``x.__class__(...)``
+Jedi reads as the builtin property; the call makes an instance of the class Jedi infers ``x``
+to be one of, and that class is the verdict.
 Jedi bundles stubs for Django and reads them for any package named ``django``; when the corpus
 defines that package itself they are turned off, so the verdicts come from the source under
 test (the stubs describe an installed Django to its users: they declare methods on other
@@ -49,7 +54,7 @@ OUTSIDE = "outside"  # builtins, C modules, site-packages
 NONE = "none"  # Jedi found nothing
 DEFINITE = (IN_WORKSPACE, OUTSIDE, WORKSPACE_OTHER)  # verdicts that say where a call goes
 
-ORACLE_VERSION = 10  # part of the cache key: bump when the way verdicts are read changes
+ORACLE_VERSION = 14  # part of the cache key: bump when the way verdicts are read changes
 
 
 @dataclass(slots=True, frozen=True)
@@ -173,11 +178,29 @@ def _jedi_verdicts(root: Path, rel: str, sites: list[Site], project, sources: _S
                 verdict = WORKSPACE_OTHER
             elif verdict == NONE:
                 verdict = OUTSIDE
+        if s.name == "__class__" and verdict == OUTSIDE and receiver.endswith("."):
+            # `self.__class__(...)`: Jedi reads the builtin property (`type`); the call makes
+            # an instance of the class Jedi infers the receiver to be one of.
+            made = _instance_classes(script, s.line, len(receiver) - 2, root)
+            if made:
+                out.append((IN_WORKSPACE, made))
+                continue
         if any(t[3] == "statement" for t in targets) or any(n.type == "param" for n in names):
             # A variable holding a function or class (`a = func; a()`, `factory = Config`), a
             # parameter that does (`cls(...)` in a classmethod): the call calls what it holds
             # when Jedi can say what that is (parameters are not inferred from their callers).
             held, outside = _held(script, s, root, sources, receiver)
+            if outside is None:
+                out.append((NONE, []))
+                continue
+            params = [n for n in names if n.type == "param"]
+            if not held and not outside and params:
+                # A parameter: what its callers pass, searched for this site alone (the
+                # search is too slow for every site); none found is no verdict.
+                held, outside = _held(_searching_callers(text, path, project), s, root, sources, receiver)
+                if not held and not outside and len(params) == len(names):
+                    out.append((NONE, []))
+                    continue
             if held:
                 targets = [t for t in targets if t[3] != "statement"] + held
                 verdict = IN_WORKSPACE
@@ -187,6 +210,44 @@ def _jedi_verdicts(root: Path, rel: str, sites: list[Site], project, sources: _S
                 targets, verdict = [], OUTSIDE
         out.append((verdict, targets))
     return out
+
+
+def _instance_classes(script, line: int, col: int, root: Path) -> list[tuple[str, int, str, str]]:
+    """The workspace classes Jedi infers the expression ending at (line, col) to be an instance of."""
+    try:
+        names = script.infer(line, col)
+    except Exception:
+        return []
+    return [(Path(n.module_path).resolve().relative_to(root.resolve()).as_posix(), n.line, n.name, "class")
+            for n in names if n.type == "instance" and n.module_path is not None and n.line is not None
+            and _inside(root, Path(n.module_path))]
+
+
+def _searching_callers(text: str, path: Path, project):
+    """A script whose parameters are inferred from the calls of their functions."""
+    import jedi
+
+    jedi.settings.dynamic_params = jedi.settings.dynamic_params_for_other_modules = True
+    try:
+        return _Inferred(jedi.Script(text, path=str(path), project=project))
+    finally:
+        jedi.settings.dynamic_params = jedi.settings.dynamic_params_for_other_modules = False
+
+
+class _Inferred:
+    """A script whose ``infer`` runs with the callers searched (the setting is read then)."""
+
+    def __init__(self, script):
+        self.script = script
+
+    def infer(self, line: int, col: int):
+        import jedi
+
+        jedi.settings.dynamic_params = jedi.settings.dynamic_params_for_other_modules = True
+        try:
+            return self.script.infer(line, col)
+        finally:
+            jedi.settings.dynamic_params = jedi.settings.dynamic_params_for_other_modules = False
 
 
 def _where(root: Path, n, sources: _SourceDefs, receiver: str) -> tuple[str, int] | None:
@@ -208,16 +269,23 @@ def _where(root: Path, n, sources: _SourceDefs, receiver: str) -> tuple[str, int
     return where
 
 
+# Jedi infers a function whose stub is decorated with this (an identity at run time) as the
+# decorator itself (`attr.s`).
+_IDENTITY_DECORATOR = "typing.dataclass_transform"
+
+
 def _held(script, s: Site, root: Path, sources: _SourceDefs,
-          receiver: str) -> tuple[list[tuple[str, int, str, str]], bool]:
+          receiver: str) -> tuple[list[tuple[str, int, str, str]], bool | None]:
     """Functions and classes of the workspace that Jedi infers a called variable to hold, and
-    whether it infers it to hold only functions and classes outside the workspace."""
+    whether it infers it to hold only functions and classes outside the workspace (None: no verdict)."""
     try:
         names = script.infer(s.line, s.col)
     except Exception:
         return [], False
     held = []
     outside = bool(names)
+    if any(n.full_name == _IDENTITY_DECORATOR for n in names):
+        return [], None  # what Jedi makes of a function the stubs decorate with it: no verdict
     for n in names:
         where = _where(root, n, sources, receiver) if n.type in ("function", "class") else None
         if where is not None:
@@ -253,8 +321,9 @@ def oracle(root: Path, seed: int, min_sites: int, cache_dir: Path, progress=prin
     jedi.settings.dynamic_params_for_other_modules = False
     jedi.settings.dynamic_array_additions = False
     # Only the corpus on the path: a virtualenv's site-packages would shadow parts of it
-    # (setuptools' copy of distutils).
-    project = jedi.Project(path=str(root), sys_path=[str(root), str(root / "lib-dynload")], smart_sys_path=False)
+    # (setuptools' copy of distutils). A `src` layout's packages are imported from `src`.
+    paths = [root, *((root / "src",) if (root / "src").is_dir() else ()), root / "lib-dynload"]
+    project = jedi.Project(path=str(root), sys_path=[str(p) for p in paths], smart_sys_path=False)
     sources = _SourceDefs(root)
     result = {"jedi": jedi.__version__, "seed": seed, "files": files, "sites": []}
     started = time.perf_counter()

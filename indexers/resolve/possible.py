@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from indexers.bindings import ALTERNATIVES, DEFINED, ELEMENT, RESULT, literal_end
-from indexers.extract import RECEIVER_SELF, RECEIVER_SUPER, CallRef
+from indexers.bindings import ALTERNATIVES, DEFINED, EACH, ELEMENT, RESULT, literal_end
+from indexers.extract import RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import (
     MAX_CANDIDATES, TYPE_KIND_NAMES, VARIABLE_KINDS, Reason, built_by_default, c3_merge, imported_in_functions,
 )
@@ -43,6 +43,7 @@ MAX_BINDINGS = 4  # bindings of one name read, at most
 # self.expect_x` in every state names each method it may call, none of them a guess.
 MAX_FIELD_VALUES = 32
 _UNKNOWN_KINDS = frozenset({"unknown", "missing"})
+_GUESSES = frozenset({Reason.UNIQUE_NAME, Reason.CANDIDATE})
 
 
 def possible_call(r: Resolver, call: CallRef):
@@ -54,8 +55,38 @@ def possible_call(r: Resolver, call: CallRef):
         tid = r.enclosing_type(qual)
         found = _fields(r, ("this", tid), call.name, 0) if tid is not None else NOTHING
         return _candidates(r, found, MAX_FIELD_VALUES)
+    if call.receiver_kind == RECEIVER_NONE:
+        each = each_entry(r, call.name, qual, call.block)
+        if each is not None:
+            return each
     text = chain_of(call.receiver, call.name) if call.receiver else call.name
     return _candidates(r, values(r, text, qual, call.block))
+
+
+def each_entry(r: Resolver, name: str, qual: str, block: str):
+    """A call of a loop's variable over the entries of a list or tuple literal (``for check
+    in (a, b): check(x)``, or over a name bound to one): each entry is called in turn, so
+    every one is a target, as ``("each", ids)``; None unless every binding of the name there
+    is such a loop and every entry names a function or class."""
+    where = r.types.binder(name, qual, block)
+    if where is None:
+        return None
+    scope, inner = where
+    binds = in_block(r.table.bindings(scope, name), inner)
+    loops = {(b.value[:-len(EACH)], b.block) for b in binds if b.type is None and b.value and b.value.endswith(EACH)}
+    if not binds or len(loops) != len(binds) or len({text for text, _ in loops}) != 1:
+        return None
+    found = _union(values(r, text, scope.partition("#")[2], loop_block, 1) for text, loop_block in loops)
+    if len(found) != 1 or (items := next(iter(found)))[0] != "items" or not items[1] \
+            or not all(key.startswith("i:") for key, _ in items[1]):
+        return None  # a dict's loop binds its keys
+    ids: dict[str, None] = {}
+    for _, value in items[1]:
+        target = r.callee(value) if _known(value) else None
+        if not isinstance(target, tuple) or target[0][0] != "sym" or target[2] < 1.0 or target[1] in _GUESSES:
+            return None
+        ids.update(dict.fromkeys(target[0][1]))
+    return ("each", tuple(ids)), Reason.TYPE, 1.0
 
 
 def held(r: Resolver, found: tuple):
@@ -165,6 +196,9 @@ def values(r: Resolver, text: str, qual: str, block: str = "", depth: int = 0) -
         return frozenset((found,))
     if depth >= MAX_DEPTH or not text:
         return NOTHING
+    if text.endswith(EACH) and any(v[0] == "items" and not all(k.startswith("i:") for k, _ in v[1])
+                                   for v in values(r, text[:-len(EACH)], qual, block, depth + 1)):
+        return NOTHING  # a loop over a dict binds its keys
     if text[0] == ALTERNATIVES:
         return _union(values(r, alt, qual, block, depth + 1) for alt in text[1:].split("|"))
     if text[0] == "{":  # `for cls in A, B: cls()`: any of the literal's entries

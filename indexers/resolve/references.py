@@ -15,7 +15,7 @@ from itertools import starmap
 
 from graphsvc.model import UnresolvedCalls
 from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_OTHER, RECEIVER_SELF, RECEIVER_SUPER, CallRef
-from indexers.bindings import ALTERNATIVES, ELEMENT
+from indexers.bindings import ALTERNATIVES, EACH, ELEMENT
 from indexers.import_refs import as_written
 from indexers.resolve.common import (
     MAX_CANDIDATES, MAX_HIERARCHY, TYPE_KIND_NAMES, Prov, Reason, Rel, record_fields, record_rows,
@@ -38,10 +38,13 @@ def iteration_calls(r: Resolver) -> None:
         return
     # Read from the encoded columns: a few bindings are loops, no record is built.
     for b_scope, value, context, line in record_fields(r.ext.bindings, "scope", "value", "context", "line"):
-        if value is None or not value.endswith(ELEMENT) or context is not None or value[0] == ALTERNATIVES:
+        if value is None or context is not None or value[0] == ALTERNATIVES:
+            continue
+        step = EACH if value.endswith(EACH) else ELEMENT if value.endswith(ELEMENT) else None
+        if step is None:
             continue
         scope = b_scope.partition("#")[2]
-        steps = r.types.iterated(r.types.value(value[: -len(ELEMENT)], scope))
+        steps = r.types.iterated(r.types.value(value[: -len(step)], scope))
         for method in steps[:-1]:
             if method[0] == "method":
                 r.stats.by_reason[Reason.TYPE] += 1

@@ -12,11 +12,9 @@ from indexers.bindings import DEFINED
 from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef, FileExtraction
 from indexers.languages import LANGUAGES
 from indexers.records import EdgeRecord
-from indexers.resolve.common import (
-    MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT_HOPS, METHOD_NAME_CONFIDENCE, SPLIT, TYPE_KIND_NAMES, Entity,
-    ImportContext, Prov, Reason, Rel, ResolveStats, base_qual, branch_alternatives, built_by_default, c3_merge,
-    imported_in_functions, merge_entities, VARIABLE_KINDS, record_rows,
-)
+from indexers.resolve.common import (MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT_HOPS, METHOD_NAME_CONFIDENCE, SPLIT,
+    TYPE_KIND_NAMES, Entity, ImportContext, Prov, Reason, Rel, ResolveStats, base_qual, branch_alternatives,
+    built_by_default, c3_merge, imported_in_functions, merge_entities, VARIABLE_KINDS, record_rows)
 from indexers.resolve.parameters import parameter_values
 from indexers.resolve.possible import MAX_FIELD_VALUES, assigned_over, held, held_classes, order_unproven, possible_call, variant_only
 from indexers.resolve.table import SymbolTable, ids as ids_of
@@ -602,11 +600,11 @@ class Resolver:
                 stats.external += 1
                 self.edge(caller, dst, Rel.CALLS, Prov.INFERRED, 1.0, Reason.EXTERNAL, line)
                 continue
-            if ent[0] != "sym":
+            if ent[0] != "sym" and ent[0] != "each":
                 self.unresolved(row)
                 continue
             ids = ent[1]
-            if len(ids) > 1 and reason != Reason.CANDIDATE:
+            if len(ids) > 1 and reason != Reason.CANDIDATE and ent[0] == "sym":
                 only = self.variant_targets.get(key, ())
                 built = built_by_default(self.table.files, self.table.symbols, tuple(i for i in ids if i not in only))
                 for dst in ids if len(built) < len(ids) else ():  # variants stay candidates
@@ -618,8 +616,9 @@ class Resolver:
                 for dst in ids:
                     self.edge(caller, dst, Rel.CALLS, Prov.INFERRED, conf, reason, line)
                 continue
-            if len(ids) > 1 and reason != Reason.CANDIDATE and branch_alternatives(self.spec, self.table.symbols, ids):
-                stats.by_reason[reason] += 1  # one name defined on each branch: each is called
+            if ent[0] == "each" or len(ids) > 1 and reason != Reason.CANDIDATE and branch_alternatives(
+                    self.spec, self.table.symbols, ids):  # a loop over a literal, a name on each branch: each is called
+                stats.by_reason[reason] += 1
                 for dst in ids:
                     self.edge(caller, dst, Rel.CALLS, self.prov_for(dst, reason), conf, reason, line)
                 continue
@@ -659,8 +658,9 @@ class Resolver:
                         return found[0], Reason.SCOPE, 1.0
             found = self.callee(self.types.value(name, qual, call.block))
             if found is UNKNOWN and self.ext.params:
-                # A parameter: what the callers pass for it.
-                passed = parameter_values(self, call.caller, name)
+                # A parameter (of this function or of one around it): what the callers pass for it.
+                where = self.types.binder(name, qual, call.block)
+                passed = parameter_values(self, where[0] if where else call.caller, name)
                 if passed:
                     return ("sym", passed), Reason.ARGUMENT, 1.0
             return found if found is not UNKNOWN else possible_call(self, call)

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from indexers.bindings import ALTERNATIVES, CAST, DEFINED, EXCLUDED, TYPED_ARRAY
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
-from indexers.bindings import CALLBACK, DECORATED, ELEMENT, FACTORY_ARGUMENTS, RESULT, Binding, literal_end, literal_items
+from indexers.bindings import CALLBACK, DECORATED, EACH, ELEMENT, FACTORY_ARGUMENTS, RESULT, Binding, literal_end, literal_items
 from indexers.text import SLICE
 from indexers.extract import RECEIVER_NAME
 from indexers.resolve.overloads import identity_value, overload_result
@@ -67,7 +67,7 @@ _GENERIC_KINDS = frozenset({*TYPE_KIND_NAMES, "function"})
 # what an alias does not define itself is not known (its aliased type's members are not kept).
 _INSTANCE_KINDS = TYPE_OR_ALIAS
 # A chain: a head name, then ".name" members, "()" calls and "[]" elements.
-_STEP = re.compile(r"\(\)|\[(?:[is]:[\w.-]*)?\]|(?:\.|::|->)(#?[A-Za-z_$][\w$]*|\(\d+\.(?:\d+|[A-Za-z_$][\w$]*)\))")
+_STEP = re.compile(r"\(\)|\[(?:[is]:[\w.-]*|\*)?\]|(?:\.|::|->)(#?[A-Za-z_$][\w$]*|\(\d+\.(?:\d+|[A-Za-z_$][\w$]*)\))")
 _HEAD = re.compile(r"[A-Za-z_$][\w$]*")
 class Types:
     """Values of expressions in one file; answers other files may share live in the table."""
@@ -188,7 +188,8 @@ class Types:
         """The steps of a chain after its head: None for a call, "[...]" for an element.
         Shared by every reading of the text (the same chains are written in many functions):
         not to be changed."""
-        return [m.group(1) or (m.group(0) if m.group(0)[0] == "[" else None) for m in _STEP.finditer(text, pos)]
+        return [m.group(1) or ((ELEMENT if m.group(0) == EACH else m.group(0)) if m.group(0)[0] == "[" else None)
+                for m in _STEP.finditer(text, pos)]
 
     def head(self, name: str, steps: list, qual: str, block: str = "") -> tuple[tuple, int]:
         """The value of the chain's first name, or of a longer dotted prefix bound by an

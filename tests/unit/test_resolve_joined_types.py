@@ -112,9 +112,47 @@ def each():
 '''
 
 
-def test_a_loop_over_a_literal_calls_any_of_its_entries():
+_HANDLERS = '''\
+def strip(s):
+    pass
+
+
+def lower(s):
+    pass
+
+
+STEPS = (strip, lower)
+BY_NAME = {"strip": strip}
+
+
+def clean(s):
+    for step in STEPS:
+        step(s)
+    for i, step in enumerate([lower, strip]):
+        step(s)
+
+
+def by_key(s):
+    for key in BY_NAME:
+        key(s)
+
+
+def maybe(s, extra):
+    for f in (strip, extra):
+        f(s)
+'''
+
+
+def test_a_loop_over_a_table_of_functions_calls_each_one():
+    calls = _calls("m.py", _HANDLERS)
+    assert calls["m.py#clean"] == {"m.py#strip": ("type", 1.0), "m.py#lower": ("type", 1.0)}
+    assert "m.py#by_key" not in calls  # a dict's loop binds its keys
+    # An entry that is not known (a parameter) leaves the others no more than candidates.
+    assert all(reason == "candidate" for reason, _ in calls.get("m.py#maybe", {}).values())
+
+
+def test_a_loop_over_a_literal_calls_each_of_its_entries_in_turn():
     calls = _calls("m.py", _LOOPS)
     for caller in ("m.py#each", "m.py#each.Schema"):
-        assert set(calls[caller]) == {"m.py#Dir", "m.py#File"}
-        assert all(reason == "candidate" and conf < 1.0 for reason, conf in calls[caller].values())
+        assert calls[caller] == {"m.py#Dir": ("type", 1.0), "m.py#File": ("type", 1.0)}
 
