@@ -21,6 +21,12 @@
   (#match? @_t "TypeAlias$"))
 
 (module (type_alias_statement left: (type (identifier) @name)) @definition.type_alias)
+; A union written at the top level is an alias too (`LN = Union[Leaf, Node]`, `Optional[...]`).
+((module
+  (expression_statement
+    (assignment left: (identifier) @name right: (subscript value: [(identifier) (attribute)] @_u))
+    @definition.type_alias))
+  (#match? @_u "(^|[.])(Union|Optional)$"))
 
 ; Base classes: plain names and dotted names, generic ones with their type arguments left
 ; out (`Base[int]`); keyword arguments (metaclass=...) are not bases.
@@ -158,6 +164,12 @@
   (#match? @_self "^(self|cls)$"))
 ; What functions return: the annotation, else every returned expression.
 (function_definition return_type: (type) @result)
+; What a type alias stands for (as `@result` of its definition).
+((module (expression_statement (assignment type: (type [(identifier) (attribute)] @_t) right: (_) @result)))
+  (#match? @_t "TypeAlias$"))
+((module (expression_statement (assignment right: (subscript value: [(identifier) (attribute)] @_u) @result)))
+  (#match? @_u "(^|[.])(Union|Optional)$"))
+(module (type_alias_statement right: (type) @result))
 (return_statement (_) @return)
 
 ; `__all__`: the names `from module import *` gives (none listed: every public name). A

@@ -188,3 +188,22 @@ def test_argument_positions_count_every_argument_and_stop_at_a_splat():
     assert calls["g"] == ((1, "a"), ("k", "b"), (3, "c"))
     assert calls["h"] == ((0, "a"), (2, "b"))
     assert calls["i"] == ((0, "a"),)
+
+
+def test_a_parameter_called_in_a_closure_calls_what_the_callers_pass():
+    calls = _calls({"m.py": (
+        "def work(x): pass\n"
+        "def outer(cb):\n"
+        "    def run():\n"
+        "        cb(1)\n"
+        "    return run\n"
+        "def shadow(cb):\n"
+        "    def run(cb):\n"
+        "        cb(1)\n"
+        "    return run\n"
+        "def main():\n"
+        "    outer(work)()\n"
+        "    shadow(work)\n"
+    )})
+    assert calls["m.py#outer.run"] == {"m.py#work": ("argument", 1.0)}
+    assert "m.py#shadow.run" not in calls  # its own parameter, which no caller passes

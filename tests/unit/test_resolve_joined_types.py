@@ -156,3 +156,37 @@ def test_a_loop_over_a_literal_calls_each_of_its_entries_in_turn():
     for caller in ("m.py#each", "m.py#each.Schema"):
         assert calls[caller] == {"m.py#Dir": ("type", 1.0), "m.py#File": ("type", 1.0)}
 
+
+
+_ALIASES = {
+    "tree.py": (
+        "from typing import Optional, Union\n"
+        "class Base:\n"
+        "    def remove(self): pass\n"
+        "class Node(Base): pass\n"
+        "class Leaf(Base): pass\n"
+        "NL = Union[\"Node\", \"Leaf\"]\n"
+    ),
+    "use.py": (
+        "from typing import Optional, TypeAlias, Union\n"
+        "from tree import NL, Leaf, Node\n"
+        "LN = Union[Leaf, Node]\n"
+        "TA: TypeAlias = Leaf | Node\n"
+        "type TB = Leaf | Node\n"
+        "def a(x: LN): x.remove()\n"
+        "def b(x: Optional[LN]): x.remove()\n"
+        "def c(x: NL): x.remove()\n"
+        "def d(x: TA): x.remove()\n"
+        "def e(x: TB): x.remove()\n"
+    ),
+}
+
+
+def test_a_type_alias_of_a_union_types_what_it_annotates():
+    exts = [extract_file(p, src.encode(), "python") for p, src in _ALIASES.items()]
+    edges, _ = resolve_all(SymbolTable(exts))
+    kinds = {s.id: s.kind for e in exts for s in e.symbols}
+    assert kinds["use.py#LN"] == kinds["tree.py#NL"] == kinds["use.py#TA"] == "type_alias"
+    calls = targets_by_source(edges, "CALLS")
+    for function in "abcde":
+        assert calls[f"use.py#{function}"] == {"tree.py#Base.remove": ("type", 1.0)}
