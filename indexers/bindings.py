@@ -14,7 +14,7 @@ import tree_sitter
 
 from graphsvc.model import _slot_init
 from indexers.languages import LanguageSpec
-from indexers.text import MAX_VALUE, may_start_chain, strip_string, value_chain, without_postfix
+from indexers.text import MAX_VALUE, may_start_chain, strip_string, unqualified_type, value_chain, without_postfix
 
 BINDING_ROLES = frozenset({"local", "field", "result", "return", "signature", "generic"})
 # The name a function's result is bound to in ``Binding`` (no identifier can be it).
@@ -226,6 +226,8 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
         return [(n, None, None) for n in nodes]
     # Several type nodes: a union (`isinstance(x, (A, B))`, `indexers.narrowing`).
     declared = (type_text(decl[0]) if len(decl) == 1 else " | ".join(map(type_text, decl))) if decl else None
+    if declared and spec.type_qualifiers:
+        declared = unqualified_type(declared, spec.type_qualifiers)
     if values:
         return [(nodes[0], declared, value_of(spec, values[0]))]
     return [(nodes[0], declared, _bound_value(spec, role, caps))]

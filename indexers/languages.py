@@ -140,6 +140,7 @@ class LanguageSpec:
     source_extensions: tuple[str, ...] = ()
     # Variables written in ALL_CAPS are constants where the language has no keyword for it.
     caps_are_constants: bool = False
+    type_qualifiers: frozenset[str] = frozenset()  # `Final[T]` declares T; a bare `Final`, nothing
     # Inside a method, are the class's members callable without `this.` (Java, C++)?
     members_visible: bool = False
     # A type's body holds code (Python's class body, a JavaScript field's initializer): the names
@@ -597,15 +598,14 @@ LANGUAGES: dict[str, LanguageSpec] = {
             version_tests=frozenset({"sys.version_info"}),
             version_test_scopes=frozenset({"function_definition", "class_definition"}),
             overload_decorators=frozenset({"overload", "typing.overload", "typing_extensions.overload"}),
-            branch_alternatives=True,
-            types_apart=False,
+            branch_alternatives=True, types_apart=False,
+            type_qualifiers=frozenset("Final ClassVar Annotated Required NotRequired ReadOnly".split()),
             hand_decorator_calls=frozenset({"call"}),
             property_decorators=frozenset({"property", "cached_property", "abstractproperty"}),
             # An unqualified name that is neither defined nor imported in a Python module can
             # only come from a star import or be an error, so a workspace-wide match is weak.
             unique_name_confidence=0.5,
-            caps_are_constants=True,
-            self_in_nested_functions=True,
+            caps_are_constants=True, self_in_nested_functions=True,
             values_skip_comments=True,
             tests=TestLayout(files=("test_*.py", "*_test.py", "conftest.py"), dirs=("tests", "test")),
         ),

@@ -202,3 +202,17 @@ def first_paragraph(text: str) -> str:
         return paragraph
     cut = paragraph[: MAX_DOC - 1]
     return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
+
+
+def unqualified_type(text: str, qualifiers: frozenset[str]) -> str | None:
+    """A declared type without a qualifier around it (``Final[int]``, ``Annotated[int, meta]``:
+    ``int``); None for a bare one (``Final``: the value says)."""
+    head, bracket, rest = text.partition("[")
+    if head.rpartition(".")[2].strip() not in qualifiers:
+        return text
+    depth = 0
+    for i, ch in enumerate(rest if bracket and rest.endswith("]") else ""):
+        depth += 1 if ch in "[(" else -1 if ch in "])" else 0
+        if depth < 0 or ch == "," and not depth:
+            return rest[:i].strip() or None
+    return None

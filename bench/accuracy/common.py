@@ -78,10 +78,14 @@ def judge_by_line(at_line: dict, edge: CallEdge, target: Sym | None, band: str, 
                   wrong_examples: list[str], oracle_says: Callable[[list], str]) -> str:
     """``wrong`` or ``not judged``, for an edge the oracle's pairs do not hold: wrong when the
     oracle has a definite verdict ``(name, verdict, targets)`` at the edge's call line (those
-    naming the edge's target, or all on the line when none does). A wrong edge becomes an example."""
+    naming the edge's target, or all on the line when none does and the oracle has a verdict
+    for every one: else the edge may come from the call it has none for, `f(x)(y)` with `f` a
+    parameter). A wrong edge becomes an example."""
     here = at_line.get((edge.src, edge.line), [])
-    named = [v for v in here if target is not None and v[0] == target.name] or here
-    verdicts = [v for v in named if v[1] in definite]
+    named = [v for v in here if target is not None and v[0] == target.name]
+    if not named and any(v[1] not in definite for v in here):
+        return "not judged"
+    verdicts = [v for v in named or here if v[1] in definite]
     if not verdicts:
         return "not judged"
     add_wrong_example(wrong_examples, edge, band, oracle_says(verdicts))

@@ -113,7 +113,7 @@
 (lambda) @block
 ; Assignments, in functions, at module level and in class bodies (fields of the class).
 (assignment left: (identifier) @local !type right: (_) @local.value)
-(assignment left: (identifier) @local type: (type) @local.type)
+(assignment left: (identifier) @local type: (type) @local.type right: (_)? @local.value)
 (assignment left: (pattern_list (identifier) @local))
 (assignment left: (tuple_pattern (identifier) @local))
 (pattern_list (list_splat_pattern (identifier) @local))
@@ -156,7 +156,8 @@
 ; fields of the class.
 ((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @field) !type right: (_) @field.value)
   (#match? @_self "^(self|cls)$"))
-((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @field) type: (type) @field.type)
+((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @field) type: (type) @field.type
+   right: (_)? @field.value)
   (#match? @_self "^(self|cls)$"))
 ((assignment left: (pattern_list (attribute object: (identifier) @_self attribute: (identifier) @field)))
   (#match? @_self "^(self|cls)$"))

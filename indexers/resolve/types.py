@@ -47,6 +47,7 @@ from indexers.extract import RECEIVER_NAME
 from indexers.resolve.overloads import identity_value, overload_result
 from indexers.resolve.receivers import receiver_value
 from indexers.resolve.type_text import closing, parse_type, split_top, type_arguments, union_parts
+from indexers.resolve.fixtures import fixture_value
 from indexers.resolve.common import (  # noqa: F401  (chain_of, in_block: read from here too)
     MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, TYPE_OR_ALIAS, VARIABLE_KINDS, Entity, Reason, base_qual, built_by_default,
     chain_of, defined_before, defined_in, holds_function, in_block, innermost_block, mapping_step, reading_block,
@@ -546,7 +547,8 @@ class Types:
         found = self.table.recursive.values.get(key)  # `_cached`'s first look, without its closure
         if found is not None:
             return found
-        return self._cached(key, lambda: self._agree(in_block(self.table.bindings(scope, name), block), scope, key))
+        return self._cached(key, lambda: self._agree(in_block(self.table.bindings(scope, name), block), scope, key,
+                                                      parameter=name))
 
     def field(self, type_id: str, name: str) -> tuple:
         key = ("bound", type_id, name)
@@ -597,14 +599,16 @@ class Types:
         finally:
             self.depth -= 1
 
-    def _agree(self, binds: list[Binding], scope: str, key: tuple | None = None) -> tuple:
+    def _agree(self, binds: list[Binding], scope: str, key: tuple | None = None, parameter: str = "") -> tuple:
         if not binds:
             return UNKNOWN
         declared = [b for b in binds if b.type is not None]
         if not declared or self.spec.bindings_declare:
             declared = None
             if any(b.value is None and b.type is None for b in binds):
-                return UNKNOWN  # a binding to something unknown: no need to evaluate the others
+                # A binding to something unknown (unless a parameter a test fixture gives).
+                found = fixture_value(self, scope, parameter) if parameter and len(binds) == 1 else None
+                return UNKNOWN if found is None or found[0] in ("unknown", "missing") else found
             if key is not None and len(binds) > 1:
                 own = [b for b in binds if b.value and (Types.split_chain(b.value) or ("",))[0] == b.name]
                 if own and len(own) < len(binds):

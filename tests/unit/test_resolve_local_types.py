@@ -61,3 +61,30 @@ def test_another_binding_or_a_parameter_gives_no_type():
     for caller in ("app.py#rebound", "app.py#param"):
         areas = [conf for (src, dst), (_, conf) in calls.items() if src == caller and dst.endswith(".area")]
         assert areas and all(conf < 1.0 for conf in areas), caller
+
+
+def test_a_qualified_declaration_declares_what_it_qualifies_and_a_bare_one_leaves_the_value():
+    from indexers.resolve import resolve_all
+    from tests.unit.symbols_helpers import targets_by_source
+
+    src = (
+        "from typing import Annotated, ClassVar, Final\n"
+        "class Relay:\n"
+        "    def fire(self): pass\n"
+        "class Pool:\n"
+        "    def take(self): pass\n"
+        "def make(): pass\n"
+        "class Manager:\n"
+        "    pool: ClassVar[Pool] = make()\n"
+        "    def __init__(self):\n"
+        "        self.hook: Final = Relay()\n"
+        "        self.spare: Annotated[Pool, 'meta'] = make()\n"
+        "    def run(self):\n"
+        "        self.hook.fire()\n"
+        "    def other(self):\n"
+        "        self.pool.take()\n"
+        "        self.spare.take()\n"
+    )
+    calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.py", src.encode(), "python")]))[0], "CALLS")
+    assert calls["m.py#Manager.run"] == {"m.py#Relay.fire": ("type", 1.0)}
+    assert calls["m.py#Manager.other"] == {"m.py#Pool.take": ("type", 1.0)}
