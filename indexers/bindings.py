@@ -224,7 +224,9 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
         return _unpacked(spec, nodes[0].named_children, value_of(spec, value))
     if len(nodes) != 1:
         return [(n, None, None) for n in nodes]
-    # Several type nodes: a union (`isinstance(x, (A, B))`, `indexers.narrowing`).
+    # Several type nodes, or a tuple of them: a union (`isinstance(x, (A, B))`, `except (A, B) as e`).
+    if decl and len(decl) == 1 and decl[0].type in spec.sequence_literals:
+        decl = [n for n in decl[0].named_children if n.type not in spec.comment_node_types]
     declared = (type_text(decl[0]) if len(decl) == 1 else " | ".join(map(type_text, decl))) if decl else None
     if declared and spec.type_qualifiers:
         declared = unqualified_type(declared, spec.type_qualifiers)

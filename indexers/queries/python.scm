@@ -145,7 +145,14 @@
 ; (a more specific pattern for the same name, with its value, wins over this one)
 (as_pattern alias: (as_pattern_target (identifier) @local))
 ; `except Error as e`: an instance of the class caught
-(except_clause (as_pattern [(identifier) (attribute)] @local.type alias: (as_pattern_target (identifier) @local)))
+; (one of a tuple's classes), in the function and in its handler alone (a block: Python
+; unbinds the name after it, and another handler may bind it to another class).
+(except_clause (as_pattern [(identifier) (attribute) (tuple)] @local.type alias: (as_pattern_target (identifier) @local)))
+(except_clause value: (as_pattern [(identifier) (attribute)] @local.type
+                                  alias: (as_pattern_target (identifier) @local.narrowed)) (block) @local)
+(except_clause value: (as_pattern (tuple) @local.type
+                                  alias: (as_pattern_target (identifier) @local.narrowed)) (block) @local)
+(except_clause value: (as_pattern alias: (as_pattern_target)) (block) @block)
 ; `for k, v in pairs`: each element's items, by position
 (for_statement left: [(pattern_list) (tuple_pattern)] @local right: (_) @local.each)
 (with_item value: (as_pattern (_) @local.enter alias: (as_pattern_target (identifier) @local)))

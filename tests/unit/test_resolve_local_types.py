@@ -88,3 +88,34 @@ def test_a_qualified_declaration_declares_what_it_qualifies_and_a_bare_one_leave
     calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.py", src.encode(), "python")]))[0], "CALLS")
     assert calls["m.py#Manager.run"] == {"m.py#Relay.fire": ("type", 1.0)}
     assert calls["m.py#Manager.other"] == {"m.py#Pool.take": ("type", 1.0)}
+
+
+def test_each_except_handler_binds_its_name_to_its_own_classes():
+    from indexers.resolve import resolve_all
+    from tests.unit.symbols_helpers import targets_by_source
+
+    src = (
+        "class Shown(Exception):\n"
+        "    def show(self): pass\n"
+        "class Base(Exception):\n"
+        "    def only(self): pass\n"
+        "class One(Base): pass\n"
+        "class Two(Base): pass\n"
+        "def main():\n"
+        "    try:\n"
+        "        pass\n"
+        "    except (EOFError, KeyboardInterrupt) as e:\n"
+        "        raise\n"
+        "    except Shown as e:\n"
+        "        e.show()\n"
+        "    except OSError as e:\n"
+        "        pass\n"
+        "def caught():\n"
+        "    try:\n"
+        "        pass\n"
+        "    except (One, Two) as e:\n"
+        "        e.only()\n"
+    )
+    calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.py", src.encode(), "python")]))[0], "CALLS")
+    assert calls["m.py#main"] == {"m.py#Shown.show": ("type", 1.0)}
+    assert calls["m.py#caught"] == {"m.py#Base.only": ("type", 1.0)}
