@@ -117,7 +117,8 @@ class Types:
             element = self.raw(text[1:pos - 1], qual, block) if pos else UNKNOWN
             return self.follow(("iter", element) if element[0] not in ("unknown", "missing") else UNKNOWN, self._steps(text, pos))
         if text[:1] == ALTERNATIVES:  # `a if c else b`: known when every branch agrees
-            values = {self.raw(alt, qual, block) for alt in text[1:].split("|")}
+            values = {self.read(v) if v[0] == "method" else v  # a property read: its result
+                      for v in (self.raw(alt, qual, block) for alt in text[1:].split("|"))}
             found = values.pop()
             for value in values:  # or instances of a class and of subclasses of it
                 found = self._joined(found, value) or UNKNOWN

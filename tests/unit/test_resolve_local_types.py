@@ -119,3 +119,23 @@ def test_each_except_handler_binds_its_name_to_its_own_classes():
     calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.py", src.encode(), "python")]))[0], "CALLS")
     assert calls["m.py#main"] == {"m.py#Shown.show": ("type", 1.0)}
     assert calls["m.py#caught"] == {"m.py#Base.only": ("type", 1.0)}
+
+
+def test_a_property_read_in_one_branch_of_an_or_is_its_result():
+    from indexers.resolve import resolve_all
+    from tests.unit.symbols_helpers import targets_by_source
+
+    src = (
+        "from typing import Optional\n"
+        "class Options:\n"
+        "    def reset(self) -> 'Options': pass\n"
+        "class Console:\n"
+        "    @property\n"
+        "    def options(self) -> Options:\n"
+        "        return Options()\n"
+        "    def render(self, options: Optional[Options] = None):\n"
+        "        chosen = options or self.options\n"
+        "        chosen = chosen.reset()\n"
+    )
+    calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.py", src.encode(), "python")]))[0], "CALLS")
+    assert calls["m.py#Console.render"] == {"m.py#Options.reset": ("type", 1.0)}
