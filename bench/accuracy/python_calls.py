@@ -13,7 +13,10 @@ into hours; without it Jedi just answers less often. A call of a parameter is th
 for that site alone Jedi searches the callers for what they pass, and a parameter it finds
 nothing for is no verdict (as for the Go oracle's calls of func values). ``x.__class__(...)``
 Jedi reads as the builtin property; the call makes an instance of the class Jedi infers ``x``
-to be one of, and that class is the verdict.
+to be one of, and that class is the verdict. No verdict either where Jedi reads a method as
+the object of its decorator (a ``classmethod`` of an ``Enum``: ``builtins.classmethod``) or
+a function as the ``typing.dataclass_transform`` its stub is decorated with. A ``src``
+layout's packages are on Jedi's path.
 Jedi bundles stubs for Django and reads them for any package named ``django``; when the corpus
 defines that package itself they are turned off, so the verdicts come from the source under
 test (the stubs describe an installed Django to its users: they declare methods on other
@@ -54,7 +57,7 @@ OUTSIDE = "outside"  # builtins, C modules, site-packages
 NONE = "none"  # Jedi found nothing
 DEFINITE = (IN_WORKSPACE, OUTSIDE, WORKSPACE_OTHER)  # verdicts that say where a call goes
 
-ORACLE_VERSION = 14  # part of the cache key: bump when the way verdicts are read changes
+ORACLE_VERSION = 15  # part of the cache key: bump when the way verdicts are read changes
 
 
 @dataclass(slots=True, frozen=True)
@@ -163,6 +166,9 @@ def _jedi_verdicts(root: Path, rel: str, sites: list[Site], project, sources: _S
             names = script.goto(s.line, s.col, follow_imports=True)
         except Exception:  # Jedi gives up on some constructs; that is "no verdict"
             names = []
+        if names and all(n.type == "instance" and n.full_name in _DESCRIPTORS for n in names):
+            out.append((NONE, []))  # a method Jedi reads as its decorator's object (an Enum's classmethod)
+            continue
         # (file, line, name, Jedi's type): Jedi's targets inside the workspace
         targets: list[tuple[str, int, str, str]] = []
         verdict = NONE
@@ -269,6 +275,7 @@ def _where(root: Path, n, sources: _SourceDefs, receiver: str) -> tuple[str, int
     return where
 
 
+_DESCRIPTORS = frozenset({"builtins.classmethod", "builtins.staticmethod"})
 # Jedi infers a function whose stub is decorated with this (an identity at run time) as the
 # decorator itself (`attr.s`).
 _IDENTITY_DECORATOR = "typing.dataclass_transform"
