@@ -264,13 +264,14 @@ def resolve_in_process(root: Path, exclude: list[str] | None = None) -> GraphVie
     from indexers.languages import language_for_path
     from indexers.module_config import read_go_modules, read_js_paths
     from indexers.resolve import SymbolTable, resolve_all
-    from indexers.tree import scan_tree
+    from indexers.tree import Skip, scan_tree
 
     scan = scan_tree(root, max_file_bytes=8 * 1024 * 1024, exclude=exclude or [])
     exts = []
     view = GraphView()
     for f in scan.files:
-        spec = language_for_path(f.id) if f.skip_reason is None else None
+        # An empty file is extracted too, as the index does: an empty `__init__.py` makes a package.
+        spec = language_for_path(f.id) if f.skip_reason is None or f.skip_reason == Skip.EMPTY else None
         if spec is None:
             continue
         ext = extract_file(f.id, (scan.root / f.id).read_bytes(), spec.name)
