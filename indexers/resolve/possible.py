@@ -120,6 +120,15 @@ def held(r: Resolver, found: tuple):
     return found
 
 
+def not_bound_yet(r: Resolver, found: tuple, call: CallRef) -> bool:
+    """Whether a name a class body calls (Python's) is a member defined below the call: not
+    bound yet when the body runs (a decorator named as the method it decorates)."""
+    symbols = r.table.symbols
+    owner = symbols.get(call.caller)
+    return bool(r.spec.body_scope) and owner is not None and owner.kind in TYPE_KIND_NAMES and found[0][0] == "sym" \
+        and all(symbols[i].parent == call.caller and symbols[i].start_line > call.line for i in found[0][1])
+
+
 def _alias_only(r: Resolver, sym) -> bool:
     """Whether every binding of a variable names another value (``f = Object.create``) rather
     than a call's result (``Point = namedtuple(...)``, a class made at run time)."""

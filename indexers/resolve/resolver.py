@@ -16,7 +16,8 @@ from indexers.resolve.common import (MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT
     TYPE_KIND_NAMES, Entity, ImportContext, Prov, Reason, Rel, ResolveStats, base_qual, branch_alternatives,
     built_by_default, c3_merge, imported_in_functions, merge_entities, VARIABLE_KINDS, record_rows)
 from indexers.resolve.parameters import parameter_values
-from indexers.resolve.possible import MAX_FIELD_VALUES, assigned_over, held, held_classes, order_unproven, possible_call, variant_only
+from indexers.resolve.possible import (MAX_FIELD_VALUES, assigned_over, held, held_classes, not_bound_yet, order_unproven,
+                                      possible_call, variant_only)
 from indexers.resolve.table import SymbolTable, ids as ids_of
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of
 
@@ -335,8 +336,7 @@ class Resolver:
         return merged
 
     def enclosing_type(self, qual: str) -> str | None:
-        """The type (or Rust impl / Go receiver type) a qualified caller name belongs to
-        (asked for every ``self`` of the scope: answered once)."""
+        """The type (or Rust impl / Go receiver type) a qualified caller name belongs to (once)."""
         found = self._enclosing.get(qual, self._enclosing)
         if found is self._enclosing:
             found = self._enclosing[qual] = self._enclosing_type(qual)
@@ -382,8 +382,7 @@ class Resolver:
             and any(symbols[i].kind == "method" for ids in self.members_of(func_id).values() for i in ids)
 
     def scope_chain(self, qual: str) -> list[tuple[str, bool, str | None, list[str]]]:
-        """Enclosing scopes of ``qual``, innermost first, ending with the file's top level:
-        (prefix, names-visible-inside, owner kind, owner ids)."""
+        """Enclosing scopes of ``qual``, innermost first, to the top: (prefix, names visible inside, owner kind, ids)."""
         chain = self._chains.get(qual)
         if chain is None:
             if not qual:
@@ -402,8 +401,7 @@ class Resolver:
         return (prefix, owner_kind in _SCOPE_KINDS, owner_kind, owner_ids)
 
     def lookup(self, name: str, qual: str) -> tuple[Entity, str, float] | None:
-        """An unqualified name as seen from the scope ``qual`` of this file (asked again
-        and again for the heads of chains and receivers: answered once)."""
+        """An unqualified name as seen from the scope ``qual`` of this file (answered once)."""
         key = (name, qual)
         found = self._lookups.get(key, self._lookups)
         if found is self._lookups:
@@ -666,6 +664,8 @@ class Resolver:
             return found if found is not UNKNOWN else possible_call(self, call)
         if kind == RECEIVER_NONE:
             found = self.lookup(name, qual)
+            if found is not None and not_bound_yet(self, found, call):  # `@post_load def post_load` in a class
+                found = self.lookup(name, qual.rpartition(".")[0])
             if found is not None:
                 if found[0][0] == "unresolved":
                     return None

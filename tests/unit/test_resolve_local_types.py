@@ -139,3 +139,20 @@ def test_a_property_read_in_one_branch_of_an_or_is_its_result():
     )
     calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.py", src.encode(), "python")]))[0], "CALLS")
     assert calls["m.py#Console.render"] == {"m.py#Options.reset": ("type", 1.0)}
+
+
+def test_a_class_body_calls_the_outer_name_of_a_method_not_yet_defined():
+    from indexers.resolve import resolve_all
+    from tests.unit.symbols_helpers import targets_by_source
+
+    src = (
+        "def post_load(**kw):\n"
+        "    return lambda f: f\n"
+        "class Schema:\n"
+        "    @post_load(many=True)\n"
+        "    def post_load(self): pass\n"
+        "    def helper(): pass\n"
+        "    helper()\n"
+    )
+    calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.py", src.encode(), "python")]))[0], "CALLS")
+    assert calls["m.py#Schema"] == {"m.py#post_load": ("scope", 1.0), "m.py#Schema.helper": ("scope", 1.0)}
