@@ -70,6 +70,7 @@ CALLBACK = re.compile(r"\((\d+)\.(\d+|[A-Za-z_$][\w$]*)\)")
 def callback_parameter(argument: int, parameter: int | str) -> str:
     return f"({argument}.{parameter})"
 ELEMENT = "[]"  # in a bound expression: one element of what precedes it
+ANY_KEY = "?"  # the key of a literal's entry whose key is no literal
 # In a bound expression: every element of what precedes it in turn (a loop's variable). Read
 # as ``ELEMENT`` by the types; a call of a name bound so calls each entry of a literal.
 EACH = "[*]"
@@ -726,8 +727,9 @@ def _literal(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
             return None
         if node.type in spec.sequence_literals:
             key, value, position = f"i:{position}", child, position + 1
-        else:
-            key, value = _key(spec, child.child_by_field_name("key")), child.child_by_field_name("value")
+        else:  # a key that is no literal (`{CLIENT: Connection()}`): an entry all the same, by no key
+            key_node, value = child.child_by_field_name("key"), child.child_by_field_name("value")
+            key = (_key(spec, key_node) or ANY_KEY) if key_node is not None else None
         text = value_of(spec, value) if key is not None and value is not None else None
         if text:
             entries.append(f"{key}={text}")

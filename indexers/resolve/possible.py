@@ -316,7 +316,7 @@ def _follow(r: Resolver, cur: tuple, steps: list[str | None], depth: int) -> fro
         nexts = _results(r, cur, depth)
     elif step[0] != "[" and cur[0] in ("inst", "this"):
         nexts = _fields(r, cur, step, depth)
-    elif step == ELEMENT and cur[0] == "items":  # `DECODERS[name]()`: any of the literal's entries
+    elif (step == ELEMENT or step == EACH) and cur[0] == "items":  # `DECODERS[name]()`: any of the literal's entries
         nexts = frozenset(v for _, v in cur[1] if _known(v))
     else:
         return NOTHING

@@ -190,8 +190,7 @@ class Types:
         """The steps of a chain after its head: None for a call, "[...]" for an element.
         Shared by every reading of the text (the same chains are written in many functions):
         not to be changed."""
-        return [m.group(1) or ((ELEMENT if m.group(0) == EACH else m.group(0)) if m.group(0)[0] == "[" else None)
-                for m in _STEP.finditer(text, pos)]
+        return [m.group(1) or (m.group(0) if m.group(0)[0] == "[" else None) for m in _STEP.finditer(text, pos)]
 
     def head(self, name: str, steps: list, qual: str, block: str = "") -> tuple[tuple, int]:
         """The value of the chain's first name, or of a longer dotted prefix bound by an
@@ -448,19 +447,21 @@ class Types:
             return UNKNOWN
         return cur
 
-    def items(self, text: str, qual: str) -> tuple:
-        """A literal container (``ITEMS``): its entries by key, each evaluated here."""
+    def items(self, text: str, qual: str) -> tuple:  # a literal container: its entries by key, evaluated here
         return ("items", tuple((key, self.value(value, qual)) for key, value in literal_items(text)))
 
     def element(self, cur: tuple, step: str) -> tuple:
-        """An element of ``cur`` by a literal key (``[i:0]``, ``[s:k]``) or by any (``[]``)."""
+        """An element of ``cur`` by a literal key (``[i:0]``, ``[s:k]``), by any (``[]``), a loop's (``[*]``)."""
         if cur[0] == "method":
             cur = self.read(cur)
         if step == SLICE:  # a declared sequence's slice is one; a literal's entries move
             return cur if cur[0] == "iter" or cur == BUILTIN else UNKNOWN
-        if cur[0] == "items":
-            key = step[1:-1]
-            return next((v for k, v in cur[1] if k == key), UNKNOWN) if key else UNKNOWN
+        if step == EACH and cur[0] == "items" and not all(k.startswith("i:") for k, _ in cur[1]):
+            return UNKNOWN  # a loop over a mapping's literal binds its keys
+        step = ELEMENT if step == EACH else step
+        if cur[0] == "items":  # by its key; by any, what every entry agrees on
+            key, values = step[1:-1], {v for _, v in cur[1]}
+            return next((v for k, v in cur[1] if k == key), UNKNOWN) if key else values.pop() if len(values) == 1 else UNKNOWN
         if step == ELEMENT and cur[0] == "sym" and all(
                 getattr(self.table.symbols.get(i), "kind", "") in _GENERIC_KINDS for i in cur[1]):
             return cur  # `Box[int]`, `New[T]`: a generic type or function given type arguments

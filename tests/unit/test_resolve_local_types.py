@@ -156,3 +156,29 @@ def test_a_class_body_calls_the_outer_name_of_a_method_not_yet_defined():
     )
     calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.py", src.encode(), "python")]))[0], "CALLS")
     assert calls["m.py#Schema"] == {"m.py#post_load": ("scope", 1.0), "m.py#Schema.helper": ("scope", 1.0)}
+
+
+def test_an_element_read_by_any_key_is_what_every_entry_of_the_literal_agrees_on():
+    from indexers.resolve import resolve_all
+    from tests.unit.symbols_helpers import targets_by_source
+
+    src = (
+        "CLIENT, SERVER = object(), object()\n"
+        "class Conn:\n"
+        "    def send(self): pass\n"
+        "class Other:\n"
+        "    def send(self): pass\n"
+        "class Pair:\n"
+        "    def __init__(self):\n"
+        "        self.conn = {CLIENT: Conn(), SERVER: Conn()}\n"
+        "def same(i):\n"
+        "    Pair().conn[CLIENT].send()\n"
+        "    [Conn(), Conn()][i].send()\n"
+        "    for c in (Conn(), Conn()):\n"
+        "        c.send()\n"
+        "def mixed(i):\n"
+        "    [Conn(), Other()][i].send()\n"
+    )
+    calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.py", src.encode(), "python")]))[0], "CALLS")
+    assert calls["m.py#same"]["m.py#Conn.send"] == ("type", 1.0)
+    assert all(conf < 1.0 for dst, (_, conf) in calls["m.py#mixed"].items() if dst.endswith(".send"))
