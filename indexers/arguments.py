@@ -71,6 +71,23 @@ def call_arguments(matches: list[dict], text=None) -> dict[int | tuple[int, int]
     return _by_call(found)
 
 
+def decorated_name(spec, decorator: tree_sitter.Node, text) -> Arguments:
+    """A decorator without arguments (``@dec``) as the call it is: of the definition it
+    decorates (``dec(f)``), or of what the decorator below it makes of it (``@a @b def f``:
+    ``a(b(f))``); no arguments for any other node."""
+    wrapper = decorator.parent
+    definition = wrapper.child_by_field_name("definition") if wrapper is not None \
+        and wrapper.type in spec.definition_wrappers else None
+    name = definition.child_by_field_name("name") if definition is not None else None
+    if name is None:
+        return ()
+    below = decorator.next_named_sibling
+    if below is None or below.type != decorator.type:
+        return ((0, text(name)),)
+    made = below.named_children[0] if below.named_child_count else None
+    return ((0, f"{text(made)}({text(name)})"),) if made is not None else ()
+
+
 def _by_call(lists) -> dict[int | tuple[int, int], Arguments | None]:
     out: dict[int | tuple[int, int], Arguments | None] = {}
     shared: set[int] = set()  # end bytes of more than one list

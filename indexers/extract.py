@@ -101,7 +101,7 @@ import tree_sitter
 
 from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
 from indexers.alternatives import checker_alternative, may_test, overloaded, ruled_out, version_flags
-from indexers.arguments import ParamRef, call_arguments, parameters
+from indexers.arguments import ParamRef, call_arguments, decorated_name, parameters
 from indexers.bindings import ARGUMENTS, ELEMENT, RESULT, Binding, binding_items, decorated, top_level_call
 from indexers.bindings import defined_names, receiver_chain
 from indexers.build_variants import is_variant
@@ -557,8 +557,7 @@ class _Extractor:
         """Innermost emitted definition or scope around each node (by its first byte); with
         ``symbols``, the nearest of it and the definitions around it that is a symbol.
         Variables are skipped: a call in ``X = f()`` belongs to the file (or to the function
-        around the assignment). Looked up in the step function of `definition_steps`: a sweep per
-        list of nodes had to sort them."""
+        around the assignment). Looked up in the step function of `definition_steps`."""
         points, owners = self._steps[0], self._steps[2 if symbols else 1]
         return [owners[bisect_right(points, pos)] for pos in starts]
 
@@ -587,8 +586,7 @@ class _Extractor:
         return paths
 
     def _blocks_around(self, pos: int) -> str:
-        """The ``@block`` nodes around a byte outside any definition (`_block_paths`), kept
-        per byte: every definition under one outermost definition asks for its byte."""
+        """The ``@block`` nodes around a byte outside any definition (`_block_paths`), per byte."""
         found = self._arounds.get(pos)
         if found is None:
             if self._block_starts is None:
@@ -764,6 +762,8 @@ class _Extractor:
             call_args = args.get(node.end_byte, ()) if args else ()
             if call_args is None:  # lists ending at the same byte: told apart by their calls
                 call_args = args.get((start, node.end_byte), ())
+            elif node.type == "decorator" and args is not None:
+                call_args = decorated_name(spec, node, text)  # `@dec def f`: `dec(f)`
             append((caller, name, rkind, receiver, node.start_point[0] + 1, local, call_args, block))
         return out
 

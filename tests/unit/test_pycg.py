@@ -9,8 +9,8 @@ from bench.accuracy import pycg
 
 # Totals reached, rounded down: raise them when a change raises the score.
 MIN_PRECISION = 0.99  # confident edges that PyCG expects
-MIN_RECALL = 0.79  # expected edges we assert with confidence
-MIN_RECALL_ANY = 0.83  # expected edges we have at all, candidates included
+MIN_RECALL = 0.81  # expected edges we assert with confidence
+MIN_RECALL_ANY = 0.85  # expected edges we have at all, candidates included
 
 # Confident edges PyCG does not expect, per case, as they are today. A case that is not
 # listed has none; a fix may shrink this list, a change that adds to it fails.

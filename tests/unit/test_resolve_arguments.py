@@ -207,3 +207,28 @@ def test_a_parameter_called_in_a_closure_calls_what_the_callers_pass():
     )})
     assert calls["m.py#outer.run"] == {"m.py#work": ("argument", 1.0)}
     assert "m.py#shadow.run" not in calls  # its own parameter, which no caller passes
+
+
+def test_a_decorator_is_passed_what_it_decorates_and_its_wrapper_calls_that():
+    calls = _calls({"m.py": (
+        "def logged(f):\n"
+        "    def inner(*a):\n"
+        "        return f(*a)\n"
+        "    return inner\n"
+        "def traced(f):\n"
+        "    def around(*a):\n"
+        "        return f(*a)\n"
+        "    return around\n"
+        "@logged\n"
+        "def plain(): pass\n"
+        "@traced\n"
+        "@logged\n"
+        "def both(): pass\n"
+        "class C:\n"
+        "    @logged\n"
+        "    def m(self): pass\n"
+    )})
+    assert calls["m.py#logged.inner"] == {"m.py#plain": ("argument", 1.0), "m.py#both": ("argument", 1.0),
+                                          "m.py#C.m": ("argument", 1.0)}
+    # The outer decorator is passed what the inner one made: its wrapper.
+    assert calls["m.py#traced.around"] == {"m.py#logged.inner": ("argument", 1.0)}
