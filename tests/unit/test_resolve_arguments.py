@@ -232,3 +232,15 @@ def test_a_decorator_is_passed_what_it_decorates_and_its_wrapper_calls_that():
                                           "m.py#C.m": ("argument", 1.0)}
     # The outer decorator is passed what the inner one made: its wrapper.
     assert calls["m.py#traced.around"] == {"m.py#logged.inner": ("argument", 1.0)}
+
+
+def test_decorating_a_function_anew_re_resolves_the_decorator_s_file():
+    from tests.unit.test_resolve_incremental import _incremental_equals_clean
+
+    files = {
+        "deco.py": b"def logged(f):\n    def inner(*a):\n        return f(*a)\n    return inner\n",
+        "app.py": b"from deco import logged\n@logged\ndef one(): pass\n",
+    }
+    assert "deco.py" in _incremental_equals_clean(dict(files), "python", "app.py",
+                                                  files["app.py"] + b"@logged\ndef two(): pass\n")
+    assert "deco.py" in _incremental_equals_clean(dict(files), "python", "app.py", b"def one(): pass\n")
