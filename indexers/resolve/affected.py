@@ -198,12 +198,12 @@ def _receiving_files(
         seen |= callees
         layer = []
         for system, name in sorted(callees):
-            for sid in table.by_name(system, "callable", name):
+            for sid in (*table.by_name(system, "callable", name), *table.by_name(system, "method", name)):
                 if sid in visited:
                     continue
                 visited.add(sid)
-                # Only functions' parameters are followed (parameters.py): not a class's, not a method's.
-                if table.symbols[sid].kind == "function" and _receives(table.files[table.symbols[sid].file], sid):
+                # Only functions' and methods' parameters are followed (parameters.py): not a class's.
+                if table.symbols[sid].kind in ("function", "method") and _receives(table.files[table.symbols[sid].file], sid):
                     layer.append(sid)
         callees = set()
         for sid in _values_differ(layer, changed, old_exts, new_exts, table):

@@ -22,18 +22,23 @@ from dataclasses import fields
 from typing import TYPE_CHECKING
 
 from indexers.arguments import ParamRef
-from indexers.extract import RECEIVER_NAME, RECEIVER_NONE, CallRef, FileExtraction
-from indexers.resolve.common import record_fields, record_rows
+from indexers.bindings import DECORATED
+from indexers.extract import (RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef,
+                              FileExtraction)
+from indexers.resolve.common import TYPE_KIND_NAMES, record_fields, record_rows
 from indexers.text import value_chain
 
 if TYPE_CHECKING:  # the resolver imports this module
     from indexers.resolve.resolver import Resolver
 
 _VALUE_KINDS = frozenset({"function", "method", "class"})
+_FUNCTIONS = frozenset({"function", "method"})
+_RECEIVER_FIRST = frozenset({"python"})  # languages whose methods take the receiver as first parameter
 _DIRECT = (RECEIVER_NONE, RECEIVER_NAME)
 _HEAD = re.compile(r"^(?:[A-Za-z_$][\w$]*\.)*")  # what qualifies a dotted name
 _CALL_FIELDS = tuple(f.name for f in fields(CallRef))
-_ARGS, _KIND = _CALL_FIELDS.index("args"), _CALL_FIELDS.index("receiver_kind")
+_ARGS, _KIND, _NAME = (_CALL_FIELDS.index(f) for f in ("args", "receiver_kind", "name"))
+_METHOD_CALLS = (RECEIVER_NAME, RECEIVER_SELF, RECEIVER_SUPER, RECEIVER_EXPR)
 
 
 def parameters_of(table, path: str) -> dict[str, list[ParamRef]]:
@@ -49,10 +54,9 @@ def parameters_of(table, path: str) -> dict[str, list[ParamRef]]:
 
 
 def reaches_parameters(call: CallRef) -> bool:
-    """Whether what a call passes can be what a parameter holds: a call by a name, or of a
-    parameter (``run(f)``, ``mod.run(f)``, ``f(h)``), with arguments. Method calls on
-    expressions and on ``self`` are never call sites followed here."""
-    return bool(call.args) and (call.receiver_kind in _DIRECT or call.receiver is None)
+    """Whether what a call passes can be what a parameter holds: a call with arguments by a
+    name, of a parameter or of a method (``run(f)``, ``mod.run(f)``, ``f(h)``, ``self.m(f)``)."""
+    return bool(call.args) and (call.receiver_kind in _METHOD_CALLS or call.receiver is None)
 
 
 def parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ...]:
@@ -65,15 +69,15 @@ def parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ...
 def _parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ...]:
     table = r.table
     sym = table.symbols.get(function_id)
-    if sym is None or sym.kind != "function" or sym.file not in table.files:
+    if sym is None or sym.kind not in _FUNCTIONS or sym.file not in table.files:
         return ()
     param = next((p for p in parameters_of(table, sym.file).get(function_id, ()) if p.name == name), None)
-    if param is None or param.rebound:
+    if param is None or param.rebound or sym.kind == "method" and not _receiver_first(r, sym, param):
         return ()
     found: dict[str, None] = {}
     calls, receivers = _call_sites(r, sym)
-    for path, call in calls:
-        found.update(dict.fromkeys(_passed(r.other(path), call, param)))
+    for path, call, shift in calls:
+        found.update(dict.fromkeys(_passed(r.other(path), call, param, shift)))
     for path, held in receivers:
         site_resolver = r.other(path)
         for call in _calls_of_parameters(table, path, held):
@@ -88,6 +92,20 @@ def _parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ..
     return tuple(found)
 
 
+def _receiver_first(r: Resolver, sym, param: ParamRef) -> bool:
+    """Whether the language passes a method's receiver as its first parameter (Python's
+    ``self``), and ``param`` is another one (what a method's receiver holds is its type); a
+    staticmethod has none."""
+    return r.table.files[sym.file].lang in _RECEIVER_FIRST and (param.position != 0 or
+                                                                 _decorated_as(r, sym) == "staticmethod")
+
+
+def _decorated_as(r: Resolver, sym) -> str | None:
+    """"staticmethod" or "classmethod" for a method its outermost decorator makes one."""
+    decorators = {b.value for b in r.table.bindings(sym.id, DECORATED)}
+    return next((d[:-2] for d in decorators if d in ("staticmethod()", "classmethod()")), None)
+
+
 def _call_sites(r: Resolver, sym) -> tuple[list, list]:
     """Where a function is called, and the parameters it is passed to, whichever of its
     parameters is asked about: (path, call) of the calls resolving to it, and (path,
@@ -98,11 +116,14 @@ def _call_sites(r: Resolver, sym) -> tuple[list, list]:
 
 def _find_call_sites(r: Resolver, sym) -> tuple[list, list]:
     table = r.table
-    calls: list[tuple[str, CallRef]] = []
+    calls: list[tuple[str, CallRef, int]] = []  # and the positions the receiver shifts arguments by
     receivers: dict[str, set[tuple[str, str]]] = {}
     for path in sorted(table.referencing_files(sym.name)):
         ext = table.files.get(path)
         if ext is None:
+            continue
+        if sym.kind == "method":
+            calls.extend(_method_call_sites(r, sym, path, ext))
             continue
         # Calls by the function's name or by a name bound to it (`c = run; c(h)`), and
         # calls passing it on.
@@ -120,7 +141,7 @@ def _find_call_sites(r: Resolver, sym) -> tuple[list, list]:
             if not isinstance(target, tuple) or target[2] < 1.0 or target[0][0] != "sym":
                 continue
             if target[0] == ("sym", (sym.id,)):
-                calls.append((path, call))
+                calls.append((path, call, 0))
             elif passes and len(target[0][1]) == 1:
                 receiver = table.symbols[target[0][1][0]]
                 home = parameters_of(table, receiver.file) if receiver.file in table.files else {}
@@ -128,6 +149,39 @@ def _find_call_sites(r: Resolver, sym) -> tuple[list, list]:
                     if p.name in passes or p.position in passes:
                         receivers.setdefault(receiver.file, set()).add((p.function, p.name))
     return calls, sorted(receivers.items())
+
+
+def _method_call_sites(r: Resolver, sym, path: str, ext: FileExtraction) -> list[tuple[str, CallRef, int]]:
+    """The calls of a file that call the method ``sym`` for certain, with the positions its
+    receiver shifts their arguments by: one through an instance (``obj.m(a)``: ``a`` is the
+    second parameter) or for a classmethod, none through the class (``Cls.m(obj, a)``) or for
+    a staticmethod."""
+    key = ("method-calls", path)
+    index = r.table.recursive.values.get(key)
+    if index is None:
+        index = r.table.recursive.values[key] = {}
+        for row in record_rows(ext.calls):
+            if row[_ARGS] and row[_KIND] in _METHOD_CALLS:
+                index.setdefault(row[_NAME], []).append(CallRef(*row))
+    static = _decorated_as(r, sym)
+    site_resolver = r.other(path)
+    out = []
+    for call in index.get(sym.name, ()):
+        target = site_resolver.resolved(call, site_resolver.memo_key(call))
+        if not isinstance(target, tuple) or target[2] < 1.0 or target[0] != ("sym", (sym.id,)):
+            continue
+        if static == "staticmethod":
+            out.append((path, call, 0))
+            continue
+        if call.receiver_kind in (RECEIVER_SELF, RECEIVER_SUPER):
+            out.append((path, call, 1))
+            continue
+        held = site_resolver.types.value(call.receiver, call.caller.partition("#")[2], call.block)
+        if held[0] in ("inst", "this") or static == "classmethod":
+            out.append((path, call, 1))
+        elif held[0] == "sym" and all(r.table.symbols[i].kind in TYPE_KIND_NAMES for i in held[1]):
+            out.append((path, call, 0))  # `Cls.m(obj, a)`: the receiver passed first
+    return out
 
 
 def _calls_naming(table, ext: FileExtraction) -> dict[str, list[CallRef]]:
@@ -193,10 +247,11 @@ def _last_name(text: str) -> str:
     return _HEAD.sub("", text) if "." in text else text
 
 
-def _passed(r: Resolver, call: CallRef, param: ParamRef) -> tuple[str, ...]:
-    """What one call passes for the parameter (nothing known: empty)."""
+def _passed(r: Resolver, call: CallRef, param: ParamRef, shift: int = 0) -> tuple[str, ...]:
+    """What one call passes for the parameter (nothing known: empty); ``shift``: the positions
+    before the first argument (a method's receiver)."""
     for key, text in call.args:
-        if key == param.name or (key == param.position and param.position is not None):
+        if key == param.name or (param.position is not None and key == param.position - shift):
             return _value(r, text, call.caller.partition("#")[2], call)
     return ()
 

@@ -71,10 +71,44 @@ def test_the_default_of_a_called_parameter_is_called():
     assert _calls(FILES)["lib.py#with_default"] == {"lib.py#fallback": ("argument", 1.0)}
 
 
-def test_a_parameter_the_body_assigns_or_a_method_s_parameter_is_left_alone():
+def test_a_parameter_the_body_assigns_is_left_alone():
     calls = _calls(FILES)
     assert "lib.py#wrapped" not in calls or not any(r == "argument" for r, _ in calls["lib.py#wrapped"].values())
-    assert "lib.py#Runner.go" not in calls
+
+
+def test_a_method_s_parameter_is_what_callers_pass_after_the_receiver():
+    assert _calls(FILES)["lib.py#Runner.go"] == {"app.py#first": ("argument", 1.0)}  # `Runner().go(first)`
+    calls = _calls({"m.py": (
+        "def job(): pass\n"
+        "def other(): pass\n"
+        "class Pool:\n"
+        "    def submit(self, fn):\n"
+        "        fn()\n"
+        "    @staticmethod\n"
+        "    def run(fn):\n"
+        "        fn()\n"
+        "    def again(self):\n"
+        "        self.submit(other)\n"
+        "Pool().submit(job)\n"
+        "Pool.submit(Pool(), other)\n"
+        "Pool.run(job)\n"
+    )})
+    assert calls["m.py#Pool.submit"] == {"m.py#job": ("argument", 1.0), "m.py#other": ("argument", 1.0)}
+    assert calls["m.py#Pool.run"] == {"m.py#job": ("argument", 1.0)}
+
+
+def test_passing_a_method_something_else_re_resolves_its_file():
+    from tests.unit.test_resolve_incremental import _incremental_equals_clean
+
+    files = {
+        "pool.py": b"class Pool:\n    def submit(self, fn):\n        fn()\n",
+        "app.py": b"from pool import Pool\ndef job(): pass\ndef other(): pass\nPool().submit(job)\n",
+        "sub.py": b"from pool import Pool\nclass Mine(Pool):\n    def go(self):\n        self.submit(len)\n",
+    }
+    changed = files["app.py"].replace(b"submit(job)", b"submit(other)")
+    assert "pool.py" in _incremental_equals_clean(dict(files), "python", "app.py", changed)
+    changed = files["sub.py"].replace(b"submit(len)", b"submit(Mine)")
+    assert "pool.py" in _incremental_equals_clean(dict(files), "python", "sub.py", changed)
 
 
 def test_a_local_passed_under_a_global_s_name_is_not_the_global():
