@@ -162,16 +162,17 @@ def _receiving_files(
     turn, callees to which those functions pass their own parameters. By name: a few files
     too many, never one too few."""
     callees: set[tuple[str, str]] = set()  # (module system, callee name)
+    methods: set[str] = set()  # methods called: by what their calls resolve to, not by name
     for path in changed:
         exts = [e for e in (old_exts.get(path), new_exts.get(path)) if e is not None]
-        # Only calls whose arguments reach parameters: `obj().m(s)` passes `s` to no parameter
-        # whose values are followed.
-        sides = [{(c.caller, c.name, c.args, c.receiver_kind, c.receiver) for c in e.calls if reaches_parameters(c)}
-                 for e in exts]
+        # Only calls whose arguments reach parameters: `f(s)`, `obj.m(s)`.
+        sides = [{c for c in e.calls if reaches_parameters(c)} for e in exts]
         if not exts or exts[0].lang not in LANGUAGES:
             continue
         system = LANGUAGES[exts[0].lang].module_system
-        for caller, name, *_ in (sides[0] ^ sides[1] if len(sides) == 2 else sides[0]):
+        differ = sides[0] ^ sides[1] if len(sides) == 2 else sides[0]
+        methods.update(_methods_called(table, path, differ))
+        for caller, name in {(c.caller, c.name) for c in differ if c.receiver_kind in _BY_NAME}:
             callees.add((system, name))
             for e in exts:
                 # Called through a name bound to a function (`c = run; c(h)`) or through a
@@ -185,8 +186,10 @@ def _receiving_files(
         ext = table.files.get(path)
         if ext is not None and ext.lang in LANGUAGES:
             system = LANGUAGES[ext.lang].module_system
-            callees.update((system, c.name) for c in ext.calls if reaches_parameters(c) and (
-                path in rebound or any(seg in names for _, v in c.args for seg in SPLIT.split(v))))
+            passing = [c for c in ext.calls if reaches_parameters(c) and (
+                path in rebound or any(seg in names for _, v in c.args for seg in SPLIT.split(v)))]
+            callees.update((system, c.name) for c in passing if c.receiver_kind in _BY_NAME)
+            methods.update(_methods_called(table, path, passing))
     # Layer by layer: the functions of those names whose parameters are called or passed on;
     # those whose parameters now hold something else name their files, and the callees they
     # pass their parameters to are the next layer. A function whose parameters hold what they
@@ -194,28 +197,54 @@ def _receiving_files(
     out: set[str] = set()
     seen: set[tuple[str, str]] = set()
     visited: set[str] = set()
-    while callees:
+    while callees or methods:
         seen |= callees
         layer = []
-        for system, name in sorted(callees):
-            for sid in (*table.by_name(system, "callable", name), *table.by_name(system, "method", name)):
-                if sid in visited:
-                    continue
-                visited.add(sid)
-                # Only functions' and methods' parameters are followed (parameters.py): not a class's.
-                if table.symbols[sid].kind in ("function", "method") and _receives(table.files[table.symbols[sid].file], sid):
-                    layer.append(sid)
-        callees = set()
-        for sid in _values_differ(layer, changed, old_exts, new_exts, table):
+        named = {sid for system, name in callees for sid in table.by_name(system, "callable", name)}
+        for sid in sorted(named | methods):
+            if sid in visited:
+                continue
+            visited.add(sid)
+            # Only functions' and methods' parameters are followed (parameters.py): not a class's.
+            if table.symbols[sid].kind in ("function", "method") and _receives(table.files[table.symbols[sid].file], sid):
+                layer.append(sid)
+        callees, methods = set(), set()
+        # A method called with other arguments re-resolves its file without comparing what
+        # its parameters held: the comparison reads every call of its name, methods' names
+        # being the common ones (`decode`, `get`).
+        differing = _values_differ([s for s in layer if table.symbols[s].kind == "function"], changed, old_exts,
+                                   new_exts, table) + [s for s in layer if table.symbols[s].kind == "method"]
+        for sid in differing:
             path = table.symbols[sid].file
             ext = table.files[path]
             out.add(path)
             system = LANGUAGES[ext.lang].module_system
             passing = {(p.function, p.name) for p in ext.params if p.function == sid or p.function.startswith(sid + ".")}
-            callees.update((system, c.name) for c in ext.calls
-                           if reaches_parameters(c) and any((c.caller, v) in passing for _, v in c.args)
-                           and (system, c.name) not in seen)
+            onward = [c for c in ext.calls if reaches_parameters(c) and any((c.caller, v) in passing for _, v in c.args)]
+            callees.update((system, c.name) for c in onward if c.receiver_kind in _BY_NAME and (system, c.name) not in seen)
+            methods.update(m for m in _methods_called(table, path, onward) if m not in visited)
     return out
+
+
+# Calls whose callee is looked up by name when what they pass changes (functions, `mod.run(f)`);
+# methods called (`obj.m(f)`, `self.m(f)`) are found by what the call resolves to.
+_BY_NAME = ("none", "name")
+
+
+def _methods_called(table: SymbolTable, path: str, calls: Iterable) -> set[str]:
+    """The methods the calls of a file with a receiver resolve to, for certain (a method's
+    parameters hold what such calls pass: `parameters.py`)."""
+    calls = [c for c in calls if c.receiver_kind != "none"]
+    ext = table.files.get(path)
+    if not calls or ext is None:
+        return set()
+    r = table.resolvers.get(path) or Resolver(ext, table, ResolveStats())
+    found = set()
+    for call in calls:
+        target = r.resolved(call, r.memo_key(call))
+        if isinstance(target, tuple) and target[0][0] == "sym" and target[2] == 1.0:
+            found.update(i for i in target[0][1] if table.symbols[i].kind == "method")
+    return found
 
 
 MAX_COMPARED = 200  # functions whose parameters are compared before and after; past that, all count

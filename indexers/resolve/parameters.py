@@ -75,7 +75,7 @@ def _parameter_values(r: Resolver, function_id: str, name: str) -> tuple[str, ..
     if param is None or param.rebound or sym.kind == "method" and not _receiver_first(r, sym, param):
         return ()
     found: dict[str, None] = {}
-    calls, receivers = _call_sites(r, sym)
+    calls, receivers = _call_sites(r, sym) if sym.kind == "function" else (_method_sites(r, sym, param), ())
     for path, call, shift in calls:
         found.update(dict.fromkeys(_passed(r.other(path), call, param, shift)))
     for path, held in receivers:
@@ -122,9 +122,6 @@ def _find_call_sites(r: Resolver, sym) -> tuple[list, list]:
         ext = table.files.get(path)
         if ext is None:
             continue
-        if sym.kind == "method":
-            calls.extend(_method_call_sites(r, sym, path, ext))
-            continue
         # Calls by the function's name or by a name bound to it (`c = run; c(h)`), and
         # calls passing it on.
         names = {sym.name} | _names_bound_to(table, ext).get(sym.name, set())
@@ -151,11 +148,18 @@ def _find_call_sites(r: Resolver, sym) -> tuple[list, list]:
     return calls, sorted(receivers.items())
 
 
-def _method_call_sites(r: Resolver, sym, path: str, ext: FileExtraction) -> list[tuple[str, CallRef, int]]:
-    """The calls of a file that call the method ``sym`` for certain, with the positions its
-    receiver shifts their arguments by: one through an instance (``obj.m(a)``: ``a`` is the
-    second parameter) or for a classmethod, none through the class (``Cls.m(obj, a)``) or for
-    a staticmethod."""
+def _method_sites(r: Resolver, sym, param: ParamRef) -> list[tuple[str, CallRef, int]]:
+    """The calls that may pass ``param`` to the method ``sym``, in every file naming it."""
+    return r.table.recursive.get(("method-sites", sym.id, param.name), [], lambda: [
+        site for path in sorted(r.table.referencing_files(sym.name)) if path in r.table.files
+        for site in _method_call_sites(r, sym, param, path, r.table.files[path])])
+
+
+def _method_call_sites(r: Resolver, sym, param: ParamRef, path: str, ext: FileExtraction) -> list[tuple[str, CallRef, int]]:
+    """The calls of a file that call the method ``sym`` for certain and pass something where
+    ``param`` may be, with the positions its receiver shifts their arguments by: one through
+    an instance (``obj.m(a)``: ``a`` is the second parameter) or for a classmethod, none
+    through the class (``Cls.m(obj, a)``) or for a staticmethod."""
     key = ("method-calls", path)
     index = r.table.recursive.values.get(key)
     if index is None:
@@ -166,7 +170,10 @@ def _method_call_sites(r: Resolver, sym, path: str, ext: FileExtraction) -> list
     static = _decorated_as(r, sym)
     site_resolver = r.other(path)
     out = []
+    near = (param.position, param.position - 1) if param.position is not None else ()
     for call in index.get(sym.name, ()):
+        if not any(k == param.name or k in near for k, _ in call.args):
+            continue  # (resolved only when it passes something there: most calls of a name do not)
         target = site_resolver.resolved(call, site_resolver.memo_key(call))
         if not isinstance(target, tuple) or target[2] < 1.0 or target[0] != ("sym", (sym.id,)):
             continue
