@@ -2,7 +2,8 @@
 that class's type for method calls."""
 
 from indexers.extract import extract_file
-from indexers.resolve import SymbolTable, resolve_file
+from indexers.resolve import SymbolTable, resolve_all, resolve_file
+from tests.unit.symbols_helpers import targets_by_source
 
 FILES = {
     "shapes.py": (
@@ -64,9 +65,6 @@ def test_another_binding_or_a_parameter_gives_no_type():
 
 
 def test_a_qualified_declaration_declares_what_it_qualifies_and_a_bare_one_leaves_the_value():
-    from indexers.resolve import resolve_all
-    from tests.unit.symbols_helpers import targets_by_source
-
     src = (
         "from typing import Annotated, ClassVar, Final\n"
         "class Relay:\n"
@@ -85,15 +83,12 @@ def test_a_qualified_declaration_declares_what_it_qualifies_and_a_bare_one_leave
         "        self.pool.take()\n"
         "        self.spare.take()\n"
     )
-    calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.py", src.encode(), "python")]))[0], "CALLS")
+    calls = _module_calls(src)
     assert calls["m.py#Manager.run"] == {"m.py#Relay.fire": ("type", 1.0)}
     assert calls["m.py#Manager.other"] == {"m.py#Pool.take": ("type", 1.0)}
 
 
 def test_each_except_handler_binds_its_name_to_its_own_classes():
-    from indexers.resolve import resolve_all
-    from tests.unit.symbols_helpers import targets_by_source
-
     src = (
         "class Shown(Exception):\n"
         "    def show(self): pass\n"
@@ -116,15 +111,12 @@ def test_each_except_handler_binds_its_name_to_its_own_classes():
         "    except (One, Two) as e:\n"
         "        e.only()\n"
     )
-    calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.py", src.encode(), "python")]))[0], "CALLS")
+    calls = _module_calls(src)
     assert calls["m.py#main"] == {"m.py#Shown.show": ("type", 1.0)}
     assert calls["m.py#caught"] == {"m.py#Base.only": ("type", 1.0)}
 
 
 def test_a_property_read_in_one_branch_of_an_or_is_its_result():
-    from indexers.resolve import resolve_all
-    from tests.unit.symbols_helpers import targets_by_source
-
     src = (
         "from typing import Optional\n"
         "class Options:\n"
@@ -137,14 +129,11 @@ def test_a_property_read_in_one_branch_of_an_or_is_its_result():
         "        chosen = options or self.options\n"
         "        chosen = chosen.reset()\n"
     )
-    calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.py", src.encode(), "python")]))[0], "CALLS")
+    calls = _module_calls(src)
     assert calls["m.py#Console.render"] == {"m.py#Options.reset": ("type", 1.0)}
 
 
 def test_a_class_body_calls_the_outer_name_of_a_method_not_yet_defined():
-    from indexers.resolve import resolve_all
-    from tests.unit.symbols_helpers import targets_by_source
-
     src = (
         "def post_load(**kw):\n"
         "    return lambda f: f\n"
@@ -154,14 +143,11 @@ def test_a_class_body_calls_the_outer_name_of_a_method_not_yet_defined():
         "    def helper(): pass\n"
         "    helper()\n"
     )
-    calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.py", src.encode(), "python")]))[0], "CALLS")
+    calls = _module_calls(src)
     assert calls["m.py#Schema"] == {"m.py#post_load": ("scope", 1.0), "m.py#Schema.helper": ("scope", 1.0)}
 
 
 def test_an_element_read_by_any_key_is_what_every_entry_of_the_literal_agrees_on():
-    from indexers.resolve import resolve_all
-    from tests.unit.symbols_helpers import targets_by_source
-
     src = (
         "CLIENT, SERVER = object(), object()\n"
         "class Conn:\n"
@@ -179,6 +165,11 @@ def test_an_element_read_by_any_key_is_what_every_entry_of_the_literal_agrees_on
         "def mixed(i):\n"
         "    [Conn(), Other()][i].send()\n"
     )
-    calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.py", src.encode(), "python")]))[0], "CALLS")
+    calls = _module_calls(src)
     assert calls["m.py#same"]["m.py#Conn.send"] == ("type", 1.0)
     assert all(conf < 1.0 for dst, (_, conf) in calls["m.py#mixed"].items() if dst.endswith(".send"))
+
+
+def _module_calls(src: str) -> dict[str, dict[str, tuple[str, float]]]:
+    """The CALLS edges of one Python module ``m.py``, by source."""
+    return targets_by_source(resolve_all(SymbolTable([extract_file("m.py", src.encode(), "python")]))[0], "CALLS")
