@@ -75,7 +75,8 @@ def evaluate(text: str, subjects: frozenset[str], flags: dict[str, bool] | None 
 def overloaded(node: tree_sitter.Node, decorators: frozenset[str], text: Callable[[tree_sitter.Node], str]) -> bool:
     """Whether the definition ``node`` is a signature of an overloaded function (``@overload``):
     a declaration for type checkers, not what the name holds once the implementation follows."""
-    return bool(decorators) and any(d in decorators for d in decorator_names(node, text))
+    names = {d.rpartition(".")[2] for d in decorators}  # `@t.overload` of `import typing as t` too
+    return bool(decorators) and any(d.rpartition(".")[2] in names for d in decorator_names(node, text))
 
 
 def may_test(subjects: frozenset[str], data: bytes) -> bool:

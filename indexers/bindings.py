@@ -180,7 +180,9 @@ def decorated(spec: LanguageSpec, defs: Iterable, kinds: frozenset[str]) -> Iter
             arguments = expression.child_by_field_name("arguments") if chain[-1] == ")" else None
             positional = positional_arguments(arguments) if arguments is not None else None
             if positional is not None:
-                yield d.sym.id, FACTORY_ARGUMENTS, None, str(len(positional)), first.start_point[0] + 1, None, ""
+                keywords = ",".join(_text(n) for a in arguments.named_children if (n := a.child_by_field_name("name")))
+                yield (d.sym.id, FACTORY_ARGUMENTS, None, f"{len(positional)}:{keywords}" if keywords else str(len(positional)),
+                       first.start_point[0] + 1, None, "")
 
 
 def defined_names(items: list[tuple], enclosing: list) -> dict[int, str]:

@@ -23,25 +23,33 @@ def signatures(types: Types, func_id: str) -> list[str]:
     if not decorators or not at or not count.isdigit():
         return []
     ids = [f"{path}#{base}", *(f"{path}#{base}@{k}" for k in range(2, int(count)))]
-    return [i for i in ids if any((b.value or "")[:-2] in decorators for b in types.table.bindings(i, DECORATED))]
+    names = {d.rpartition(".")[2] for d in decorators}  # `@t.overload` of `import typing as t` too
+    return [i for i in ids if any((b.value or "")[:-2].rpartition(".")[2] in names
+                                  for b in types.table.bindings(i, DECORATED))]
 
 
-def overload_result(types: Types, func_id: str, positional: int | None) -> tuple | None:
+def overload_result(types: Types, func_id: str, positional: int | None,
+                    keywords: frozenset[str] | None = None) -> tuple | None:
     """What every overload signature of ``func_id`` that takes ``positional`` arguments (None:
-    any number) says a call gives, when they agree; None when they do not or there are none."""
+    any number) and the ``keywords`` (None: not known) says a call gives, when they agree;
+    None when they do not or there are none."""
     sigs = signatures(types, func_id)
     if positional is not None and sigs:
         params = parameters_of(types.table, func_id.partition("#")[0])
-        sigs = [s for s in sigs if takes(params.get(s, ()), positional)]
+        sigs = [s for s in sigs if takes(params.get(s, ()), positional, keywords)]
     results = {types.result(s) for s in sigs}
     return results.pop() if len(results) == 1 else None
 
 
-def takes(params: Iterable[ParamRef], positional: int) -> bool:
-    """Whether a function of these parameters may be called with ``positional`` arguments
-    (and any keywords): as many as it requires, no more than it has unless ``*args``."""
+def takes(params: Iterable[ParamRef], positional: int, keywords: frozenset[str] | None = None) -> bool:
+    """Whether a function of these parameters may be called with ``positional`` arguments and
+    the ``keywords`` (None: any): as many as it requires, no more than it has unless
+    ``*args``, and every keyword-only one it requires."""
     ordered = [p for p in params if p.position is not None]
     required = sum(1 for p in ordered if p.default is None)
+    if keywords is not None and any(p.position is None and p.default is None and p.name != VARIADIC
+                                    and p.name not in keywords for p in params):
+        return False  # `def group(*, cls: Type[G])` is not what `group(chain=True)` calls
     return required <= positional and (positional <= len(ordered) or any(p.name == VARIADIC for p in params))
 
 

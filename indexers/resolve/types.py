@@ -88,8 +88,7 @@ class Types:
     # -- expressions ---------------------------------------------------------------------
 
     def value(self, text: str, qual: str, block: str = "") -> tuple:
-        """The value of a chain written in the scope ``qual`` of this file, inside its
-        ``block`` (``Binding.block``)."""
+        """The value of a chain written in the scope ``qual`` of this file, in its ``block``."""
         found = self.raw(text, qual, block)
         if found[0] == "this":
             return ("inst", (found[1],))
@@ -408,9 +407,9 @@ class Types:
         values = {self.bound(i, step, None) for i in ids}
         return values.pop() if len(values) == 1 else UNKNOWN
 
-    def call(self, cur: tuple, positional: int | None = None) -> tuple:
+    def call(self, cur: tuple, positional: int | None = None, keywords: frozenset[str] | None = None) -> tuple:
         """What calling ``cur`` gives; ``positional``: with that many positional arguments,
-        when known (to choose among overloads)."""
+        when known, and these ``keywords`` (to choose among overloads)."""
         if cur[0] == "returns":  # a value declared `Callable[[A], R]`
             return cur[1]
         if cur[0] == "method":
@@ -436,7 +435,7 @@ class Types:
         if found[0] == "unknown" and len(syms) == 1:
             if self.r.constructs(syms[0].id):
                 return ("inst", cur[1])  # `new Router()` of a constructor function with `Router.prototype.use = ...`
-            found = overload_result(self, syms[0].id, positional) or found  # `@overload` signatures before it
+            found = overload_result(self, syms[0].id, positional, keywords) or found  # `@overload` signatures before it
         return ("inst", (found[1],)) if found[0] == "this" and cur[0] == "sym" and syms[0].kind == "function" else found
 
     def awaited(self, cur: tuple) -> tuple:
@@ -579,13 +578,14 @@ class Types:
         return self._cached(("decorated", func_id), lambda: self.call(self._decorator(func_id, binds[0]), 1))
 
     def _decorator(self, func_id: str, bind: Binding) -> tuple:
-        """A function's outermost decorator: a factory's call by as many positional arguments
-        as it passes (``@app.task(retries=3)``: none), when it says."""
+        """A function's outermost decorator: a factory's call by the arguments it passes
+        (``@app.task(retries=3)``: no positional one), when it says."""
         decorator = bind.value[:-2]
         passed = self.table.bindings(func_id, FACTORY_ARGUMENTS)
-        if len(passed) == 1 and decorator.endswith("()"):
+        if len(passed) == 1 and decorator.endswith("()"):  # ("2", or "0:chain,name" with the keywords passed)
+            count, _, names = passed[0].value.partition(":")
             maker = self._in_file_of(func_id, "value", decorator[:-2], bind.block)
-            return self.call(maker, int(passed[0].value))
+            return self.call(maker, int(count), frozenset(names.split(",")) if names else frozenset())
         return self._in_file_of(func_id, "value", decorator, bind.block)
 
     def _cached(self, key: tuple, compute) -> tuple:

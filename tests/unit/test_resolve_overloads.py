@@ -167,3 +167,33 @@ def test_a_class_attribute_wrapping_a_method_is_called_through_the_class():
         "def through_class():\n    Static.resetCache()\n    Static.enablePackrat()\n"
     )
     assert _files_calls(files)["pkg/core.py#through_class"] == {"pkg/core.py#Static.reset_cache": ("type", 1.0)}
+
+
+def test_a_decorator_factory_s_overload_is_chosen_by_the_keywords_passed_too():
+    files = {
+        "core.py": "class Group:\n    def command(self, *a): pass\nclass Other(Group):\n    def command(self, *a): pass\n",
+        "decorators.py": (
+            "import typing as t\n"
+            "from core import Group\n"
+            "G = t.TypeVar('G')\n"
+            "@t.overload\n"
+            "def group(name: t.Callable) -> Group: ...\n"
+            "@t.overload\n"
+            "def group(name: None = None, *, cls: t.Type[G], **attrs: t.Any) -> t.Callable[[t.Callable], G]: ...\n"
+            "@t.overload\n"
+            "def group(name: t.Optional[str] = ..., cls: None = None, **attrs: t.Any)"
+            " -> t.Callable[[t.Callable], Group]: ...\n"
+            "def group(name=None, cls=None, **attrs):\n"
+            "    pass\n"
+        ),
+        "app.py": (
+            "from decorators import group\n"
+            "@group(chain=True)\n"
+            "def cli(): pass\n"
+            "def main():\n"
+            "    cli.command('x')\n"
+        ),
+    }
+    calls = _files_calls(files)
+    # `cls` is keyword-only and required in the second signature: `group(chain=True)` is the third's.
+    assert calls["app.py#main"] == {"core.py#Group.command": ("type", 1.0)}
