@@ -47,6 +47,13 @@ def imported_in_functions(ext, name: str) -> set[str] | None:
     return found
 
 
+def imported_in_bodies(ext) -> set[str]:
+    """The names an import inside a function or method of the file binds (there only)."""
+    spans = [(s.start_line, s.end_line) for s in ext.symbols if s.kind in ("function", "method")]
+    return {imp.alias or (imp.name if imp.name not in (None, "*") else imp.module.split(".")[0]) for imp in ext.imports
+            if not imp.export and any(a <= imp.line <= b for a, b in spans)} if spans and ext.imports else set()
+
+
 def base_qual(qual: str) -> str:
     """``f@2.g@3`` -> ``f@2.g``: the lookup key of a possibly redefined name."""
     return _SUFFIX.sub("", qual) if "@" in qual else qual

@@ -14,7 +14,7 @@ from indexers.languages import LANGUAGES
 from indexers.records import EdgeRecord
 from indexers.resolve.common import (MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT_HOPS, METHOD_NAME_CONFIDENCE, SPLIT,
     TYPE_KIND_NAMES, Entity, ImportContext, Prov, Reason, Rel, ResolveStats, base_qual, branch_alternatives,
-    built_by_default, c3_merge, imported_in_functions, merge_entities, VARIABLE_KINDS, record_rows)
+    built_by_default, c3_merge, imported_in_bodies, imported_in_functions, merge_entities, VARIABLE_KINDS, record_rows)
 from indexers.resolve.parameters import parameter_values
 from indexers.resolve.possible import (MAX_FIELD_VALUES, assigned_over, held, held_classes, not_bound_yet, order_unproven,
                                       possible_call, variant_only)
@@ -554,9 +554,9 @@ class Resolver:
             return (caller, name, rkind, receiver, local, block)
         nested = self._nested
         if nested is None:
-            # Names defined below the top level of this file are the only ones whose meaning
-            # depends on where the call is; every other call can share one answer per file.
-            nested = self._nested = {s.name for s in self.ext.symbols if "." in s.qualified_name}
+            # Names defined (or imported) below the top level of this file are the only ones whose
+            # meaning depends on where the call is; every other call can share one answer per file.
+            nested = self._nested = {s.name for s in self.ext.symbols if "." in s.qualified_name} | imported_in_bodies(self.ext)
         head = name if receiver is None else _HEAD.match(receiver).group(0)
         if head in nested or (receiver is not None and name in nested) or head in self.spec.self_names:
             return (caller, name, rkind, receiver, local, block)

@@ -173,3 +173,15 @@ def test_an_element_read_by_any_key_is_what_every_entry_of_the_literal_agrees_on
 def _module_calls(src: str) -> dict[str, dict[str, tuple[str, float]]]:
     """The CALLS edges of one Python module ``m.py``, by source."""
     return targets_by_source(resolve_all(SymbolTable([extract_file("m.py", src.encode(), "python")]))[0], "CALLS")
+
+
+def test_a_name_imported_in_one_function_is_the_module_s_own_in_another():
+    table = SymbolTable(extract_file(p, s.encode(), "python") for p, s in {
+        "pkg/__init__.py": "",
+        "pkg/_windows.py": "def features():\n    return 1\n",
+        "pkg/console.py": ("def features():\n    from ._windows import features\n    return features()\n"
+                           "def detect():\n    return features()\n"),
+    }.items())
+    calls = targets_by_source(resolve_all(table)[0], "CALLS")
+    # Whichever call is resolved first, the import binds the name in its function only.
+    assert calls["pkg/console.py#detect"] == {"pkg/console.py#features": ("scope", 1.0)}
