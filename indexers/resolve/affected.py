@@ -7,7 +7,7 @@ import re
 from collections import defaultdict
 from typing import Iterable
 
-from indexers.extract import RESULT, FileExtraction
+from indexers.extract import RECEIVER_NAME, RECEIVER_NONE, RESULT, FileExtraction
 from indexers.languages import LANGUAGES
 from indexers.resolve.common import MAX_REEXPORT_HOPS, SPLIT, TYPE_KIND_NAMES, ImportContext, ResolveStats, last_segment
 from indexers.resolve.modules import MODULE_SYSTEMS, FileSet, ModuleSystem
@@ -228,13 +228,13 @@ def _receiving_files(
 
 # Calls whose callee is looked up by name when what they pass changes (functions, `mod.run(f)`);
 # methods called (`obj.m(f)`, `self.m(f)`) are found by what the call resolves to.
-_BY_NAME = ("none", "name")
+_BY_NAME = (RECEIVER_NONE, RECEIVER_NAME)
 
 
 def _methods_called(table: SymbolTable, path: str, calls: Iterable) -> set[str]:
     """The methods the calls of a file with a receiver resolve to, for certain (a method's
     parameters hold what such calls pass: `parameters.py`)."""
-    calls = [c for c in calls if c.receiver_kind != "none"]
+    calls = [c for c in calls if c.receiver_kind != RECEIVER_NONE]
     ext = table.files.get(path)
     if not calls or ext is None:
         return set()

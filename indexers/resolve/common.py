@@ -32,13 +32,24 @@ _SUFFIX = re.compile(r"@\d+$")
 SPLIT = re.compile(r"\.|::|->")
 
 
+def keyed_by_position(entries) -> bool:
+    """Whether a literal's entries (``("items", entries)``) are a list's or a tuple's: a loop
+    over one binds its entries, over a mapping its keys."""
+    return all(k.startswith("i:") for k, _ in entries)
+
+
+def _import_binds(imp) -> str:
+    """The name an import binds (``import a.b`` binds ``a``)."""
+    return imp.alias or (imp.name if imp.name not in (None, "*") else imp.module.split(".")[0])
+
+
 def imported_in_functions(ext, name: str) -> set[str] | None:
     """The functions whose bodies hold every import of ``name`` in the file extracted as
     ``ext`` (such an import binds the name there only); None when one is outside functions."""
     functions = [s for s in ext.symbols if s.kind in ("function", "method")]
     found = set()
     for imp in ext.imports:
-        if (imp.alias or (imp.name if imp.name not in (None, "*") else imp.module.split(".")[0])) != name:
+        if _import_binds(imp) != name:
             continue
         around = [s for s in functions if s.start_line <= imp.line <= s.end_line]
         if not around:
@@ -50,7 +61,7 @@ def imported_in_functions(ext, name: str) -> set[str] | None:
 def imported_in_bodies(ext) -> set[str]:
     """The names an import inside a function or method of the file binds (there only)."""
     spans = [(s.start_line, s.end_line) for s in ext.symbols if s.kind in ("function", "method")]
-    return {imp.alias or (imp.name if imp.name not in (None, "*") else imp.module.split(".")[0]) for imp in ext.imports
+    return {_import_binds(imp) for imp in ext.imports
             if not imp.export and any(a <= imp.line <= b for a, b in spans)} if spans and ext.imports else set()
 
 
@@ -132,6 +143,8 @@ def plain_members(enum: type) -> SimpleNamespace:
 
 # The enums resolution reads for every call site, as `plain_members`.
 Prov, Reason, Rel = plain_members(model.Prov), plain_members(model.Reason), plain_members(model.Rel)
+# Edges found by a guess from a name alone: never what a value or a loop's entry is.
+GUESS_REASONS = frozenset({Reason.UNIQUE_NAME, Reason.CANDIDATE})
 
 
 def record_fields(records, *names: str) -> list:

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING
 from indexers.bindings import ALTERNATIVES, DEFINED, EACH, ELEMENT, RESULT, literal_end
 from indexers.extract import RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import (
-    MAX_CANDIDATES, TYPE_KIND_NAMES, VARIABLE_KINDS, Reason, built_by_default, c3_merge, imported_in_functions,
+    GUESS_REASONS, MAX_CANDIDATES, TYPE_KIND_NAMES, VARIABLE_KINDS, Reason, built_by_default, c3_merge,
+    imported_in_functions, keyed_by_position,
 )
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of, in_block, union_parts
 
@@ -43,7 +44,6 @@ MAX_BINDINGS = 4  # bindings of one name read, at most
 # self.expect_x` in every state names each method it may call, none of them a guess.
 MAX_FIELD_VALUES = 32
 _UNKNOWN_KINDS = frozenset({"unknown", "missing"})
-_GUESSES = frozenset({Reason.UNIQUE_NAME, Reason.CANDIDATE})
 
 
 def possible_call(r: Resolver, call: CallRef):
@@ -77,13 +77,12 @@ def each_entry(r: Resolver, name: str, qual: str, block: str):
     if not binds or len(loops) != len(binds) or len({text for text, _ in loops}) != 1:
         return None
     found = _union(values(r, text, scope.partition("#")[2], loop_block, 1) for text, loop_block in loops)
-    if len(found) != 1 or (items := next(iter(found)))[0] != "items" or not items[1] \
-            or not all(key.startswith("i:") for key, _ in items[1]):
+    if len(found) != 1 or (items := next(iter(found)))[0] != "items" or not items[1] or not keyed_by_position(items[1]):
         return None  # a dict's loop binds its keys
     ids: dict[str, None] = {}
     for _, value in items[1]:
         target = r.callee(value) if _known(value) else None
-        if not isinstance(target, tuple) or target[0][0] != "sym" or target[2] < 1.0 or target[1] in _GUESSES:
+        if not isinstance(target, tuple) or target[0][0] != "sym" or target[2] < 1.0 or target[1] in GUESS_REASONS:
             return None
         ids.update(dict.fromkeys(target[0][1]))
     return ("each", tuple(ids)), Reason.TYPE, 1.0
@@ -205,9 +204,6 @@ def values(r: Resolver, text: str, qual: str, block: str = "", depth: int = 0) -
         return frozenset((found,))
     if depth >= MAX_DEPTH or not text:
         return NOTHING
-    if text.endswith(EACH) and any(v[0] == "items" and not all(k.startswith("i:") for k, _ in v[1])
-                                   for v in values(r, text[:-len(EACH)], qual, block, depth + 1)):
-        return NOTHING  # a loop over a dict binds its keys
     if text[0] == ALTERNATIVES:
         return _union(values(r, alt, qual, block, depth + 1) for alt in text[1:].split("|"))
     if text[0] == "{":  # `for cls in A, B: cls()`: any of the literal's entries
@@ -317,7 +313,8 @@ def _follow(r: Resolver, cur: tuple, steps: list[str | None], depth: int) -> fro
     elif step[0] != "[" and cur[0] in ("inst", "this"):
         nexts = _fields(r, cur, step, depth)
     elif (step == ELEMENT or step == EACH) and cur[0] == "items":  # `DECODERS[name]()`: any of the literal's entries
-        nexts = frozenset(v for _, v in cur[1] if _known(v))
+        # (a loop over a mapping's literal binds its keys)
+        nexts = frozenset(v for _, v in cur[1] if _known(v)) if step == ELEMENT or keyed_by_position(cur[1]) else NOTHING
     else:
         return NOTHING
     return _union(_follow(r, n, rest, depth + 1) for n in nexts)

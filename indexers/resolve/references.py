@@ -18,14 +18,13 @@ from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIV
 from indexers.bindings import ALTERNATIVES, EACH, ELEMENT
 from indexers.import_refs import as_written
 from indexers.resolve.common import (
-    MAX_CANDIDATES, MAX_HIERARCHY, TYPE_KIND_NAMES, Prov, Reason, Rel, record_fields, record_rows,
+    GUESS_REASONS, MAX_CANDIDATES, MAX_HIERARCHY, TYPE_KIND_NAMES, Prov, Reason, Rel, record_fields, record_rows,
 )
 from indexers.resolve.resolver import Resolver
 from indexers.resolve.table import REFERABLE_KINDS
 
 MAX_UNRESOLVED_SITES = 20  # call sites kept per caller; the count says how many there were
 
-_GUESSES = frozenset({Reason.UNIQUE_NAME, Reason.CANDIDATE})
 _VALUE_FIELDS = tuple(f.name for f in fields(CallRef))
 _NAME = _VALUE_FIELDS.index("name")
 
@@ -95,7 +94,7 @@ def _referenced(r: Resolver, ref: CallRef, key: tuple, symbols: dict) -> tuple[l
     if found is None or found == "builtin":
         return None
     ent, reason, conf = found
-    if ent[0] != "sym" or reason in _GUESSES:
+    if ent[0] != "sym" or reason in GUESS_REASONS:
         return None
     # Only what the name itself defines: a field found to hold a class is not that class.
     ids = [i for i in ent[1] if i in symbols and symbols[i].kind in REFERABLE_KINDS and symbols[i].name == ref.name]

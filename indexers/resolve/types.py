@@ -51,7 +51,7 @@ from indexers.resolve.fixtures import fixture_value
 from indexers.resolve.common import (  # noqa: F401  (chain_of, in_block: read from here too)
     MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, TYPE_OR_ALIAS, VARIABLE_KINDS, Entity, Reason, base_qual, built_by_default,
     chain_of, defined_before, defined_in, holds_function, in_block, innermost_block, mapping_step, reading_block,
-    receiver_typed, record_fields, type_members, type_parameter_bound,
+    keyed_by_position, receiver_typed, record_fields, type_members, type_parameter_bound,
 )
 
 if TYPE_CHECKING:
@@ -455,7 +455,7 @@ class Types:
             cur = self.read(cur)
         if step == SLICE:  # a declared sequence's slice is one; a literal's entries move
             return cur if cur[0] == "iter" or cur == BUILTIN else UNKNOWN
-        if step == EACH and cur[0] == "items" and not all(k.startswith("i:") for k, _ in cur[1]):
+        if step == EACH and cur[0] == "items" and not keyed_by_position(cur[1]):
             return UNKNOWN  # a loop over a mapping's literal binds its keys
         step = ELEMENT if step == EACH else step
         if cur[0] == "items":  # by its key; by any, what every entry agrees on
