@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from indexers.bindings import ALTERNATIVES, DEFINED, EACH, ELEMENT, RESULT, literal_end
 from indexers.extract import RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import (
-    GUESS_REASONS, MAX_CANDIDATES, TYPE_KIND_NAMES, VARIABLE_KINDS, Reason, built_by_default, c3_merge,
+    GUESS_REASONS, MAX_CANDIDATES, TYPE_KIND_NAMES, VARIABLE_KINDS, Reason, base_qual, built_by_default, c3_merge,
     imported_in_functions, keyed_by_position,
 )
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of, in_block, union_parts
@@ -117,6 +117,33 @@ def held(r: Resolver, found: tuple):
             if under is BUILTIN:  # `type mybool = bool`
                 return "builtin"
     return found
+
+
+def in_effect(r: Resolver, found: tuple | None, call: CallRef) -> tuple | None:
+    """A name a call names (``found`` by `Resolver.lookup`) as it is bound where the call runs:
+    a class body's call of a member defined below it reads the name around the class
+    (`not_bound_yet`); a call straight in a body that defines the function twice calls the
+    definition above it (`defined_above`)."""
+    if found is None or found[0][0] != "sym":
+        return found
+    if not_bound_yet(r, found, call):
+        return r.lookup(call.name, call.caller.partition("#")[2].rpartition(".")[0])
+    ids = defined_above(r, found[0][1], call)
+    return found if ids is found[0][1] else (("sym", ids), *found[1:])
+
+
+def defined_above(r: Resolver, ids: tuple, call: CallRef) -> tuple:
+    """Of a function defined twice in one statement list (`def f` ... `f()` ... `def f`), the
+    definition a call straight in that body runs: the last one above the call. A closure or
+    a lambda runs later: it calls the last definition, which ``ids`` names."""
+    if len(ids) != 1 or call.block:
+        return ids
+    sym = r.table.symbols[ids[0]]
+    if sym.start_line <= call.line or sym.parent != call.caller:
+        return ids
+    above = [i for i in r.table.earlier_functions(sym.file, base_qual(sym.qualified_name))
+             if r.table.symbols[i].start_line < call.line]
+    return (above[-1],) if above else ids
 
 
 def not_bound_yet(r: Resolver, found: tuple, call: CallRef) -> bool:

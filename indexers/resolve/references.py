@@ -72,7 +72,7 @@ def _references(r: Resolver) -> None:
         if row[_NAME] not in referable:
             continue
         caller, name, rkind, receiver, line, local, _, block = row  # CallRef's fields in order
-        key = key_of(caller, name, rkind, receiver, local, block)
+        key = key_of(caller, name, rkind, receiver, local, block, line)
         found = memo.get(key, memo)
         if found is memo:
             ref = CallRef(*row)

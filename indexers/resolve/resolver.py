@@ -16,8 +16,8 @@ from indexers.resolve.common import (MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT
     TYPE_KIND_NAMES, Entity, ImportContext, Prov, Reason, Rel, ResolveStats, base_qual, branch_alternatives,
     built_by_default, c3_merge, imported_in_bodies, imported_in_functions, merge_entities, VARIABLE_KINDS, record_rows)
 from indexers.resolve.parameters import parameter_values
-from indexers.resolve.possible import (MAX_FIELD_VALUES, assigned_over, held, held_classes, not_bound_yet, order_unproven,
-                                      possible_call, variant_only)
+from indexers.resolve.possible import (MAX_FIELD_VALUES, assigned_over, defined_above, held, held_classes, in_effect,
+                                      order_unproven, possible_call, variant_only)
 from indexers.resolve.table import SymbolTable, ids as ids_of
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of
 
@@ -41,6 +41,7 @@ class Resolver:
         self.prefix = ext.path + "#"
         self.quals = table.quals_in(ext.path)
         self._nested: set[str] | None = None  # names defined below the top level
+        self._redefined: frozenset[str] = frozenset()  # names of functions defined again below
         self._resolved: dict[tuple, object] = {}  # memo_key -> resolve_call's answer
         self.variant_targets: dict[tuple, frozenset[str]] = {}  # memo_key -> `variant_only` of its answer
         self._lookups: dict[tuple[str, str], tuple | None] = {}  # (name, scope) -> lookup's answer
@@ -493,12 +494,9 @@ class Resolver:
         # 4. the same package (Go's `package x_test` beside `package x` is another one)
         if spec.directory_scope:
             package = self.ext.package
-            ids = [
-                i
-                for f in sorted(table.files_in_dir(posixpath.dirname(path)))
-                if f != path and table.files[f].lang == self.ext.lang and table.files[f].package == package
-                for i in table.defs_in(f, name)
-            ]
+            ids = [i for f in sorted(table.files_in_dir(posixpath.dirname(path)))
+                   if f != path and table.files[f].lang == self.ext.lang and table.files[f].package == package
+                   for i in table.defs_in(f, name)]
             if ids:
                 return ("sym", tuple(ids)), Reason.SCOPE, 1.0
         return None
@@ -543,22 +541,24 @@ class Resolver:
     # the three kinds of references
     def memo_key(self, call: CallRef) -> tuple:
         """What the resolution of ``call`` depends on: calls with equal keys share one answer."""
-        return self.key_of(call.caller, call.name, call.receiver_kind, call.receiver, call.local, call.block)
+        return self.key_of(call.caller, call.name, call.receiver_kind, call.receiver, call.local, call.block, call.line)
 
-    def key_of(self, caller: str, name: str, rkind: str, receiver: str | None, local: bool, block: str) -> tuple:
+    def key_of(self, caller: str, name: str, rkind: str, receiver: str | None, local: bool, block: str, line: int) -> tuple:
         """`memo_key` of a call given by its fields (the loop over every call reads rows)."""
         if rkind == RECEIVER_SELF or rkind == RECEIVER_SUPER:
             return (caller.rpartition(".")[0], name, rkind, None, False)
-        # Locals, the receiver and chains are evaluated in the caller's scope.
-        if local or rkind == RECEIVER_EXPR or self.spec.members_visible:
-            return (caller, name, rkind, receiver, local, block)
         nested = self._nested
         if nested is None:
             # Names defined (or imported) below the top level of this file are the only ones whose
             # meaning depends on where the call is; every other call can share one answer per file.
             nested = self._nested = {s.name for s in self.ext.symbols if "." in s.qualified_name} | imported_in_bodies(self.ext)
+            self._redefined = self.table.earlier_names(self.ext.path)
+        if receiver is None and name in self._redefined:  # `def f` ... `f()` ... `def f`: by the line
+            return (caller, name, rkind, None, local, block, line)
+        # Locals, the receiver and chains are evaluated in the caller's scope.
         head = name if receiver is None else _HEAD.match(receiver).group(0)
-        if head in nested or (receiver is not None and name in nested) or head in self.spec.self_names:
+        if local or rkind == RECEIVER_EXPR or self.spec.members_visible or head in nested or (
+                receiver is not None and name in nested) or head in self.spec.self_names:
             return (caller, name, rkind, receiver, local, block)
         return ("", name, rkind, receiver, local)
 
@@ -578,7 +578,7 @@ class Resolver:
         stats.calls += len(rows)
         for row in rows:
             caller, name, rkind, receiver, line, local, _, block = row  # CallRef's fields in order
-            key = key_of(caller, name, rkind, receiver, local, block)
+            key = key_of(caller, name, rkind, receiver, local, block, line)
             result = memo.get(key, memo)  # `resolved`, inline: this loop runs for every call
             if result is memo:
                 result = memo[key] = self.rebound(self.resolve_call(CallRef(*row)))
@@ -648,7 +648,7 @@ class Resolver:
                     if ids and (self.spec.members_visible
                                 or not all(self.table.symbols[i].kind == "method" for i in ids)):
                         if len(ids) == 1:
-                            return ("sym", tuple(ids)), Reason.SCOPE, 1.0
+                            return ("sym", defined_above(self, tuple(ids), call)), Reason.SCOPE, 1.0
                         # Defined in several closures: the one whose name is bound around the call.
                         found = self.callee(self.types.value(name, qual, call.block))
                         if found is UNKNOWN or found is None or found[0][0] != "sym" or not set(found[0][1]) <= set(ids):
@@ -663,9 +663,7 @@ class Resolver:
                     return ("sym", passed), Reason.ARGUMENT, 1.0
             return found if found is not UNKNOWN else possible_call(self, call)
         if kind == RECEIVER_NONE:
-            found = self.lookup(name, qual)
-            if found is not None and not_bound_yet(self, found, call):  # `@post_load def post_load` in a class
-                found = self.lookup(name, qual.rpartition(".")[0])
+            found = in_effect(self, self.lookup(name, qual), call)  # `def f` ... `f()` ... `def f`
             if found is not None:
                 if found[0][0] == "unresolved":
                     return None

@@ -69,6 +69,9 @@ class SymbolTable:
         # file -> base qual -> a type a later value of its name shadows (`interface A` before
         # `const A`), for languages whose types are apart from values (`LanguageSpec.types_apart`)
         self._shadowed_types: dict[str, dict[str, str]] = {}
+        # file -> base qual -> functions a later definition of the name in the same statement
+        # list shadows, in source order (`def f` ... `def f` in one body)
+        self._earlier: dict[str, dict[str, list[str]]] = {}
         self._referable: dict[str, int] = {}  # name -> how many functions, methods and types have it
         self._module_index: dict[str, ModuleSystem] = {}
         # Module systems read the set of paths and each file's _module_shape(): they are built
@@ -125,6 +128,8 @@ class SymbolTable:
             if sid in shadowed:
                 if kind in TYPE_OR_ALIAS:
                     self._shadowed_types.setdefault(ext.path, {})[base_qual(qual)] = sid
+                elif kind == "function" or kind == "method":
+                    self._earlier.setdefault(ext.path, {}).setdefault(base_qual(qual), []).append(sid)
                 continue  # a node, but never what the name resolves to
             base = base_qual(qual)
             _add_id(quals, base, sid)
@@ -194,6 +199,7 @@ class SymbolTable:
                         self._owners.get((system, last_segment(owner)), set()).discard(key)
         self._quals.pop(path, None)
         self._shadowed_types.pop(path, None)
+        self._earlier.pop(path, None)
         refs = self._refs
         for name in _referenced_names(ext):
             files = refs.get(name)
@@ -370,6 +376,14 @@ class SymbolTable:
     def shadowed_type(self, path: str, qual: str) -> str | None:
         """The type of a file that a later value of its (base) qualified name shadows."""
         return self._shadowed_types.get(path, {}).get(qual)
+
+    def earlier_functions(self, path: str, qual: str) -> list[str]:
+        """Functions of a file under a (base) qualified name that a later definition shadows."""
+        return self._earlier.get(path, {}).get(qual, [])
+
+    def earlier_names(self, path: str) -> frozenset[str]:
+        """The names of a file's `earlier_functions`."""
+        return frozenset(q.rpartition(".")[2] for q in self._earlier.get(path, ()))
 
     def types_among(self, found: Ids) -> tuple[str, ...]:
         """What a name written as a type names, where types are apart from values, of the

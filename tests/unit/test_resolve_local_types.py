@@ -147,6 +147,25 @@ def test_a_class_body_calls_the_outer_name_of_a_method_not_yet_defined():
     assert calls["m.py#Schema"] == {"m.py#post_load": ("scope", 1.0), "m.py#Schema.helper": ("scope", 1.0)}
 
 
+def test_a_call_straight_in_a_body_runs_the_definition_above_it_a_lambda_the_last():
+    src = (
+        "def timer():\n"
+        "    def elapsed(): pass\n"
+        "    yield lambda: elapsed()\n"
+        "    spent = elapsed()\n"
+        "    def elapsed(): pass\n"
+        "def f(): pass\n"
+        "f()\n"
+        "def f(): pass\n"
+        "def later():\n"
+        "    f()\n"
+    )
+    calls = _module_calls(src)
+    assert calls["m.py#timer"] == {"m.py#timer.elapsed": ("scope", 1.0), "m.py#timer.elapsed@2": ("scope", 1.0)}
+    assert calls["m.py"] == {"m.py#f": ("scope", 1.0)}
+    assert calls["m.py#later"] == {"m.py#f@2": ("scope", 1.0)}
+
+
 def test_an_element_read_by_any_key_is_what_every_entry_of_the_literal_agrees_on():
     src = (
         "CLIENT, SERVER = object(), object()\n"
