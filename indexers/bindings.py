@@ -71,6 +71,7 @@ def callback_parameter(argument: int, parameter: int | str) -> str:
     return f"({argument}.{parameter})"
 ELEMENT = "[]"  # in a bound expression: one element of what precedes it
 ANY_KEY = "?"  # the key of a literal's entry whose key is no literal
+SPREAD = "..."  # the key of an object literal's spread entry (`{...a}`): the members of its value
 # In a bound expression: every element of what precedes it in turn (a loop's variable). Read
 # as ``ELEMENT`` by the types; a call of a name bound so calls each entry of a literal.
 EACH = "[*]"
@@ -203,8 +204,8 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
     nodes = caps[role]
     if role == "result":
         return [(nodes[0], _result_tuple(spec, nodes[0]) or type_text(nodes[0]), None)]
-    if role == "return":
-        return [(nodes[0], None, value_of(spec, nodes[0]))]
+    if role == "return":  # (an object literal returned: what the function declares it returns, not read)
+        return [(nodes[0], None, None if spec.literal_keys and nodes[0].type in spec.mapping_literals else value_of(spec, nodes[0]))]
     if role == "signature":
         return [(caps["signature.parameter"][0], type_text(caps["signature.type"][0]), None)]
     if role == "generic":
@@ -715,41 +716,44 @@ def _alternatives(spec: LanguageSpec, branches: list[tree_sitter.Node | None]) -
 
 
 def _literal(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
-    """A list, tuple or dict literal as ``{key=value,...}`` (keys ``i:0``, ``s:name``), the
-    entries whose key and value can be written so; None when there are none, positions are
-    not known (a splat) or the text gets too long."""
+    """A list, tuple, dict or object literal as ``{key=value,...}`` (keys ``i:0``, ``s:name``,
+    ``...`` for a spread), the entries whose key and value can be written so; None when there
+    are none, positions are not known (a splat), an object's member is not written or the text
+    gets too long."""
     if node.end_byte - node.start_byte > 4 * MAX_VALUE:
         return None  # a table too large to keep (its text would be longer than a value may be)
-    entries = []
-    position = 0
+    entries, position = [], 0
     for child in node.named_children:
         if child.type in spec.comment_node_types:
             continue
-        if "splat" in child.type:
+        if "spread" in child.type and spec.literal_keys:  # `{...a, b}`: a's members, then b
+            key, value = SPREAD, child.named_children[0] if child.named_child_count else None
+        elif "splat" in child.type or "spread" in child.type:
             return None
-        if node.type in spec.sequence_literals:
+        elif node.type in spec.sequence_literals:
             key, value, position = f"i:{position}", child, position + 1
         else:  # a key that is no literal (`{CLIENT: Connection()}`): an entry all the same, by no key
-            key_node, value = child.child_by_field_name("key"), child.child_by_field_name("value")
+            key_node, value = (child, child) if child.type in spec.literal_keys else (  # `{f}`: f's value as f
+                child.child_by_field_name("key"), child.child_by_field_name("value"))
             key = (_key(spec, key_node) or ANY_KEY) if key_node is not None else None
         text = value_of(spec, value) if key is not None and value is not None else None
         if text:
             entries.append(f"{key}={text}")
+        elif spec.literal_keys:
+            return None  # a member not written (`{m() {}}`, `{a: 1}`): the object is not read
     out = "{" + ",".join(entries) + "}"
     # (A table of a few dozen handlers is longer than a chain may be, and still read.)
     return out if entries and len(out) <= 4 * MAX_VALUE else None  # `x = []`, `(1, 2)`: nothing to keep
 
 
-def _key(spec: LanguageSpec, node: tree_sitter.Node | None) -> str | None:
-    if node is None:
-        return None
+def _key(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     text = _text(node)
     if node.type == spec.integer_literal and text.isdigit():
         return f"i:{int(text)}"
-    if node.type == spec.string_literal:
-        key = strip_string(text)
-        return f"s:{key}" if _KEY.fullmatch(key) else None
-    return None
+    if node.type in spec.literal_keys:
+        return f"s:{text}"
+    key = strip_string(text) if node.type == spec.string_literal else None
+    return f"s:{key}" if key is not None and _KEY.fullmatch(key) else None
 
 
 def literal_end(text: str) -> int:

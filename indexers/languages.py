@@ -192,6 +192,7 @@ class LanguageSpec:
     # (``fs = [f, g]``, ``d = {"k": f}``): by position, or by a key of the literal types.
     sequence_literals: frozenset[str] = frozenset()
     mapping_literals: frozenset[str] = frozenset()
+    literal_keys: frozenset[str] = frozenset()  # names as keys of an object literal, its members (JS `{a: f}.a`)
     comprehensions: frozenset[str] = frozenset()  # `[f for f in fs if f]`: a container of what its body is
     string_literal: str = ""
     string_type: str = ""  # the builtin type of a string literal (``"".join`` is ``str.join``)
@@ -477,10 +478,9 @@ _LINE_AND_BLOCK_COMMENTS = frozenset({"line_comment", "block_comment"})  # gramm
 
 # JavaScript, TypeScript and TSX differ only in their grammar: imports, receivers and builtins are the same.
 _JS_FAMILY = dict(
-    module_system="js",
-    require_function="require",
-    prototype_member="prototype",
+    module_system="js", require_function="require", prototype_member="prototype",
     null_literals=frozenset({"null", "undefined"}),
+    mapping_literals=frozenset({"object"}), literal_keys=frozenset({"property_identifier", "shorthand_property_identifier"}),
     new_operator="new",
     constructor_name="constructor",
     # Overload signatures and merged declarations are one name with the last definition

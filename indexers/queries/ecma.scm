@@ -224,3 +224,8 @@
                                               (rest_pattern (identifier) @local)])
                       value: (_) @_from)
   (#not-match? @_from "^require[ \t]*\\("))
+
+; A member assigned (`api.run = f`, `api[k] = f`): an object literal bound to the name may
+; hold something else by then.
+(assignment_expression left: [(member_expression object: (identifier) @contents)
+                              (subscript_expression object: (identifier) @contents)])

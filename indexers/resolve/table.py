@@ -9,8 +9,8 @@ from itertools import chain, starmap
 from typing import Collection, Iterable, Sequence
 
 from graphsvc.model import SymbolKind
-from indexers.bindings import DEFINED
-from indexers.extract import Binding, FileExtraction
+from indexers.bindings import DEFINED, ELEMENT
+from indexers.extract import RECEIVER_NAME, Binding, FileExtraction
 from indexers.languages import LANGUAGES, LanguageSpec
 from indexers.module_config import GoModules, JsPaths
 from indexers.records import SymbolRecord
@@ -376,6 +376,28 @@ class SymbolTable:
     def shadowed_type(self, path: str, qual: str) -> str | None:
         """The type of a file that a later value of its (base) qualified name shadows."""
         return self._shadowed_types.get(path, {}).get(qual)
+
+    def changed(self, path: str) -> frozenset[str]:
+        """Names of a file (variables, and fields by their last name) whose contents may change
+        after a literal is bound to them: an item assigned or deleted (``@contents``), a method
+        called on them (``d.update()``; not where an object's members are its keys, JS's),
+        passed to a call or bound to another name."""
+        key = ("changed", path)
+        found = self.recursive.values.get(key)
+        if found is None:
+            ext = self.files.get(path)
+            spec = LANGUAGES.get(ext.lang) if ext is not None and ext.lang else None
+            # Read from the encoded columns: no record is built.
+            binds = record_fields(ext.bindings, "name", "value") if ext is not None else ()
+            calls = record_fields(ext.calls, "receiver_kind", "receiver", "args") if ext is not None else ()
+            names = {name[: -len(ELEMENT)] for name, _ in binds if name[-1] == "]"}
+            names.update(value.rpartition(".")[2] for _, value in binds
+                         if value and value[-1] not in ")]" and value[0] != "{")  # aliases: `t = table`
+            names.update(receiver.rpartition(".")[2] for kind, receiver, _ in calls  # `self.table.update()`: table
+                         if kind == RECEIVER_NAME and receiver and not (spec and spec.literal_keys))
+            names.update(v.rpartition(".")[2] for _, _, args in calls if args for _, v in args)
+            found = self.recursive.values[key] = frozenset(names)
+        return found
 
     def earlier_functions(self, path: str, qual: str) -> list[str]:
         """Functions of a file under a (base) qualified name that a later definition shadows."""

@@ -39,11 +39,10 @@ import weakref
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from indexers.bindings import ALTERNATIVES, CAST, DEFINED, EXCLUDED, TYPED_ARRAY
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
-from indexers.bindings import CALLBACK, DECORATED, EACH, ELEMENT, FACTORY_ARGUMENTS, RESULT, Binding, literal_end, literal_items
+from indexers.bindings import (ALTERNATIVES, ANY_KEY, CALLBACK, CAST, DECORATED, DEFINED, EACH, ELEMENT, EXCLUDED,
+                               FACTORY_ARGUMENTS, RESULT, SPREAD, TYPED_ARRAY, Binding, literal_end, literal_items)
 from indexers.text import SLICE
-from indexers.extract import RECEIVER_NAME
 from indexers.resolve.overloads import identity_value, overload_result
 from indexers.resolve.receivers import receiver_value
 from indexers.resolve.type_text import closing, parse_type, split_top, type_arguments, union_parts
@@ -51,7 +50,7 @@ from indexers.resolve.fixtures import fixture_value
 from indexers.resolve.common import (  # noqa: F401  (chain_of, in_block: read from here too)
     MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, TYPE_OR_ALIAS, VARIABLE_KINDS, Entity, Reason, base_qual, built_by_default,
     chain_of, defined_before, defined_in, holds_function, in_block, innermost_block, mapping_step, reading_block,
-    keyed_by_position, receiver_typed, record_fields, type_members, type_parameter_bound,
+    keyed_by_position, receiver_typed, type_members, type_parameter_bound,
 )
 
 if TYPE_CHECKING:
@@ -336,6 +335,8 @@ class Types:
                 return self.one_of({self.member((t,), name, instance=True, skip_self=False) for t in (cur[1], *below)})
         if kind == "inst" or kind == "super" or kind == "this":
             return self.member(cur[1] if kind == "inst" else (cur[1],), name, instance=True, skip_self=kind == "super")
+        if kind == "items" and self.spec.literal_keys:  # `z = {..._schemas, iso}`: `z.iso`, `z.any`
+            return self._literal_member(cur[1], name)
         if kind == "sym" and name == self.spec.prototype_member and all(  # `Foo.prototype`: what Foo's instances share
                 i in self.table.symbols and (self.table.symbols[i].kind in _INSTANCE_KINDS or r.constructs(i)) for i in cur[1]):
             return ("inst", cur[1])
@@ -473,6 +474,16 @@ class Types:
             under = self.result(cur[1][0])  # `type Hooks []Hook`: what the alias stands for
             cur = under if under[0] == "iter" else cur
         return cur[1] if cur[0] == "iter" else self.iterated(cur)[-1]
+
+    def _literal_member(self, entries: tuple, name: str) -> tuple:
+        """A member of an object literal: its last entry of that name, or a member of a spread
+        after it (`{...a, ...b}`: b's, then a's); unknown past an entry of any name."""
+        for key, value in reversed(entries):
+            if key == f"s:{name}" or key == ANY_KEY:
+                return value if key != ANY_KEY else UNKNOWN
+            if key == SPREAD and (found := self.attribute(value, name))[0] != "missing":
+                return found
+        return UNKNOWN
 
     def iterated(self, cur: tuple) -> list[tuple]:
         """What a loop over an instance calls, in order (the language's iteration methods,
@@ -635,7 +646,7 @@ class Types:
             if value is not None and found != value and (found := self._joined(value, found)) is None:
                 return UNKNOWN
             value = found
-        if value[0] == "items" and binds[0].name in self.changed(scope.partition("#")[0]):
+        if value[0] == "items" and binds[0].name in self.table.changed(scope.partition("#")[0]):
             return UNKNOWN
         return value
 
@@ -687,27 +698,6 @@ class Types:
             if self._in_file_of(b.context or scope, "value", b.value, b.block) != value:
                 return UNKNOWN
         return value
-
-    def changed(self, path: str) -> frozenset[str]:
-        """Names of a file (variables, and fields by their last name) whose contents may
-        change after a literal is bound to them: an item assigned or deleted
-        (``@contents``), a method called on them (``d.update()``), passed to a call or bound
-        to another name."""
-        key = ("changed", path)
-        found = self.table.recursive.values.get(key)
-        if found is None:
-            ext = self.table.files.get(path)
-            # Read from the encoded columns: no record is built.
-            binds = record_fields(ext.bindings, "name", "value") if ext is not None else ()
-            calls = record_fields(ext.calls, "receiver_kind", "receiver", "args") if ext is not None else ()
-            names = {name[: -len(ELEMENT)] for name, _ in binds if name[-1] == "]"}
-            names.update(value.rpartition(".")[2] for _, value in binds
-                         if value and value[-1] not in ")]" and value[0] != "{")  # aliases: `t = table`
-            names.update(receiver.rpartition(".")[2] for kind, receiver, _ in calls  # `self.table.update()`: table
-                         if kind == RECEIVER_NAME and receiver)
-            names.update(v.rpartition(".")[2] for _, _, args in calls if args for _, v in args)
-            found = self.table.recursive.values[key] = frozenset(names)
-        return found
 
     def _in_file_of(self, scope: str, what: str, text: str, block: str = "") -> tuple:
         path, _, qual = scope.partition("#")

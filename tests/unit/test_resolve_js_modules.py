@@ -112,3 +112,34 @@ def test_the_root_directory_is_imported_as_its_index_file():
              "app.ts": 'import { make } from "."\nexport function start() { make() }\n'}
     assert _calls(files, "tests/make.test.ts#run") == {"index.ts#make": ("import", 1.0)}
     assert _calls(files, "app.ts#start") == {"index.ts#make": ("import", 1.0)}
+
+
+_OBJECT_LIB = {
+    "src/schemas.ts": "export function any() { return 1 }\nexport function never() { return 2 }\n",
+    "src/checks.ts": "export function regex() { return 3 }\nexport function any() { return 4 }\n",
+    "src/iso.ts": "export function datetime() { return 5 }\n",
+    "src/z.ts": ('import * as _schemas from "./schemas"\nimport * as _checks from "./checks"\n'
+                 'import * as _iso from "./iso"\nfunction local() {}\n'
+                 "const z = { ..._schemas, ..._checks, iso: _iso, local }\n"
+                 "const w = { ..._schemas, run() { return 1 } }\n"
+                 "const m = { a: local }\nm.a = _schemas.never\n"
+                 "export function f() { z.never(); z.any(); z.regex(); z.iso.datetime(); z.local(); w.any(); m.a() }\n"),
+}
+
+
+def test_an_object_literal_s_members_are_its_entries_and_the_members_of_its_spreads():
+    # The last entry or spread that has the name wins (`_checks.any` over `_schemas.any`); an
+    # object with a member not written (`run() {}`) or assigned later (`m.a = ...`) is not read.
+    assert _calls(_OBJECT_LIB, "src/z.ts#f") == {
+        "src/schemas.ts#never": ("type", 1.0), "src/checks.ts#any": ("type", 1.0), "src/checks.ts#regex": ("type", 1.0),
+        "src/iso.ts#datetime": ("type", 1.0), "src/z.ts#local": ("type", 1.0)}
+
+
+def test_a_spread_module_losing_a_member_re_resolves_the_reader():
+    table = _table(_OBJECT_LIB)
+    old = {p: table.files[p] for p in table.files}
+    new = extract_file("src/checks.ts", b"export function regex() { return 3 }\n", "typescript")
+    table.add_file(new)
+    assert "src/z.ts" in affected_files(["src/checks.ts"], old, {"src/checks.ts": new}, table)
+    calls = {e.dst for e in resolve_all(table)[0] if e.type == "CALLS" and e.src == "src/z.ts#f"}
+    assert "src/schemas.ts#any" in calls and "src/checks.ts#any" not in calls
