@@ -15,7 +15,9 @@ nothing for is no verdict (as for the Go oracle's calls of func values). ``x.__c
 Jedi reads as the builtin property; the call makes an instance of the class Jedi infers ``x``
 to be one of, and that class is the verdict. No verdict either where Jedi reads a method as
 the object of its decorator (a ``classmethod`` of an ``Enum``: ``builtins.classmethod``) or
-a function as the ``typing.dataclass_transform`` its stub is decorated with. A ``src``
+a function as the ``typing.dataclass_transform`` its stub is decorated with, nor where a
+variable holds a decorated function (``for f in [group_a, group_b]: f(x)``): Jedi's inference
+gives the decorator's wrapper where its goto, a direct call's verdict, gives the function. A ``src``
 layout's packages are on Jedi's path.
 Jedi bundles stubs for Django and reads them for any package named ``django``; when the corpus
 defines that package itself they are turned off, so the verdicts come from the source under
@@ -57,7 +59,7 @@ OUTSIDE = "outside"  # builtins, C modules, site-packages
 NONE = "none"  # Jedi found nothing
 DEFINITE = (IN_WORKSPACE, OUTSIDE, WORKSPACE_OTHER)  # verdicts that say where a call goes
 
-ORACLE_VERSION = 15  # part of the cache key: bump when the way verdicts are read changes
+ORACLE_VERSION = 16  # part of the cache key: bump when the way verdicts are read changes
 
 
 @dataclass(slots=True, frozen=True)
@@ -195,7 +197,7 @@ def _jedi_verdicts(root: Path, rel: str, sites: list[Site], project, sources: _S
             # A variable holding a function or class (`a = func; a()`, `factory = Config`), a
             # parameter that does (`cls(...)` in a classmethod): the call calls what it holds
             # when Jedi can say what that is (parameters are not inferred from their callers).
-            held, outside = _held(script, s, root, sources, receiver)
+            held, outside = _held(script, s, root, sources, receiver, lines)
             if outside is None:
                 out.append((NONE, []))
                 continue
@@ -203,7 +205,7 @@ def _jedi_verdicts(root: Path, rel: str, sites: list[Site], project, sources: _S
             if not held and not outside and params:
                 # A parameter: what its callers pass, searched for this site alone (the
                 # search is too slow for every site); none found is no verdict.
-                held, outside = _held(_searching_callers(text, path, project), s, root, sources, receiver)
+                held, outside = _held(_searching_callers(text, path, project), s, root, sources, receiver, lines)
                 if not held and not outside and len(params) == len(names):
                     out.append((NONE, []))
                     continue
@@ -281,8 +283,8 @@ _DESCRIPTORS = frozenset({"builtins.classmethod", "builtins.staticmethod"})
 _IDENTITY_DECORATOR = "typing.dataclass_transform"
 
 
-def _held(script, s: Site, root: Path, sources: _SourceDefs,
-          receiver: str) -> tuple[list[tuple[str, int, str, str]], bool | None]:
+def _held(script, s: Site, root: Path, sources: _SourceDefs, receiver: str,
+          lines: list[str]) -> tuple[list[tuple[str, int, str, str]], bool | None]:
     """Functions and classes of the workspace that Jedi infers a called variable to hold, and
     whether it infers it to hold only functions and classes outside the workspace (None: no verdict)."""
     try:
@@ -293,6 +295,8 @@ def _held(script, s: Site, root: Path, sources: _SourceDefs,
     outside = bool(names)
     if any(n.full_name == _IDENTITY_DECORATOR for n in names):
         return [], None  # what Jedi makes of a function the stubs decorate with it: no verdict
+    if any(_decorator_wrapper(n, lines) for n in names):
+        return [], None  # a decorated function held: its decorator's wrapper to Jedi, where goto gives the function
     for n in names:
         where = _where(root, n, sources, receiver) if n.type in ("function", "class") else None
         if where is not None:
@@ -301,6 +305,21 @@ def _held(script, s: Site, root: Path, sources: _SourceDefs,
         outside = outside and n.type in ("function", "class") and where is None and (
             n.module_path is not None and not _inside(root, Path(n.module_path))) and n.full_name != "builtins.type"
     return held, outside
+
+
+def _decorator_wrapper(n, lines: list[str]) -> bool:
+    """Whether Jedi infers a held value to be a function defined inside a function that the
+    calling file applies as a decorator (`@recurse(...)` over `def recurse(): def wrap(f): def
+    wrapped_f`): Jedi's inference runs the decorator, its goto (a direct call's verdict) does
+    not, and the graph's edge goes to the decorated function either way."""
+    if n.type != "function":
+        return False
+    enclosing, parent = [], n.parent()
+    while parent is not None and parent.type == "function":
+        enclosing.append(parent.name)
+        parent = parent.parent()
+    return any(line.strip()[1:].partition("(")[0].rpartition(".")[2] in enclosing  # `@recurse(...)`, `@utils.recurse`
+               for line in lines if line.lstrip().startswith("@"))
 
 
 def _inside(root: Path, path: Path) -> bool:
