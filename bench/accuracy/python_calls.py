@@ -314,10 +314,14 @@ def _decorator_wrapper(n, lines: list[str]) -> bool:
     not, and the graph's edge goes to the decorated function either way."""
     if n.type != "function":
         return False
-    enclosing, parent = [], n.parent()
-    while parent is not None and parent.type == "function":
-        enclosing.append(parent.name)
-        parent = parent.parent()
+    enclosing = []
+    try:
+        parent = n.parent()
+        while parent is not None and parent.type == "function":
+            enclosing.append(parent.name)
+            parent = parent.parent()
+    except Exception:  # Jedi fails to find some definitions' parents: what it found is kept
+        pass
     return any(line.strip()[1:].partition("(")[0].rpartition(".")[2] in enclosing  # `@recurse(...)`, `@utils.recurse`
                for line in lines if line.lstrip().startswith("@"))
 
