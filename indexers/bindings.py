@@ -746,6 +746,14 @@ def _literal(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     return out if entries and len(out) <= 4 * MAX_VALUE else None  # `x = []`, `(1, 2)`: nothing to keep
 
 
+def assigned_item(spec: LanguageSpec, name: str, caps: dict) -> tuple[str | None, str | None]:
+    """An item assigned by a literal key (`d["k"] = f`): its name as a chain reads it
+    (``d[s:k]``) and what it is assigned; (None, None) for another key or an annotation alone."""
+    value = caps.get("contents.value")
+    key = _key(spec, caps["contents.key"][0]) if value and "[" not in name else None
+    return (f"{name}[{key}]", value_of(spec, value[0]) or None) if key and key != ANY_KEY else (None, None)
+
+
 def _key(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     text = _text(node)
     if node.type == spec.integer_literal and text.isdigit():
@@ -754,33 +762,6 @@ def _key(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
         return f"s:{text}"
     key = strip_string(text) if node.type == spec.string_literal else None
     return f"s:{key}" if key is not None and _KEY.fullmatch(key) else None
-
-
-def literal_end(text: str) -> int:
-    """Where the literal container ``text`` starts with ends (after its ``}``); 0: nowhere."""
-    depth = 0
-    for i, ch in enumerate(text):
-        depth += ch == "{"
-        depth -= ch == "}"
-        if not depth:
-            return i + 1
-    return 0
-
-
-def literal_items(text: str) -> list[tuple[str, str]]:
-    """The entries of a literal container written by ``_literal``: (key, value) pairs."""
-    out, depth, start, body = [], 0, 0, text[1:-1]
-    for i, ch in enumerate(body + ","):
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-        elif ch == "," and not depth:
-            key, _, value = body[start:i].partition("=")
-            if value:
-                out.append((key, value))
-            start = i + 1
-    return out
 
 
 def type_text(node: tree_sitter.Node) -> str | None:

@@ -102,8 +102,8 @@ import tree_sitter
 from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
 from indexers.alternatives import checker_alternative, may_test, overloaded, ruled_out, version_flags
 from indexers.arguments import ParamRef, call_arguments, decorated_name, parameters
-from indexers.bindings import ARGUMENTS, ELEMENT, RESULT, Binding, binding_items, decorated, top_level_call
-from indexers.bindings import defined_names, receiver_chain
+from indexers.bindings import (ARGUMENTS, ELEMENT, RESULT, Binding, assigned_item, binding_items, decorated, defined_names,
+                               receiver_chain, top_level_call)
 from indexers.build_variants import is_variant
 from indexers.c_macros import without_macros
 from indexers.enclosing import (constructor_functions, declared_after, definition_steps, method_receiver, own_block_left,
@@ -338,10 +338,10 @@ class _Extractor:
             self.blocks.append((node.start_byte, node.end_byte))
         for _, caps in get("package", ()):
             self.out.package = self.text(caps["package"][0]).strip()
-        for _, caps in get("contents", ()):  # recorded as a binding of "name[]" in the file
-            node = caps["contents"][0]
-            name = self.text(node).rpartition(".")[2]  # a field's by its last name
-            self.bindings.append((self.path, name + ELEMENT, None, None, node_line(node), None, ""))
+        for _, caps in get("contents", ()):  # a binding of "name[]" in the file ("d[s:k]" of `d["k"] = f`)
+            node, name = caps["contents"][0], self.text(caps["contents"][0]).rpartition(".")[2]  # a field's by its last name
+            item, value = assigned_item(self.spec, name, caps) if "contents.key" in caps else (None, None)
+            self.bindings.append((self.path, item or name + ELEMENT, None, value, node_line(node), None, ""))
         for _, caps in get("declaration", ()):
             if "name" in caps:
                 self.out.declared.append(self.text(caps["name"][0]))

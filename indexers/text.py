@@ -216,3 +216,30 @@ def unqualified_type(text: str, qualifiers: frozenset[str]) -> str | None:
         if depth < 0 or ch == "," and not depth:
             return rest[:i].strip() or None
     return None
+
+
+def literal_end(text: str) -> int:
+    """Where the literal container ``text`` starts with ends (after its ``}``); 0: nowhere."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch == "{"
+        depth -= ch == "}"
+        if not depth:
+            return i + 1
+    return 0
+
+
+def literal_items(text: str) -> list[tuple[str, str]]:
+    """The entries of a literal container written by ``indexers.bindings``' ``_literal``: (key, value) pairs."""
+    out, depth, start, body = [], 0, 0, text[1:-1]
+    for i, ch in enumerate(body + ","):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == "," and not depth:
+            key, _, value = body[start:i].partition("=")
+            if value:
+                out.append((key, value))
+            start = i + 1
+    return out

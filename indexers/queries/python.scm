@@ -120,8 +120,11 @@
 (tuple_pattern (identifier) @local)
 ; Items assigned or deleted change what a container literal bound to the name (or to a
 ; field of that name: `self.table[k] = f`) holds.
+; The item's key and value are kept too (`REGISTRY["json"] = load_json`: `indexers.bindings.assigned_item`).
 (assignment left: (subscript value: [(identifier) @contents (attribute attribute: (identifier) @contents)
-                                     (subscript value: [(identifier) (attribute attribute: (identifier))] @contents)]))
+                                     (subscript value: [(identifier) (attribute attribute: (identifier))] @contents)]
+                             subscript: (_) @contents.key)
+            right: (_)? @contents.value)
 (augmented_assignment left: (subscript value: [(identifier) @contents (attribute attribute: (identifier) @contents)]))
 (delete_statement (subscript value: [(identifier) @contents (attribute attribute: (identifier) @contents)]))
 ; `a, b = f, g`: the values in order, when there are as many

@@ -19,6 +19,10 @@ from indexers.bindings import type_parameter
 if TYPE_CHECKING:
     from indexers.languages import LanguageSpec
 
+# Values `types` gives that are no entity: not known, a builtin, a function without a symbol.
+UNKNOWN = ("unknown",)
+BUILTIN = ("builtin",)
+ANONYMOUS = ("anonymous",)
 METHOD_NAME_CONFIDENCE = 0.5
 MAX_CANDIDATES = 8  # more same-named targets than this say nothing; leave the call unresolved
 MAX_HIERARCHY = 12

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from indexers.bindings import ALTERNATIVES, DEFINED, EACH, ELEMENT, RESULT, literal_end
+from indexers.bindings import ALTERNATIVES, DEFINED, EACH, ELEMENT, RESULT
+from indexers.text import literal_end
 from indexers.extract import RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import (
     GUESS_REASONS, MAX_CANDIDATES, TYPE_KIND_NAMES, VARIABLE_KINDS, Reason, base_qual, built_by_default, c3_merge,

@@ -377,12 +377,12 @@ class SymbolTable:
         """The type of a file that a later value of its (base) qualified name shadows."""
         return self._shadowed_types.get(path, {}).get(qual)
 
-    def changed(self, path: str) -> frozenset[str]:
+    def changed(self, path: str, keyed: bool = True) -> frozenset[str]:
         """Names of a file (variables, and fields by their last name) whose contents may change
-        after a literal is bound to them: an item assigned or deleted (``@contents``), a method
-        called on them (``d.update()``; not where an object's members are its keys, JS's),
-        passed to a call or bound to another name."""
-        key = ("changed", path)
+        after a literal is bound to them: an item assigned (without ``keyed``, by a key no
+        literal) or deleted (``@contents``), a method called on them (``d.update()``; not where
+        an object's members are its keys, JS's), passed to a call or bound to another name."""
+        key = ("changed", path, keyed)
         found = self.recursive.values.get(key)
         if found is None:
             ext = self.files.get(path)
@@ -390,7 +390,7 @@ class SymbolTable:
             # Read from the encoded columns: no record is built.
             binds = record_fields(ext.bindings, "name", "value") if ext is not None else ()
             calls = record_fields(ext.calls, "receiver_kind", "receiver", "args") if ext is not None else ()
-            names = {name[: -len(ELEMENT)] for name, _ in binds if name[-1] == "]"}
+            names = {name.partition("[")[0] for name, _ in binds if name[-1] == "]" and (keyed or name.endswith(ELEMENT))}
             names.update(value.rpartition(".")[2] for _, value in binds
                          if value and value[-1] not in ")]" and value[0] != "{")  # aliases: `t = table`
             names.update(receiver.rpartition(".")[2] for kind, receiver, _ in calls  # `self.table.update()`: table

@@ -40,9 +40,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
-from indexers.bindings import (ALTERNATIVES, ANY_KEY, CALLBACK, CAST, DECORATED, DEFINED, EACH, ELEMENT, EXCLUDED,
-                               FACTORY_ARGUMENTS, RESULT, SPREAD, TYPED_ARRAY, Binding, literal_end, literal_items)
-from indexers.text import SLICE
+from indexers.bindings import (ALTERNATIVES, CALLBACK, CAST, DECORATED, DEFINED, EACH, ELEMENT, EXCLUDED,
+                               FACTORY_ARGUMENTS, RESULT, TYPED_ARRAY, Binding)
+from indexers.text import SLICE, literal_end, literal_items
 from indexers.resolve.overloads import identity_value, overload_result
 from indexers.resolve.receivers import receiver_value
 from indexers.resolve.type_text import closing, parse_type, split_top, type_arguments, union_parts
@@ -50,15 +50,13 @@ from indexers.resolve.fixtures import fixture_value
 from indexers.resolve.common import (  # noqa: F401  (chain_of, in_block: read from here too)
     MAX_CANDIDATES, SPLIT, TYPE_KIND_NAMES, TYPE_OR_ALIAS, VARIABLE_KINDS, Entity, Reason, base_qual, built_by_default,
     chain_of, defined_before, defined_in, holds_function, in_block, innermost_block, mapping_step, reading_block,
-    keyed_by_position, receiver_typed, type_members, type_parameter_bound,
+    keyed_by_position, receiver_typed, type_members, type_parameter_bound, UNKNOWN, BUILTIN, ANONYMOUS,
 )
+from indexers.resolve.items import assigned_item, literal_member
 
 if TYPE_CHECKING:
     from indexers.resolve.resolver import Resolver
 
-UNKNOWN = ("unknown",)
-BUILTIN = ("builtin",)
-ANONYMOUS = ("anonymous",)
 MAX_DEPTH = 24
 STEPS_KEPT = 1 << 16  # chains whose steps are kept parsed, the last ones read
 _FUNCTION_KINDS = frozenset({"function", "method"})
@@ -133,6 +131,8 @@ class Types:
                 return UNKNOWN
             steps = split[1]
             cur, used = self.head(split[0], steps, qual, block)
+            if not used and steps and steps[0] and steps[0][1:3] in ("s:", "i:"):
+                cur, used = assigned_item(self, split[0], steps[0], qual, block) or (cur, used)
         return self.follow(cur, steps[used:])
 
     @staticmethod
@@ -336,7 +336,7 @@ class Types:
         if kind == "inst" or kind == "super" or kind == "this":
             return self.member(cur[1] if kind == "inst" else (cur[1],), name, instance=True, skip_self=kind == "super")
         if kind == "items" and self.spec.literal_keys:  # `z = {..._schemas, iso}`: `z.iso`, `z.any`
-            return self._literal_member(cur[1], name)
+            return literal_member(self, cur[1], name)
         if kind == "sym" and name == self.spec.prototype_member and all(  # `Foo.prototype`: what Foo's instances share
                 i in self.table.symbols and (self.table.symbols[i].kind in _INSTANCE_KINDS or r.constructs(i)) for i in cur[1]):
             return ("inst", cur[1])
@@ -474,16 +474,6 @@ class Types:
             under = self.result(cur[1][0])  # `type Hooks []Hook`: what the alias stands for
             cur = under if under[0] == "iter" else cur
         return cur[1] if cur[0] == "iter" else self.iterated(cur)[-1]
-
-    def _literal_member(self, entries: tuple, name: str) -> tuple:
-        """A member of an object literal: its last entry of that name, or a member of a spread
-        after it (`{...a, ...b}`: b's, then a's); unknown past an entry of any name."""
-        for key, value in reversed(entries):
-            if key == f"s:{name}" or key == ANY_KEY:
-                return value if key != ANY_KEY else UNKNOWN
-            if key == SPREAD and (found := self.attribute(value, name))[0] != "missing":
-                return found
-        return UNKNOWN
 
     def iterated(self, cur: tuple) -> list[tuple]:
         """What a loop over an instance calls, in order (the language's iteration methods,
