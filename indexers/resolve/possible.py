@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from indexers.bindings import ALTERNATIVES, DEFINED, EACH, ELEMENT, RESULT
+from indexers.bindings import ALTERNATIVES, EACH, ELEMENT, RESULT
 from indexers.text import literal_end
 from indexers.extract import RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import (
@@ -309,8 +309,8 @@ def _bound_values(r: Resolver, scope: str, name: str, block: str | None, depth: 
         qual = where.partition("#")[2]
         if b.type is not None:
             value = other.types.declared(b.type, qual)
-            if not _known(value) and b.value and b.value[:1] == DEFINED:
-                value = other.types.raw(b.value, qual)  # `let f: () => void = () => {}`: at first, that function
+            if not _known(value) and b.value:  # `let f: () => void = g`: at first, that function
+                value = other.types.raw(b.value, qual)
             if not _known(value):  # `ContentRange | str | None`: any of its members
                 found.update(v for v in (other.types.declared(t, qual) for t in union_parts(b.type)) if _known(v))
             found.update((value,) if _known(value) else ())
