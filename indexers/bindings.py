@@ -204,8 +204,8 @@ def _bound(spec: LanguageSpec, role: str, caps: dict) -> list[tuple]:
     nodes = caps[role]
     if role == "result":
         return [(nodes[0], _result_tuple(spec, nodes[0]) or type_text(nodes[0]), None)]
-    if role == "return":  # (an object literal returned: what the function declares it returns, not read)
-        return [(nodes[0], None, None if spec.literal_keys and nodes[0].type in spec.mapping_literals else value_of(spec, nodes[0]))]
+    if role == "return":
+        return [(nodes[0], None, value_of(spec, nodes[0]))]
     if role == "signature":
         return [(caps["signature.parameter"][0], type_text(caps["signature.type"][0]), None)]
     if role == "generic":

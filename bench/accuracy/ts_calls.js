@@ -117,6 +117,11 @@ function held(symbol) {
   for (let hop = 0; hop < 4; hop++) {
     const decls = symbol.declarations || [];
     const decl = decls.length === 1 ? decls[0] : null;
+    const property = decl && destructured(decl);
+    if (property) {  // `const { run } = make()`: the property of what it is taken from
+      symbol = property;
+      continue;
+    }
     const init = decl && (ts.isVariableDeclaration(decl) || ts.isPropertyAssignment(decl)) ? decl.initializer
       : decl && ts.isShorthandPropertyAssignment(decl) ? decl.name : null;  // `module.exports = {clone}`
     if (!init || !(ts.isIdentifier(init) || ts.isPropertyAccessExpression(init))) break;
@@ -132,6 +137,18 @@ function held(symbol) {
     symbol = next;
   }
   return symbol;
+}
+
+// The property a name destructured from an object stands for (`const { run } = make()`: the
+// `run` of make()'s result), as the language service's go-to-definition takes it; null for
+// any other declaration.
+function destructured(decl) {
+  if (!ts.isBindingElement(decl) || !ts.isObjectBindingPattern(decl.parent) || decl.dotDotDotToken) return null;
+  const key = decl.propertyName || decl.name;
+  if (!ts.isIdentifier(key)) return null;
+  const type = checker.getTypeAtLocation(decl.parent);
+  const property = type && checker.getPropertyOfType(type, key.text);
+  return property && property.declarations && property.declarations.length ? property : null;
 }
 
 const out = [];

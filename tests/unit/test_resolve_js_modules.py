@@ -143,3 +143,16 @@ def test_a_spread_module_losing_a_member_re_resolves_the_reader():
     assert "src/z.ts" in affected_files(["src/checks.ts"], old, {"src/checks.ts": new}, table)
     calls = {e.dst for e in resolve_all(table)[0] if e.type == "CALLS" and e.src == "src/z.ts#f"}
     assert "src/schemas.ts#any" in calls and "src/checks.ts#any" not in calls
+
+
+def test_a_function_s_returned_object_literal_gives_its_members():
+    src = ("export function make() {\n"
+           "  const createPromise = () => 1\n"
+           "  function resolveOldest() { return 2 }\n"
+           "  return { createPromise, resolveOldest }\n"
+           "}\n"
+           "const made = make()\n"
+           "export function use() { made.createPromise(); make().resolveOldest() }\n")
+    assert _calls({"src/f.ts": src}, "src/f.ts#use") == {
+        "src/f.ts#make": ("scope", 1.0), "src/f.ts#make.createPromise": ("type", 1.0),
+        "src/f.ts#make.resolveOldest": ("type", 1.0)}
