@@ -32,7 +32,8 @@ edge is right when its pair is an oracle pair; wrong when Jedi gave a definite v
 the call sites on the edge's line (of the callee's name) and none of them is the edge's
 target; otherwise Jedi had no opinion and the edge is not judged. Nor is an edge to a protocol
 method that no call on its line names (``__iter__`` of ``for x in obj``, ``__add__`` of
-``a + b``): Jedi is asked about call sites only (counted as
+``a + b``), nor an edge on a decorator's line to what no call there names (``@make(x)`` calls
+what ``make(x)`` returns): Jedi is asked about call sites only (counted as
 ``implicit_protocol_edges_not_judged``).
 """
 
@@ -396,13 +397,26 @@ def call_form(line_text: str, col: int) -> str:
     return receiver_form(receiver, "self", (_CHAIN.search(receiver) or [""])[0])
 
 
-def _implicit(at_line: dict, edge: CallEdge, target: Sym | None) -> bool:
+def _implicit(at_line: dict, edge: CallEdge, target: Sym | None, decorator_lines: set[tuple[str, int]]) -> bool:
     """An edge to a protocol method no call on its line names (``__iter__`` of a loop,
-    ``__enter__`` of a ``with``, ``__add__`` of ``a + b``): Jedi is asked about call sites, so
-    it has no verdict on it, and the other calls on the line are not what it calls."""
-    if target is None or not (target.name.startswith("__") and target.name.endswith("__")):
+    ``__enter__`` of a ``with``, ``__add__`` of ``a + b``), or on a decorator's line to what
+    no call there names (`@make(x)` calls what `make(x)` returns with the function): Jedi is
+    asked about call sites, so it has no verdict on it, and the other calls on the line are
+    not what it calls."""
+    protocol = target is not None and target.name.startswith("__") and target.name.endswith("__")
+    if target is None or not (protocol or (edge.src.partition("#")[0], edge.line) in decorator_lines):
         return False
     return not any(v[0] == target.name for v in at_line.get((edge.src, edge.line), ()))
+
+
+def _decorator_lines(root: Path | None, files: set[str]) -> set[tuple[str, int]]:
+    """The lines of the sample's decorators, by file."""
+    lines: set[tuple[str, int]] = set()
+    for rel in sorted(files) if root is not None else ():
+        tree = parse(root, rel)
+        for node in ast.walk(tree) if tree is not None else ():
+            lines.update((rel, d.lineno) for d in getattr(node, "decorator_list", ()))
+    return lines
 
 
 def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge], root: Path | None = None) -> dict:
@@ -464,11 +478,12 @@ def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge], root: 
     wrong_examples: list[str] = []
     have_by_band: dict[str, set[tuple[str, str]]] = defaultdict(set)
     implicit = 0
+    decorator_lines = _decorator_lines(root, files)
     for e in internal:
         band = band_of(e.confidence)
         have_by_band[band].add((e.src, e.dst))
-        if (e.src, e.dst) not in pairs and _implicit(at_line, e, sym_by_id.get(e.dst)):
-            implicit += 1  # `for x in obj` calls `obj.__iter__()`: no call site Jedi is asked about
+        if (e.src, e.dst) not in pairs and _implicit(at_line, e, sym_by_id.get(e.dst), decorator_lines):
+            implicit += 1  # `for x in obj` calls `obj.__iter__()`, `@make()` what it returns: no site Jedi is asked about
             continue
         outcome = "right" if (e.src, e.dst) in pairs else judge_by_line(
             at_line, e, sym_by_id.get(e.dst), band, DEFINITE, wrong_examples,

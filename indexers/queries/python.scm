@@ -46,9 +46,11 @@
 ((raise_statement . (identifier) @name) @reference.call (#match? @name "^[A-Z]"))
 ((raise_statement . (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
   (#match? @name "^[A-Z]"))
-; A decorator is called with the definition: `@dec`, `@mod.dec` (`@dec(...)` is a call above).
+; A decorator is called with the definition: `@dec`, `@mod.dec`; `@make(...)`: what the call
+; above returns is.
 (decorator (identifier) @name) @reference.call
 (decorator (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
+(decorator (call) @receiver) @reference.call
 
 ; Functions and classes used as values: arguments, keyword arguments and defaults,
 ; assignments, elements of lists, tuples, sets and dicts, return values.

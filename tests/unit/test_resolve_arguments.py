@@ -278,3 +278,29 @@ def test_decorating_a_function_anew_re_resolves_the_decorator_s_file():
     assert "deco.py" in _incremental_equals_clean(dict(files), "python", "app.py",
                                                   files["app.py"] + b"@logged\ndef two(): pass\n")
     assert "deco.py" in _incremental_equals_clean(dict(files), "python", "app.py", b"def one(): pass\n")
+
+
+def test_a_decorator_factory_s_product_is_called_with_what_it_decorates():
+    calls = _calls({"m.py": (
+        "def repr_guard(fill='...'):\n"
+        "    def decorating(f):\n"
+        "        def wrapper(self):\n"
+        "            return f(self)\n"
+        "        return wrapper\n"
+        "    return decorating\n"
+        "class C:\n"
+        "    @repr_guard()\n"
+        "    def __repr__(self): return ''\n"
+    )})
+    assert calls["m.py#C"] == {"m.py#repr_guard": ("scope", 1.0), "m.py#repr_guard.decorating": ("type", 1.0)}
+
+
+def test_a_decorator_factory_returning_another_product_re_resolves_its_users():
+    from tests.unit.test_resolve_incremental import _incremental_equals_clean
+
+    files = {
+        "deco.py": b"def guard():\n    def first(f):\n        return f\n    def second(f):\n        return f\n    return first\n",
+        "app.py": b"from deco import guard\n@guard()\ndef one(): pass\n",
+    }
+    assert "app.py" in _incremental_equals_clean(dict(files), "python", "deco.py",
+                                                 files["deco.py"].replace(b"return first", b"return second"))
