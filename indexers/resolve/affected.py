@@ -172,6 +172,10 @@ def _receiving_files(
         system = LANGUAGES[exts[0].lang].module_system
         differ = sides[0] ^ sides[1] if len(sides) == 2 else sides[0]
         methods.update(_methods_called(table, path, differ))
+        for call in differ if len(sides) == 2 else ():  # `@make()` gone: any function `make` defines it may have called
+            if not call.name and call.receiver and call.receiver.endswith("()"):
+                methods.update(i for sid in table.by_name(system, "callable", last_segment(call.receiver[:-2]))
+                               for ids in table.members_of(sid).values() for i in ids if table.symbols[i].kind == "function")
         for caller, name in {(c.caller, c.name) for c in differ if c.receiver_kind in _BY_NAME}:
             callees.add((system, name))
             for e in exts:
@@ -233,7 +237,8 @@ _BY_NAME = (RECEIVER_NONE, RECEIVER_NAME)
 
 def _methods_called(table: SymbolTable, path: str, calls: Iterable) -> set[str]:
     """The methods the calls of a file with a receiver resolve to, for certain (a method's
-    parameters hold what such calls pass: `parameters.py`)."""
+    parameters hold what such calls pass: `parameters.py`), and the functions a call of what a
+    call returns does (`@make()`: what `make()` returns)."""
     calls = [c for c in calls if c.receiver_kind != RECEIVER_NONE]
     ext = table.files.get(path)
     if not calls or ext is None:
@@ -243,7 +248,7 @@ def _methods_called(table: SymbolTable, path: str, calls: Iterable) -> set[str]:
     for call in calls:
         target = r.resolved(call, r.memo_key(call))
         if isinstance(target, tuple) and target[0][0] == "sym" and target[2] == 1.0:
-            found.update(i for i in target[0][1] if table.symbols[i].kind == "method")
+            found.update(i for i in target[0][1] if table.symbols[i].kind == "method" or not call.name)
     return found
 
 

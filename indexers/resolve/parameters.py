@@ -118,7 +118,10 @@ def _find_call_sites(r: Resolver, sym) -> tuple[list, list]:
     table = r.table
     calls: list[tuple[str, CallRef, int]] = []  # and the positions the receiver shifts arguments by
     receivers: dict[str, set[tuple[str, str]]] = {}
-    for path in sorted(table.referencing_files(sym.name)):
+    # A function another one returns may be called as what that one's call returns (`@make()`).
+    maker = table.symbols.get(sym.parent) if sym.parent != sym.file else None
+    made = maker is not None and maker.kind in _FUNCTIONS
+    for path in sorted(table.referencing_files(sym.name) | (table.referencing_files(maker.name) if made else set())):
         ext = table.files.get(path)
         if ext is None:
             continue
@@ -126,13 +129,13 @@ def _find_call_sites(r: Resolver, sym) -> tuple[list, list]:
         # calls passing it on.
         names = {sym.name} | _names_bound_to(table, ext).get(sym.name, set())
         index = _calls_naming(table, ext)
-        sites = dict.fromkeys(c for n in sorted(names) for c in index.get(n, ()))
+        sites = dict.fromkeys(c for n in sorted(names | ({""} if made else set())) for c in index.get(n, ()))
         if not sites:
             continue
         site_resolver = r.other(path)
         for call in sites:
             passes = [key for key, v in call.args if _last_name(v) in names]
-            if call.name not in names and not passes:
+            if call.name not in names and call.name and not passes:
                 continue
             target = site_resolver.resolved(call, site_resolver.memo_key(call))
             if not isinstance(target, tuple) or target[2] < 1.0 or target[0][0] != "sym":
@@ -200,8 +203,8 @@ def _calls_naming(table, ext: FileExtraction) -> dict[str, list[CallRef]]:
     if found is None:
         found = {}
         direct = _DIRECT
-        for row in record_rows(ext.calls):
-            if row[_ARGS] and row[_KIND] in direct:
+        for row in record_rows(ext.calls):  # (and calls of what a call returns: `make()(f)`, `@make()`)
+            if row[_ARGS] and (row[_KIND] in direct or not row[_NAME]):
                 call = CallRef(*row)
                 for n in (call.name, *[_last_name(v) for _, v in call.args]):
                     calls = found.get(n)

@@ -293,6 +293,7 @@ def test_a_decorator_factory_s_product_is_called_with_what_it_decorates():
         "    def __repr__(self): return ''\n"
     )})
     assert calls["m.py#C"] == {"m.py#repr_guard": ("scope", 1.0), "m.py#repr_guard.decorating": ("type", 1.0)}
+    assert calls["m.py#repr_guard.decorating.wrapper"] == {"m.py#C.__repr__": ("argument", 1.0)}
 
 
 def test_a_decorator_factory_returning_another_product_re_resolves_its_users():
@@ -304,3 +305,16 @@ def test_a_decorator_factory_returning_another_product_re_resolves_its_users():
     }
     assert "app.py" in _incremental_equals_clean(dict(files), "python", "deco.py",
                                                  files["deco.py"].replace(b"return first", b"return second"))
+
+
+def test_applying_a_decorator_factory_anew_or_no_more_re_resolves_its_wrapper():
+    from tests.unit.test_resolve_incremental import _incremental_equals_clean
+
+    files = {
+        "deco.py": (b"def guard():\n    def decorating(f):\n        def wrapper(self):\n            return f(self)\n"
+                    b"        return wrapper\n    return decorating\n"),
+        "app.py": b"from deco import guard\nclass C:\n    @guard()\n    def one(self): pass\n",
+    }
+    assert "deco.py" in _incremental_equals_clean(dict(files), "python", "app.py",
+                                                  files["app.py"] + b"    @guard()\n    def two(self): pass\n")
+    assert "deco.py" in _incremental_equals_clean(dict(files), "python", "app.py", b"class C:\n    def one(self): pass\n")
