@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.accuracy import corpora, ctags_defs, go_calls, inherits, python_calls, python_defs, ts_calls  # noqa: E402
-from bench.accuracy.common import index_corpus, pct, read_graph  # noqa: E402
+from bench.accuracy.common import index_corpus, pct, read_graph, unresolved_share  # noqa: E402
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 STDLIB_EXCLUDE = ["/site-packages/"]
@@ -173,7 +173,7 @@ def _ts_calls(graph, cold: bool) -> dict:
         data = ts_calls.oracle(corpus.root, compiler, corpora.CACHE / "tsc", corpus.exclude)
         result = ts_calls.measure(data, view.symbols, view.calls)
         result.update(corpus=corpus.label, typescript=data["typescript"], resolver_stats=summary.calls,
-                      unresolved_share=ts_calls.unresolved_share(summary.calls))
+                      unresolved_share=unresolved_share(summary.calls))
         out[name] = result
     return out
 

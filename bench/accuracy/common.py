@@ -189,6 +189,7 @@ class GraphView:
     calls: list[CallEdge] = field(default_factory=list)
     # (subtype id, base id, confidence) of INHERITS edges to workspace types
     inherits: list[tuple[str, str, float]] = field(default_factory=list)
+    resolver_stats: dict = field(default_factory=dict)  # the resolver's counts (in-process runs only)
 
 
 _READ_SYMBOLS = """
@@ -257,6 +258,12 @@ def file_problem(files: dict[str, FileState], path: str) -> str | None:
     return None
 
 
+def unresolved_share(resolver_stats: dict) -> float | None:
+    """Call sites the resolver left without any edge, over all call sites it saw."""
+    total = resolver_stats.get("calls") or 0
+    return resolver_stats.get("unresolved", 0) / total if total else None
+
+
 def resolve_in_process(root: Path, exclude: list[str] | None = None) -> GraphView:
     """What indexing ``root`` would write, computed without a database: for quick runs while
     working on the resolver. The figures that count come from the graph (``read_graph``)."""
@@ -283,7 +290,8 @@ def resolve_in_process(root: Path, exclude: list[str] | None = None) -> GraphVie
     readable = [f.id for f in scan.files if f.skip_reason is None]
     table.set_js_paths(read_js_paths(scan.root, readable)[0])
     table.set_go_modules(read_go_modules(scan.root, readable)[0])
-    edges, _ = resolve_all(table)
+    edges, stats = resolve_all(table)
+    view.resolver_stats = stats.as_dict()
     view.calls = [CallEdge(e.src, e.dst, e.reason, e.confidence, e.line, e.count, e.dst.startswith("ext:"))
                   for e in edges if e.type == "CALLS"]
     view.inherits = [(e.src, e.dst, e.confidence) for e in edges

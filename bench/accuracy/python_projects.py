@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
 from bench.accuracy import corpora, python_calls  # noqa: E402
-from bench.accuracy.common import pct, resolve_in_process  # noqa: E402
+from bench.accuracy.common import pct, resolve_in_process, unresolved_share  # noqa: E402
 
 # name: (requirement, seed, minimum call sites of the Jedi sample)
 PROJECTS = {
@@ -69,7 +69,8 @@ def run(name: str, seed: int | None = None, min_sites: int | None = None) -> dic
     started = time.perf_counter()
     view = resolve_in_process(root)
     result = python_calls.measure(data, view.symbols, view.calls, root)
-    result.update(project=requirement, seed=seed, jedi=data["jedi"], resolve_seconds=time.perf_counter() - started)
+    result.update(project=requirement, seed=seed, jedi=data["jedi"], resolve_seconds=time.perf_counter() - started,
+                  unresolved_share=unresolved_share(view.resolver_stats))
     return result
 
 
@@ -104,8 +105,8 @@ def main() -> None:
 
 def table(results) -> str:
     """The projects side by side, and the lowest of each figure."""
-    rows = ["| project | call sites | Jedi pairs | confident precision | confident recall | with candidates |",
-            "|---|---:|---:|---:|---:|---:|"]
+    rows = ["| project | call sites | Jedi pairs | confident precision | confident recall | with candidates "
+            "| sites unresolved (whole project) |", "|---|---:|---:|---:|---:|---:|---:|"]
     lows: list[list[float]] = [[], [], []]
     for r in results:
         conf = r["precision"].get("at confidence = 1", {})
@@ -115,8 +116,8 @@ def table(results) -> str:
             if value is not None:
                 low.append(value)
         rows.append(f"| {r['project']} | {r['call_sites']:,} | {r['oracle_pairs']:,} | "
-                    + " | ".join(pct(v) for v in figures) + " |")
-    rows.append("| **lowest** | | | " + " | ".join(pct(min(v)) if v else "n/a" for v in lows) + " |")
+                    + " | ".join(pct(v) for v in figures) + f" | {pct(r.get('unresolved_share'))} |")
+    rows.append("| **lowest** | | | " + " | ".join(pct(min(v)) if v else "n/a" for v in lows) + " | |")
     return "\n".join(rows)
 
 

@@ -209,12 +209,6 @@ def measure(oracle_data: dict, symbols: list[Sym], calls: list[CallEdge], exampl
     }
 
 
-def unresolved_share(resolver_stats: dict) -> float | None:
-    """Call sites the resolver left without any edge, over all call sites it saw."""
-    total = resolver_stats.get("calls") or 0
-    return resolver_stats.get("unresolved", 0) / total if total else None
-
-
 def main() -> None:
     """In-process: the resolver's CALLS edges, without a database, for quick runs."""
     from bench.accuracy import corpora
