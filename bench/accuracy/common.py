@@ -190,6 +190,8 @@ class GraphView:
     # (subtype id, base id, confidence) of INHERITS edges to workspace types
     inherits: list[tuple[str, str, float]] = field(default_factory=list)
     resolver_stats: dict = field(default_factory=dict)  # the resolver's counts (in-process runs only)
+    # per language: the resolver's counts of call sites and of those left unresolved (the same)
+    sites_by_lang: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 _READ_SYMBOLS = """
@@ -292,6 +294,12 @@ def resolve_in_process(root: Path, exclude: list[str] | None = None) -> GraphVie
     table.set_go_modules(read_go_modules(scan.root, readable)[0])
     edges, stats = resolve_all(table)
     view.resolver_stats = stats.as_dict()
+    lang_of = {ext.path: ext.lang for ext in exts}
+    for ext in exts:
+        counts = view.sites_by_lang.setdefault(ext.lang, {"calls": 0, "unresolved": 0})
+        counts["calls"] += len(ext.calls)
+    for site in stats.unresolved_sites:
+        view.sites_by_lang[lang_of[site.id.partition("#")[0]]]["unresolved"] += site.unresolved_calls
     view.calls = [CallEdge(e.src, e.dst, e.reason, e.confidence, e.line, e.count, e.dst.startswith("ext:"))
                   for e in edges if e.type == "CALLS"]
     view.inherits = [(e.src, e.dst, e.confidence) for e in edges
