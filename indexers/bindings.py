@@ -382,8 +382,8 @@ def _bound_value(spec: LanguageSpec, role: str, caps: dict) -> str | None:
             return _then(value_of(spec, node), ".{}().{}()".format(*spec.async_iteration))
         return elements_of(spec, node, EACH)
     if role + ".of" in caps:
-        value = value_of(spec, caps[role + ".of"][0])
-        return _then(value, f".{_text(caps[role][0])}")
+        value = value_of(spec, caps[role + ".of"][0])  # by the name, or the key it is bound from (`{a: b}`)
+        return _then(value, f".{_text(caps.get(role + '.key', caps[role])[0])}")
     if role + ".callee" in caps:
         return _callback_value(spec, caps, role)
     return None

@@ -169,6 +169,10 @@
 ; const {a, b} = obj: a is obj.a
 ((variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @local) value: (_) @local.of)
   (#not-match? @local.of "^require[ \t]*\\("))
+; const {a: b} = obj: b is obj.a
+((variable_declarator name: (object_pattern (pair_pattern key: (property_identifier) @local.key value: (identifier) @local))
+                      value: (_) @local.of)
+  (#not-match? @local.of "^require[ \t]*\\("))
 (assignment_expression
   left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @field)
   right: (_) @field.value)

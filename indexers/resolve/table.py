@@ -381,7 +381,8 @@ class SymbolTable:
         """Names of a file (variables, and fields by their last name) whose contents may change
         after a literal is bound to them: an item assigned (without ``keyed``, by a key no
         literal) or deleted (``@contents``), a method called on them (``d.update()``; not where
-        an object's members are its keys, JS's), passed to a call or bound to another name."""
+        an object's members are its keys, JS's), passed to a call or bound to another name (in
+        JS, to one whose contents change)."""
         key = ("changed", path, keyed)
         found = self.recursive.values.get(key)
         if found is None:
@@ -391,11 +392,12 @@ class SymbolTable:
             binds = record_fields(ext.bindings, "name", "value") if ext is not None else ()
             calls = record_fields(ext.calls, "receiver_kind", "receiver", "args") if ext is not None else ()
             names = {name.partition("[")[0] for name, _ in binds if name[-1] == "]" and (keyed or name.endswith(ELEMENT))}
-            names.update(value.rpartition(".")[2] for _, value in binds
-                         if value and value[-1] not in ")]" and value[0] != "{")  # aliases: `t = table`
+            members = bool(spec and spec.literal_keys)  # JS: members called are read, an alias changed changes
             names.update(receiver.rpartition(".")[2] for kind, receiver, _ in calls  # `self.table.update()`: table
-                         if kind == RECEIVER_NAME and receiver and not (spec and spec.literal_keys))
+                         if kind == RECEIVER_NAME and receiver and not members)
             names.update(v.rpartition(".")[2] for _, _, args in calls if args for _, v in args)
+            names.update(value.rpartition(".")[2] for name, value in binds  # aliases: `t = table`
+                         if value and value[-1] not in ")]" and value[0] != "{" and (not members or name in names))
             found = self.recursive.values[key] = frozenset(names)
         return found
 

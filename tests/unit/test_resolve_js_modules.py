@@ -156,3 +156,16 @@ def test_a_function_s_returned_object_literal_gives_its_members():
     assert _calls({"src/f.ts": src}, "src/f.ts#use") == {
         "src/f.ts#make": ("scope", 1.0), "src/f.ts#make.createPromise": ("type", 1.0),
         "src/f.ts#make.resolveOldest": ("type", 1.0)}
+
+
+def test_a_name_destructured_under_another_name_is_the_member_it_is_taken_from():
+    # Bundlers rename (`{createError: createError$1} = errors$2`) and alias (`errors$1 = errors$2`);
+    # an alias whose member is assigned changes the object it names.
+    src = ("function raise2() {}\nfunction g() {}\n"
+           "var errors$2 = { createError: raise2 }\nvar errors$1 = errors$2\n"
+           "const { createError: createError$1 } = errors$2\n"
+           "var m = { a: g }\nvar n = m\nn.a = raise2\n"
+           "export function f() { createError$1(); m.a() }\n")
+    calls = _calls({"src/b.js": src}, "src/b.js#f")
+    assert calls["src/b.js#raise2"] == ("type", 1.0)
+    assert calls.get("src/b.js#g", ("", 0.5))[1] < 1.0
