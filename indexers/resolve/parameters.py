@@ -42,15 +42,13 @@ _METHOD_CALLS = (RECEIVER_NAME, RECEIVER_SELF, RECEIVER_SUPER, RECEIVER_EXPR)
 
 
 def parameters_of(table, path: str) -> dict[str, list[ParamRef]]:
-    """A file's parameters by function (cached with the table's other answers)."""
-    key = ("params-of", path)
-    found = table.recursive.values.get(key)
-    if found is None:
-        found = {}
+    """A file's parameters by function (`SymbolTable.file_index`)."""
+    def build() -> dict[str, list[ParamRef]]:
+        found: dict[str, list[ParamRef]] = {}
         for p in table.files[path].params:
             found.setdefault(p.function, []).append(p)
-        table.recursive.values[key] = found
-    return found
+        return found
+    return table.file_index(path, "params-of", build)
 
 
 def reaches_parameters(call: CallRef) -> bool:
@@ -163,13 +161,7 @@ def _method_call_sites(r: Resolver, sym, param: ParamRef, path: str, ext: FileEx
     ``param`` may be, with the positions its receiver shifts their arguments by: one through
     an instance (``obj.m(a)``: ``a`` is the second parameter) or for a classmethod, none
     through the class (``Cls.m(obj, a)``) or for a staticmethod."""
-    key = ("method-calls", path)
-    index = r.table.recursive.values.get(key)
-    if index is None:
-        index = r.table.recursive.values[key] = {}
-        for row in record_rows(ext.calls):
-            if row[_ARGS] and row[_KIND] in _METHOD_CALLS:
-                index.setdefault(row[_NAME], []).append(CallRef(*row))
+    index = r.table.file_index(path, "method-calls", lambda: _method_calls(ext))
     static = _decorated_as(r, sym)
     site_resolver = r.other(path)
     out = []
@@ -194,14 +186,21 @@ def _method_call_sites(r: Resolver, sym, param: ParamRef, path: str, ext: FileEx
     return out
 
 
+def _method_calls(ext: FileExtraction) -> dict[str, list[CallRef]]:
+    """A file's calls of methods with arguments, by name."""
+    index: dict[str, list[CallRef]] = {}
+    for row in record_rows(ext.calls):
+        if row[_ARGS] and row[_KIND] in _METHOD_CALLS:
+            index.setdefault(row[_NAME], []).append(CallRef(*row))
+    return index
+
+
 def _calls_naming(table, ext: FileExtraction) -> dict[str, list[CallRef]]:
     """A file's calls with arguments, by the name they call and the last names of what they
-    pass (cached with the table's other answers). Read from the encoded rows: only the calls
-    with arguments (a third) are built."""
-    key = ("calls-naming", ext.path)
-    found = table.recursive.values.get(key)
-    if found is None:
-        found = {}
+    pass (`SymbolTable.file_index`). Read from the encoded rows: only the calls with
+    arguments (a third) are built."""
+    def build() -> dict[str, list[CallRef]]:
+        found: dict[str, list[CallRef]] = {}
         direct = _DIRECT
         for row in record_rows(ext.calls):  # (and calls of what a call returns: `make()(f)`, `@make()`)
             if row[_ARGS] and (row[_KIND] in direct or not row[_NAME]):
@@ -212,8 +211,8 @@ def _calls_naming(table, ext: FileExtraction) -> dict[str, list[CallRef]]:
                         found[n] = [call]
                     elif calls[-1] is not call:  # a name passed twice, or called and passed
                         calls.append(call)
-        table.recursive.values[key] = found
-    return found
+        return found
+    return table.file_index(ext.path, "calls-naming", build)
 
 
 def _calls_of_parameters(table, path: str, held: set[tuple[str, str]]) -> list[CallRef]:
@@ -224,32 +223,28 @@ def _calls_of_parameters(table, path: str, held: set[tuple[str, str]]) -> list[C
 
 def _calls_by_name(table, path: str) -> dict[tuple[str, str], list[tuple[int, CallRef]]]:
     """A file's calls with arguments and without a receiver, with their positions, by
-    (caller, name called): built from the encoded rows (few of the file's calls are these)
-    and cached with the table's other answers."""
-    key = ("calls-by-name", path)
-    found = table.recursive.values.get(key)
-    if found is None:
-        found = {}
+    (caller, name called): built from the encoded rows (few of the file's calls are these;
+    `SymbolTable.file_index`)."""
+    def build() -> dict[tuple[str, str], list[tuple[int, CallRef]]]:
+        found: dict[tuple[str, str], list[tuple[int, CallRef]]] = {}
         caller, name, receiver, args = (_CALL_FIELDS.index(f) for f in ("caller", "name", "receiver", "args"))
         for i, row in enumerate(record_rows(table.files[path].calls)):
             if row[args] and row[receiver] is None:
                 found.setdefault((row[caller], row[name]), []).append((i, CallRef(*row)))
-        table.recursive.values[key] = found
-    return found
+        return found
+    return table.file_index(path, "calls-by-name", build)
 
 
 def _names_bound_to(table, ext: FileExtraction) -> dict[str, set[str]]:
-    """A file's names bound to a (dotted) name, by that name's last part (cached with the
-    table's other answers)."""
-    key = ("bound-to", ext.path)
-    found = table.recursive.values.get(key)
-    if found is None:
-        found = {}
+    """A file's names bound to a (dotted) name, by that name's last part
+    (`SymbolTable.file_index`)."""
+    def build() -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {}
         for name, value in record_fields(ext.bindings, "name", "value"):
             if value:
                 found.setdefault(_last_name(value), set()).add(name)
-        table.recursive.values[key] = found
-    return found
+        return found
+    return table.file_index(ext.path, "bound-to", build)
 
 
 def _last_name(text: str) -> str:

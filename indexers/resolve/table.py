@@ -6,7 +6,7 @@ from __future__ import annotations
 import posixpath
 from collections import defaultdict
 from itertools import chain, starmap
-from typing import Collection, Iterable, Sequence
+from typing import Callable, Collection, Iterable, Sequence
 
 from graphsvc.model import SymbolKind
 from indexers.bindings import DEFINED, ELEMENT
@@ -72,6 +72,8 @@ class SymbolTable:
         # file -> base qual -> functions a later definition of the name in the same statement
         # list shadows, in source order (`def f` ... `def f` in one body)
         self._earlier: dict[str, dict[str, list[str]]] = {}
+        # file -> what `file_index` derived from its extraction alone, kept until it changes
+        self._file_indexes: dict[str, dict[str, object]] = {}
         self._referable: dict[str, int] = {}  # name -> how many functions, methods and types have it
         self._module_index: dict[str, ModuleSystem] = {}
         # Module systems read the set of paths and each file's _module_shape(): they are built
@@ -107,6 +109,7 @@ class SymbolTable:
         self._bindings.pop(ext.path, None)
         self._properties.pop(ext.path, None)
         self._rebound.pop(ext.path, None)
+        self._file_indexes.pop(ext.path, None)
         self._fields_pending.add(ext.path)
         renamed = {i.alias for i in ext.imports if i.export and not i.module and i.alias and i.name != i.alias}
         if renamed:  # `module.exports = {clone: convenienceClone}`: its `clone` is not its own `clone`
@@ -168,6 +171,7 @@ class SymbolTable:
         self._bindings.pop(path, None)
         self._properties.pop(path, None)
         self._rebound.pop(path, None)
+        self._file_indexes.pop(path, None)
         self.renamed_exports.pop(path, None)
         self._fields_pending.discard(path)
         for name, scope in self._fields_of.pop(path, ()):
@@ -399,6 +403,17 @@ class SymbolTable:
             names.update(value.rpartition(".")[2] for name, value in binds  # aliases: `t = table`
                          if value and value[-1] not in ")]" and value[0] != "{" and (not members or name in names))
             found = self.recursive.values[key] = frozenset(names)
+        return found
+
+    def file_index(self, path: str, kind: str, build: Callable[[], object]):
+        """An index of ``kind`` that ``build`` derives from one file's extraction alone (its
+        calls by name, its parameters by function): kept until that file is added or removed
+        again, not dropped with the answers that depend on other files (an edit's resolution
+        reads those of every file naming what it changed)."""
+        per = self._file_indexes.setdefault(path, {})
+        found = per.get(kind)
+        if found is None:
+            found = per[kind] = build()
         return found
 
     def earlier_functions(self, path: str, qual: str) -> list[str]:

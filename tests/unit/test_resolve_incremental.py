@@ -288,3 +288,16 @@ def test_a_call_passing_nothing_new_to_a_callee_leaves_the_callee_s_file_alone()
     # A new function passed on reaches run and, through it, later: both in a.py.
     edited = files["c.py"] + b"\ndef k():\n    pass\n\ndef g():\n    run(k)\n"
     assert _edit_affects(files, "c.py", edited) == {"c.py", "a.py"}
+
+
+def test_a_file_s_own_indexes_outlive_other_files_edits_and_not_its_own():
+    from indexers.resolve.parameters import parameters_of
+
+    one = extract_file("a.py", b"def f(x): x()\n", "python")
+    two = extract_file("b.py", b"def g(y): y()\n", "python")
+    table = SymbolTable([one, two])
+    kept = parameters_of(table, "a.py")
+    table.add_file(extract_file("b.py", b"def g(z): z()\n", "python"))
+    assert parameters_of(table, "a.py") is kept  # another file's edit: still a.py's
+    table.add_file(extract_file("a.py", b"def f(w): w()\n", "python"))
+    assert [p.name for p in parameters_of(table, "a.py")["a.py#f"]] == ["w"]
