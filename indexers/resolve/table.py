@@ -387,23 +387,22 @@ class SymbolTable:
         literal) or deleted (``@contents``), a method called on them (``d.update()``; not where
         an object's members are its keys, JS's), passed to a call or bound to another name (in
         JS, to one whose contents change)."""
-        key = ("changed", path, keyed)
-        found = self.recursive.values.get(key)
-        if found is None:
-            ext = self.files.get(path)
-            spec = LANGUAGES.get(ext.lang) if ext is not None and ext.lang else None
-            # Read from the encoded columns: no record is built.
-            binds = record_fields(ext.bindings, "name", "value") if ext is not None else ()
-            calls = record_fields(ext.calls, "receiver_kind", "receiver", "args") if ext is not None else ()
-            names = {name.partition("[")[0] for name, _ in binds if name[-1] == "]" and (keyed or name.endswith(ELEMENT))}
-            members = bool(spec and spec.literal_keys)  # JS: members called are read, an alias changed changes
-            names.update(receiver.rpartition(".")[2] for kind, receiver, _ in calls  # `self.table.update()`: table
-                         if kind == RECEIVER_NAME and receiver and not members)
-            names.update(v.rpartition(".")[2] for _, _, args in calls if args for _, v in args)
-            names.update(value.rpartition(".")[2] for name, value in binds  # aliases: `t = table`
-                         if value and value[-1] not in ")]" and value[0] != "{" and (not members or name in names))
-            found = self.recursive.values[key] = frozenset(names)
-        return found
+        return self.file_index(path, "changed" if keyed else "changed-unkeyed", lambda: self._changed(path, keyed))
+
+    def _changed(self, path: str, keyed: bool) -> frozenset[str]:
+        ext = self.files.get(path)
+        spec = LANGUAGES.get(ext.lang) if ext is not None and ext.lang else None
+        # Read from the encoded columns: no record is built.
+        binds = record_fields(ext.bindings, "name", "value") if ext is not None else ()
+        calls = record_fields(ext.calls, "receiver_kind", "receiver", "args") if ext is not None else ()
+        names = {name.partition("[")[0] for name, _ in binds if name[-1] == "]" and (keyed or name.endswith(ELEMENT))}
+        members = bool(spec and spec.literal_keys)  # JS: members called are read, an alias changed changes
+        names.update(receiver.rpartition(".")[2] for kind, receiver, _ in calls  # `self.table.update()`: table
+                     if kind == RECEIVER_NAME and receiver and not members)
+        names.update(v.rpartition(".")[2] for _, _, args in calls if args for _, v in args)
+        names.update(value.rpartition(".")[2] for name, value in binds  # aliases: `t = table`
+                     if value and value[-1] not in ")]" and value[0] != "{" and (not members or name in names))
+        return frozenset(names)
 
     def file_index(self, path: str, kind: str, build: Callable[[], object]):
         """An index of ``kind`` that ``build`` derives from one file's extraction alone (its
@@ -422,7 +421,8 @@ class SymbolTable:
 
     def earlier_names(self, path: str) -> frozenset[str]:
         """The names of a file's `earlier_functions`."""
-        return frozenset(q.rpartition(".")[2] for q in self._earlier.get(path, ()))
+        return self.file_index(path, "earlier-names",
+                               lambda: frozenset(q.rpartition(".")[2] for q in self._earlier.get(path, ())))
 
     def types_among(self, found: Ids) -> tuple[str, ...]:
         """What a name written as a type names, where types are apart from values, of the
