@@ -269,10 +269,8 @@ class LanguageSpec:
     # A method read from a class is bound to it (classmethods): ``Sub.create()`` of an inherited
     # ``create`` returning ``cls(...)`` or ``Self`` makes a ``Sub``.
     class_methods: bool = False
-    # Type names that mean the type of the receiver (``-> Self``).
-    self_types: frozenset[str] = frozenset()
-    # The method that calling an instance calls (Python's ``__call__``).
-    call_method: str = ""
+    self_types: frozenset[str] = frozenset()  # type names meaning the receiver's type (``-> Self``)
+    call_method: str = ""  # the method that calling an instance calls (Python's ``__call__``)
     # Bases from the typing modules that give a class no members to call (``Generic[T]``).
     memberless_bases: frozenset[str] = frozenset()
     # Methods of those containers that pass each element as the first argument of the
@@ -298,9 +296,10 @@ class LanguageSpec:
     # (TypeScript's checker keeps `[new Subject()]` a `Subject[]` whatever is pushed later).
     typed_arrays: frozenset[str] = frozenset()
     typed_literals: frozenset[str] = frozenset()  # literals that say their type (Go's composite literals)
-    # Declared types that are function types (`(x: A) => B`): a field declared so holds a
-    # function no method stands for, so a call through it is no guess at a method's name.
+    # Function types (`(x: A) => B`): a field so declared holds a function no method stands for.
     function_type: re.Pattern[str] | None = None
+    # A property's type named through its owner's (TypeScript's `Opts<T>['form']`): owner, key.
+    indexed_access_type: re.Pattern[str] | None = None
     # A property of an object type written out (`{ subs: Subscription; n?: number }`): its
     # name and declared type. A value of such a type has those properties.
     type_literal_member: re.Pattern[str] | None = None
@@ -496,6 +495,7 @@ _JS_FAMILY = dict(
     non_null_postfix="!",
     self_types=frozenset({"this"}),  # `min(n: number): this`
     function_type=re.compile(r"^\(.*=>", re.S),
+    indexed_access_type=re.compile(r"^(.+?)\[\s*(['\"])([A-Za-z_$][\w$]*)\2\s*\]$", re.S),
     type_literal_member=re.compile(r"^(?:readonly\s+)?([A-Za-z_$][\w$]*)\??\s*:\s*(\S.*)$", re.S),
     conditional_expressions=frozenset({"ternary_expression"}),
     conditional_branches=(1, 2),

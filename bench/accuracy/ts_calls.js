@@ -122,8 +122,14 @@ function held(symbol) {
       symbol = property;
       continue;
     }
-    const init = decl && (ts.isVariableDeclaration(decl) || ts.isPropertyAssignment(decl)) ? decl.initializer
+    const init = decl && (ts.isVariableDeclaration(decl) || ts.isPropertyAssignment(decl)
+                          || ts.isPropertyDeclaration(decl)) ? decl.initializer
       : decl && ts.isShorthandPropertyAssignment(decl) ? decl.name : null;  // `module.exports = {clone}`
+    if (init && ts.isCallExpression(init)) {
+      // What a call returns (`maybeNotify = memo(...)`): the one function its callee returns,
+      // as Jedi infers it for the Python oracle; else the holder itself, as before.
+      return returnedFunction(init) || symbol;
+    }
     if (!init || !(ts.isIdentifier(init) || ts.isPropertyAccessExpression(init))) break;
     let next = decl && ts.isShorthandPropertyAssignment(decl) ? checker.getShorthandAssignmentValueSymbol(decl)
       : checker.getSymbolAtLocation(ts.isPropertyAccessExpression(init) ? init.name : init);
@@ -137,6 +143,52 @@ function held(symbol) {
     symbol = next;
   }
   return symbol;
+}
+
+// The function a call returns when its callee (a function of the project) returns one named
+// function and nothing else (`function memo() { function run() {}; return run }`); null for
+// any other call.
+function returnedFunction(call) {
+  let signature = null;
+  try { signature = checker.getResolvedSignature(call); } catch (e) { return null; }
+  const decl = signature && signature.declaration;
+  if (!decl || !decl.body || !ts.isBlock(decl.body)) return null;
+  const returned = [];
+  const visit = (node) => {
+    if (ts.isFunctionLike(node) || ts.isClassLike(node)) return;  // another function's returns
+    if (ts.isReturnStatement(node)) returned.push(node.expression);
+    ts.forEachChild(node, visit);
+  };
+  ts.forEachChild(decl.body, visit);
+  let found = null;
+  for (const expr of returned) {
+    const symbol = expr && ts.isIdentifier(expr) ? checker.getSymbolAtLocation(expr) : null;
+    const fdecl = symbol && symbol.declarations && symbol.declarations.length === 1 ? symbol.declarations[0] : null;
+    if (!fdecl || !ts.isFunctionDeclaration(fdecl) || (found && found !== symbol)) return null;
+    found = symbol;
+  }
+  return found;
+}
+
+// A call through a property of a declared type (`provider.run()`, `run: RunFunction` in
+// `interface Provider`) on a constant initialised with an object literal (`const provider:
+// Provider = { run() {} }`): the literal's member is what runs, as the checker's
+// go-to-definition on the literal reads it; the checker's own targets for any other call.
+function literalMember(callee, targets) {
+  if (!targets || !targets.length || !targets.every((t) => t.kind === "PropertySignature")
+      || !ts.isPropertyAccessExpression(callee) || !ts.isIdentifier(callee.expression)) return targets;
+  let symbol = checker.getSymbolAtLocation(callee.expression);
+  if (symbol && symbol.flags & ts.SymbolFlags.Alias) {
+    try { symbol = checker.getAliasedSymbol(symbol); } catch (e) { return targets; }
+  }
+  const decl = symbol && symbol.declarations && symbol.declarations.length === 1 ? symbol.declarations[0] : null;
+  if (!decl || !ts.isVariableDeclaration(decl) || !(ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const)
+      || !decl.initializer || !ts.isObjectLiteralExpression(decl.initializer)) return targets;
+  const name = callee.name.text;
+  const member = decl.initializer.properties.find((p) => p.name && ts.isIdentifier(p.name) && p.name.text === name);
+  const code = member && (ts.isMethodDeclaration(member)
+    || (ts.isPropertyAssignment(member) && isFunctionValue(member.initializer)));
+  return code ? [declarationOf(member)] : targets;
 }
 
 // The property a name destructured from an object stands for (`const { run } = make()`: the
@@ -173,7 +225,7 @@ for (const rel of rels) {
         const pos = sf.getLineAndCharacterOfPosition(nameNode.getStart(sf));
         out.push(JSON.stringify({
           file: rel, line: pos.line + 1, col: pos.character, name: nameNode.getText(sf),
-          receiver, caller, targets: targetsOf(nameNode),
+          receiver, caller, targets: literalMember(callee, targetsOf(nameNode)),
         }));
       }
     }

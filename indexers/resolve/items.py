@@ -24,6 +24,15 @@ def literal_member(types: Types, entries: tuple, name: str) -> tuple:
     return UNKNOWN
 
 
+def literal_methods(table, sym, name: str) -> list[str]:
+    """The methods of ``name`` an object literal defines (`const v = {run() {}}`: `v.run`),
+    of a variable bound once there and whose members its file assigns nowhere."""
+    found = table.members_of(sym.id).get(name)
+    if not found or len(table.bindings(sym.parent, sym.name)) != 1 or sym.name in table.changed(sym.file):
+        return []
+    return found
+
+
 def assigned_item(types: Types, name: str, step: str, qual: str, block: str) -> tuple[tuple, int] | None:
     """``d["k"]`` of a module's container whose item is assigned by that key (`d["k"] = f`):
     what every such assignment and the container's literal agree it holds, with the one step

@@ -15,6 +15,7 @@ from indexers.records import EdgeRecord
 from indexers.resolve.common import (MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT_HOPS, METHOD_NAME_CONFIDENCE, SPLIT,
     TYPE_KIND_NAMES, Entity, ImportContext, Prov, Reason, Rel, ResolveStats, base_qual, branch_alternatives,
     built_by_default, c3_merge, imported_in_bodies, imported_in_functions, merge_entities, VARIABLE_KINDS, record_rows)
+from indexers.resolve.items import literal_methods
 from indexers.resolve.parameters import parameter_values
 from indexers.resolve.possible import (MAX_FIELD_VALUES, assigned_over, defined_above, held, held_classes, in_effect,
                                       order_unproven, possible_call, variant_only)
@@ -80,9 +81,8 @@ class Resolver:
         self.missed.append(row)
 
     def records(self) -> list[EdgeRecord]:
-        # Plain strings (not enum members) for the writer and for pickling across processes;
-        # the members' own values, shared: `str(member)` made three new strings per edge
-        # (a quarter of resolution's memory on the kernel's fs/).
+        # Plain strings (not enum members) for the writer and pickling: the members' own values,
+        # shared (`str(member)` made three strings per edge, a quarter of the memory on fs/).
         return [
             EdgeRecord(src, dst, _PLAIN.get(rel, rel), _PLAIN.get(prov, prov),
                        conf if conf == 1.0 else round(conf, 4), _PLAIN.get(reason, reason), line, n)
@@ -199,6 +199,8 @@ class Resolver:
                     # Namespaces reopen across files: look in every one with this name.
                     for mid in self.table.types_named(self.system, base_qual(sym.qualified_name)) or [tid]:
                         ids.extend(self.table.members_of(mid).get(name, ()))
+                elif sym.kind in VARIABLE_KINDS and self.spec.literal_keys:
+                    ids.extend(literal_methods(self.table, sym, name))
             return ("sym", tuple(dict.fromkeys(ids))) if ids else None
         return None
 

@@ -711,6 +711,10 @@ class Types:
                 return BUILTIN
             return ("inst", tuple(dict.fromkeys(t for f in found for t in f[1]))) \
                 if all(f[0] == "inst" for f in found) else UNKNOWN
+        indexed = self.spec.indexed_access_type and self.spec.indexed_access_type.match(text.strip())
+        if indexed:  # `Opts<T>['form']`: what an instance's property is declared to hold
+            held = self.attribute(self.declared(indexed.group(1), qual), indexed.group(3))
+            return held if held[0] in ("inst", "iter", "map", "fields", "items") else UNKNOWN
         found = parse_type(text, self.spec.null_literals)
         if found is None:
             return self.type_literal(text, qual)

@@ -409,3 +409,49 @@ def test_results_inferred_from_returns_and_expression_bodies(path):
 def test_a_callbacks_return_is_not_the_functions_result():
     files = {"inferred.ts": _INFERRED + "export function use() { each().run() }\n"}
     assert _calls(files, "inferred.ts#use").get("inferred.ts#Foo.run", ("", 0.0))[1] < 1.0
+
+
+def test_methods_of_an_object_literal_a_constant_holds():
+    files = {"v.ts": "export const validators = {\n  validate<T>(value: T) { return value },\n"
+                     "  async validateAsync(value: number) { return value },\n}\n"
+                     "export let swapped = { run() {} }\nswapped.run = () => 1\n"
+                     "export function use() {\n  validators.validate(1)\n  swapped.run()\n}\n",
+             "f.ts": 'import { validators } from "./v"\nexport function go() { validators.validateAsync(2) }\n'}
+    assert _calls(files, "v.ts#use")["v.ts#validators.validate"] == ("scope", 1.0)
+    # A member assigned elsewhere in the file: what the literal defines may be replaced.
+    assert all(conf < 1.0 for dst, (_, conf) in _calls(files, "v.ts#use").items() if dst.startswith("v.ts#swapped"))
+    assert _calls(files, "f.ts#go") == {"v.ts#validators.validateAsync": ("import", 1.0)}
+
+
+def test_a_property_type_read_through_its_owner_type():
+    files = _app("export interface Opts { shape: Circle; many: Circle[] }\n"
+                 "export class Field {\n  shape: Opts['shape']\n  other: Opts[\"shape\"]\n"
+                 "  many: Opts['many']\n  fn: Opts['nothing']\n"
+                 "  go() { this.shape.area(); this.other.describe(); this.many[0].area() }\n}\n")
+    assert _calls(files, "app.ts#Field.go") == {
+        "shapes.ts#Circle.area": ("type", 1.0), "shapes.ts#Shape.describe": ("type", 1.0)}
+
+
+_LITERAL = "export const validators = {\n  validate(value: number) { return value },\n}\n"
+
+
+@pytest.mark.parametrize("new", [
+    _LITERAL + "validators.validate = (value: number) => value + 1\n",
+    _LITERAL.replace("const", "let") + "export function reset() { validators = { validate(v: number) { return v } } }\n",
+    _LITERAL.replace("validate(", "check("),
+    None,
+], ids=["a-member-assigned", "the-variable-assigned", "the-method-renamed", "the-file-goes"])
+def test_incremental_equals_clean_when_an_object_literals_methods_change(new):
+    files = {"v.ts": _LITERAL, "f.ts": 'import { validators } from "./v"\nexport function go() { validators.validate(2) }\n'}
+    assert "f.ts" in incremental_equals_clean(files, "v.ts", new)
+
+
+@pytest.mark.parametrize("new", ["export interface Opts { shape: Board }\n", "export interface Opts { other: Circle }\n"],
+                         ids=["the-property-type-changes", "the-property-goes"])
+def test_incremental_equals_clean_when_an_indexed_property_type_changes(new):
+    files = _app("import { Opts } from './opts'\nexport class Field {\n  shape: Opts['shape']\n"
+                 "  go() { this.shape.area() }\n}\n")
+    files["opts.ts"] = "import { Circle } from './shapes'\nexport interface Opts { shape: Circle }\n"
+    new = new if "Board" not in new else "import { Board } from './shapes'\n" + new
+    assert "app.ts" in incremental_equals_clean(files, "opts.ts", new)
+    assert _calls(files, "app.ts#Field.go") == {"shapes.ts#Circle.area": ("type", 1.0)}
