@@ -381,12 +381,19 @@ def _bound_value(spec: LanguageSpec, role: str, caps: dict) -> str | None:
         if spec.async_iteration and loop is not None and loop.child(0).type == "async":  # `async for x in y`
             return _then(value_of(spec, node), ".{}().{}()".format(*spec.async_iteration))
         return elements_of(spec, node, EACH)
-    if role + ".of" in caps:
-        value = value_of(spec, caps[role + ".of"][0])  # by the name, or the key it is bound from (`{a: b}`)
+    if role + ".of" in caps or role + ".of_type" in caps:  # by the name, or the key it is bound from (`{a: b}`)
+        value = value_of(spec, caps[role + ".of"][0]) if role + ".of" in caps else _an_instance(caps[role + ".of_type"][0])
         return _then(value, f".{_text(caps.get(role + '.key', caps[role])[0])}")
     if role + ".callee" in caps:
         return _callback_value(spec, caps, role)
     return None
+
+
+def _an_instance(type_node: tree_sitter.Node) -> str | None:
+    """A value of a declared type (`({ filter }: Opts)`) as a chain's head: an instance of the
+    type when it is named (`Opts`, `Opts<T>`, `A | B`), None for one written out."""
+    text = type_text(type_node)
+    return f"{CAST}{text}>" if text and not any(c in text for c in "{(=&") else None
 
 
 def _callback_value(spec: LanguageSpec, caps: dict, role: str) -> str | None:

@@ -39,6 +39,17 @@
                                                 (pair_pattern value: [(identifier) @local (assignment_pattern left: (identifier) @local)])
                                                 (rest_pattern (identifier) @local)]))])
 (required_parameter pattern: (rest_pattern (identifier) @local))
+; ... of a declared type (`({ filter }: Opts)`): `filter` is the member of that name of an Opts.
+([(required_parameter pattern: (object_pattern [(shorthand_property_identifier_pattern) @local
+                                                (object_assignment_pattern left: (shorthand_property_identifier_pattern) @local)
+                                                (pair_pattern key: (property_identifier) @local.key
+                                                              value: [(identifier) @local (assignment_pattern left: (identifier) @local)])])
+                      type: (type_annotation (_) @local.of_type))
+  (optional_parameter pattern: (object_pattern [(shorthand_property_identifier_pattern) @local
+                                                (object_assignment_pattern left: (shorthand_property_identifier_pattern) @local)
+                                                (pair_pattern key: (property_identifier) @local.key
+                                                              value: [(identifier) @local (assignment_pattern left: (identifier) @local)])])
+                      type: (type_annotation (_) @local.of_type))])
 ; Declared types: parameters (`this: Foo` declares what `this` is in a function), variables (a cast `x as Foo` declares too), class fields and
 ; constructor parameters that are fields; and declared results of functions and methods.
 ([(required_parameter pattern: [(identifier) (this)] @local type: (type_annotation (_) @local.type))

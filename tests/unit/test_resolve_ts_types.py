@@ -455,3 +455,12 @@ def test_incremental_equals_clean_when_an_indexed_property_type_changes(new):
     new = new if "Board" not in new else "import { Board } from './shapes'\n" + new
     assert "app.ts" in incremental_equals_clean(files, "opts.ts", new)
     assert _calls(files, "app.ts#Field.go") == {"shapes.ts#Circle.area": ("type", 1.0)}
+
+
+def test_destructured_parameters_of_a_declared_type():
+    files = _app("export interface Opts<T> { circle: Circle; check?(n: T): boolean; other(): void }\n"
+                 "export function run({ circle, check, other: renamed }: Opts<number> = {} as any,\n"
+                 "                    { area }: { area(): number }) {\n"
+                 "  circle.area()\n  check(1)\n  renamed()\n  area()\n}\n")
+    assert _calls(files, "app.ts#run") == {
+        "shapes.ts#Circle.area": ("type", 1.0), "app.ts#Opts.check": ("type", 1.0), "app.ts#Opts.other": ("type", 1.0)}
