@@ -286,8 +286,7 @@ class LanguageSpec:
     # A mapping's methods whose result holds its values (Python's `m.values()`) and its
     # (key, value) pairs (`m.items()`): "" for none.
     mapping_views: tuple[str, str] = ("", "")
-    # A postfix operator that leaves its operand's value as it is (TypeScript's `x!`).
-    non_null_postfix: str = ""
+    non_null_postfix: str = ""  # a postfix operator leaving its operand's value (TypeScript's `x!`)
     # Node types of casts (TypeScript's `x as Foo`) whose last named child is the type, and
     # the node types of the types a cast may name: the value is an instance of that type.
     cast_expressions: frozenset[str] = frozenset()
@@ -300,12 +299,12 @@ class LanguageSpec:
     function_type: re.Pattern[str] | None = None
     # A property's type named through its owner's (TypeScript's `Opts<T>['form']`): owner, key.
     indexed_access_type: re.Pattern[str] | None = None
+    type_queries: tuple[str, ...] = ()  # a value's type, and generics of what calling it gives
     # A property of an object type written out (`{ subs: Subscription; n?: number }`): its
     # name and declared type. A value of such a type has those properties.
     type_literal_member: re.Pattern[str] | None = None
     type_literal_keyword: str = ""  # what a written-out type starts with before its `{` (Go's `struct`)
-    # Modules whose types describe other types (Python's `typing`): no members of their own.
-    typing_modules: frozenset[str] = frozenset()
+    typing_modules: frozenset[str] = frozenset()  # modules of types about types (`typing`): no members
     class_types: frozenset[str] = frozenset()
     callable_types: frozenset[str] = frozenset()  # `Callable[[A], R]`: a function that gives an R
     # Containers written with syntax of their own (Go's ``[]T``, ``[n]T``, ``map[K]T``): the
@@ -495,6 +494,7 @@ _JS_FAMILY = dict(
     non_null_postfix="!",
     self_types=frozenset({"this"}),  # `min(n: number): this`
     function_type=re.compile(r"^\(.*=>", re.S),
+    type_queries=("typeof ", "ReturnType", "InstanceType"),  # `ReturnType<typeof make>`
     indexed_access_type=re.compile(r"^(.+?)\[\s*(['\"])([A-Za-z_$][\w$]*)\2\s*\]$", re.S),
     type_literal_member=re.compile(r"^(?:readonly\s+)?([A-Za-z_$][\w$]*)\??\s*:\s*(\S.*)$", re.S),
     conditional_expressions=frozenset({"ternary_expression"}),

@@ -711,16 +711,23 @@ class Types:
                 return BUILTIN
             return ("inst", tuple(dict.fromkeys(t for f in found for t in f[1]))) \
                 if all(f[0] == "inst" for f in found) else UNKNOWN
+        queries = self.spec.type_queries
+        # A type written after a value says what kind of value, not which: a class or function
+        # named so is any of that type (`ctor: typeof Action` holds a subclass of Action).
+        if queries and text.startswith(queries[0]):  # `typeof conn`: of the type conn's value is
+            return _data(self.value(text[len(queries[0]):].strip(), qual))
         indexed = self.spec.indexed_access_type and self.spec.indexed_access_type.match(text.strip())
         if indexed:  # `Opts<T>['form']`: what an instance's property is declared to hold
-            held = self.attribute(self.declared(indexed.group(1), qual), indexed.group(3))
-            return held if held[0] in ("inst", "iter", "map", "fields", "items") else UNKNOWN
+            return _data(self.attribute(self.declared(indexed.group(1), qual), indexed.group(3)))
         found = parse_type(text, self.spec.null_literals)
         if found is None:
             return self.type_literal(text, qual)
         name, argument = found
         if argument is not None:
             generic = SPLIT.split(name)[-1]
+            if generic in queries[1:]:  # `ReturnType<typeof make>`, `InstanceType<typeof C>`: what calling it gives
+                return _data(self.call(self.value(argument[len(queries[0]):].strip(), qual))
+                             if argument.startswith(queries[0]) else UNKNOWN)
             if generic in self.spec.tuple_types:
                 parts = type_arguments(text, self.spec.null_literals)
                 if len(parts) > 1 and parts[-1] != "...":  # `Tuple[A, B]`: an element per position
@@ -762,7 +769,7 @@ class Types:
             return UNKNOWN if argument is not None or ent[1] in self.spec.typing_modules else ent
         if ent[0] == "sym" and len(ent[1]) == 1 and self.table.symbols[ent[1][0]].kind == "type_alias":
             under = self.result(ent[1][0])  # `type AnyRouter = RouterCore<any>`: what the alias stands for
-            if under[0] == "inst":
+            if under[0] in ("inst", "items", "fields"):
                 return under
         if ent[0] == "sym" and all(self.table.symbols[i].kind in _INSTANCE_KINDS or self.r.constructs(i) for i in ent[1]):
             return ("inst", ent[1])  # (a constructor function's, in JavaScript: `Foo.prototype[name] = function`)
@@ -782,3 +789,9 @@ class Types:
                 continue  # a method, an index signature: not a property read here
             entries.append((m.group(1), self.declared(m.group(2), qual)))
         return ("fields", tuple(entries)) if entries else UNKNOWN
+
+
+def _data(found: tuple) -> tuple:
+    """A value a type names (`Opts['form']`, `typeof conn`): an instance or container of a
+    type, or an object's members; a function or class it names is any of that type (unknown)."""
+    return found if found[0] in ("inst", "iter", "map", "fields", "items") else UNKNOWN

@@ -464,3 +464,18 @@ def test_destructured_parameters_of_a_declared_type():
                  "  circle.area()\n  check(1)\n  renamed()\n  area()\n}\n")
     assert _calls(files, "app.ts#run") == {
         "shapes.ts#Circle.area": ("type", 1.0), "app.ts#Opts.check": ("type", 1.0), "app.ts#Opts.other": ("type", 1.0)}
+
+
+def test_types_named_through_values():
+    files = _app("export function client() {\n  function request(n: number) { return n }\n  return { request }\n}\n"
+                 "export function formatter() { function format() {}; return format }\n"
+                 "export const circle = new Circle()\nexport type Client = ReturnType<typeof client>\n"
+                 "export function run(a: Client, b: InstanceType<typeof Circle>, c: typeof circle,\n"
+                 "                    d: typeof Circle, e: ReturnType<typeof formatter>, f: typeof formatter) {\n"
+                 "  a.request(1)\n  b.area()\n  c.describe()\n  new d()\n  e()\n  f()\n}\n")
+    calls = _calls(files, "app.ts#run")
+    assert {k: v for k, v in calls.items() if v[1] == 1.0} == {
+        "app.ts#client.request": ("type", 1.0), "shapes.ts#Circle.area": ("type", 1.0),
+        "shapes.ts#Shape.describe": ("type", 1.0)}
+    # A class or function a type names is any of that type: `new d()`, `e()`, `f()` are no proof.
+    assert "app.ts#formatter.format" not in calls and calls.get("app.ts#formatter", ("", 0))[1] < 1.0
