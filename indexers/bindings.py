@@ -119,7 +119,8 @@ class Binding:
     line: int
     context: str | None = None  # where ``value`` is read when not in ``scope`` (the method of ``self.x = v``)
     # The blocks (``@block``) around the name inside ``scope``, outermost first ("" for none):
-    # a name bound in a closure is not the same name outside it.
+    # a name bound in a closure is not the same name outside it. Statements after an
+    # assignment of a name bound again (`indexers.rebinding`) are "~start": they run in place.
     block: str = ""
 
 

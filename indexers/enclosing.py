@@ -153,3 +153,30 @@ def own_block_left(d: _Def, block: str) -> str:
     while value is not None and value.type in ("parenthesized_expression", "assignment_expression"):
         value = value.child_by_field_name("right") if value.type == "assignment_expression" else value.named_child(0)
     return rest if value is not None and str(value.start_byte) == first else block
+
+
+def block_paths(blocks: list[tuple[int, int]], names: dict[tuple[int, int], str], starts: list[int],
+                enclosing: list[_Def | None], size: int) -> list[str]:
+    """Per node (by its first byte), the ``@block`` nodes around it inside its enclosing
+    definition, outermost first, each by its first byte ("12/40") or its name in ``names``;
+    "" for none. One sweep in source order over ``blocks`` (sorted, outer ones first) of a
+    source of ``size`` bytes."""
+    paths = [""] * len(starts)
+    if not blocks:
+        return paths
+    stack: list[tuple[int, int]] = []
+    j = 0
+    for i in sorted(range(len(starts)), key=starts.__getitem__):
+        pos = starts[i]
+        while j < len(blocks) and blocks[j][0] <= pos:
+            while stack and stack[-1][1] <= blocks[j][0]:
+                stack.pop()
+            stack.append(blocks[j])
+            j += 1
+        while stack and stack[-1][1] <= pos:
+            stack.pop()
+        d = enclosing[i]
+        lo, hi = (d.start, d.end) if d is not None else (0, size)
+        paths[i] = "/".join(names.get((s, e)) or str(s) for s, e in stack
+                            if lo <= s and e <= hi and (s, e) != (lo, hi) and pos < e)
+    return paths

@@ -106,13 +106,14 @@ from indexers.bindings import (ARGUMENTS, ELEMENT, RESULT, Binding, assigned_ite
                                receiver_chain, top_level_call)
 from indexers.build_variants import is_variant
 from indexers.c_macros import without_macros
-from indexers.enclosing import (constructor_functions, declared_after, definition_steps, method_receiver, own_block_left,
-                                receiver_of, scope_start, shadows_receiver, visible_locals)
+from indexers.enclosing import (block_paths, constructor_functions, declared_after, definition_steps, method_receiver,
+                                own_block_left, receiver_of, scope_start, shadows_receiver, visible_locals)
 from indexers.definitions import documentation, signature
 from indexers.import_refs import InlineRequires, exported_members, import_rows
 from indexers.languages import LanguageSpec, get_language, language_for_content, parser_for
 from indexers.matches import SCOPE, grouped_matches, narrowest_receivers, pattern_roles
 from indexers.narrowing import narrowings
+from indexers.rebinding import straight_regions
 from indexers.records import SymbolRecord, encoded
 from indexers.referenced import referenced_names
 from indexers.syntax_errors import inside_error, scan_errors
@@ -320,6 +321,7 @@ class _Extractor:
         self.out = out
         self.seps = spec.scope_separators
         self.blocks: list[tuple[int, int]] = []  # (start, end) of each ``@block``, outer ones first
+        self.block_names: dict[tuple[int, int], str] = {}  # "~start" of `straight_regions`' (not closures)
         self._arounds: dict[int, str] = {}  # `_blocks_around`'s answers
         self._block_starts: list[int] | None = None  # of ``blocks``, once they are all known
         self._steps: tuple = ((), [None], [None])  # `definition_steps`, once the definitions are nested
@@ -356,8 +358,10 @@ class _Extractor:
         calls = [(caps["reference.call"][0], caps) for _, caps in get("reference.call", ())]
         if self.spec.narrowing_calls:  # `isinstance(x, Foo)`, a loop's body: blocks and bindings of their own
             blocks, narrowed = narrowings(self.spec, calls, self.text, binds)
-            self.blocks.extend(blocks)
-            binds.extend(narrowed)
+            regions, held = straight_regions(binds, self.text, self.data)
+            self.block_names.update(((s, e), f"~{s}") for s, e in regions)
+            self.blocks.extend(blocks + regions)
+            binds.extend(narrowed + held)
         values = [(caps["reference.value"][0], caps) for _, caps in get("reference.value", ())]
         imports = [(caps["reference.import"][0], caps) for _, caps in get("reference.import", ())]
         inherits = [(roles[pattern][10:], caps[roles[pattern]][0], caps) for pattern, caps in get("inherits", ())]
@@ -562,28 +566,7 @@ class _Extractor:
         return [owners[bisect_right(points, pos)] for pos in starts]
 
     def _block_paths(self, starts: list[int], enclosing: list[_Def | None]) -> list[str]:
-        """Per node (by its first byte), the ``@block`` nodes around it inside its enclosing
-        definition, outermost first, each by its first byte ("12/40"); "" for none. One sweep
-        in source order."""
-        paths = [""] * len(starts)
-        blocks = self.blocks
-        if not blocks:
-            return paths
-        stack: list[tuple[int, int]] = []
-        j = 0
-        for i in sorted(range(len(starts)), key=starts.__getitem__):
-            pos = starts[i]
-            while j < len(blocks) and blocks[j][0] <= pos:
-                while stack and stack[-1][1] <= blocks[j][0]:
-                    stack.pop()
-                stack.append(blocks[j])
-                j += 1
-            while stack and stack[-1][1] <= pos:
-                stack.pop()
-            d = enclosing[i]
-            lo, hi = (d.start, d.end) if d is not None else (0, len(self.data))
-            paths[i] = "/".join(str(s) for s, e in stack if lo <= s and e <= hi and (s, e) != (lo, hi) and pos < e)
-        return paths
+        return block_paths(self.blocks, self.block_names, starts, enclosing, len(self.data))
 
     def _blocks_around(self, pos: int) -> str:
         """The ``@block`` nodes around a byte outside any definition (`_block_paths`), per byte."""
@@ -595,7 +578,8 @@ class _Extractor:
             # starting before it that end after it.
             whole = (0, len(self.data))
             found = self._arounds[pos] = "/".join(
-                str(start) for start, end in self.blocks[:bisect_right(self._block_starts, pos)]
+                self.block_names.get((start, end)) or str(start)
+                for start, end in self.blocks[:bisect_right(self._block_starts, pos)]
                 if pos < end and (start, end) != whole)
         return found
 

@@ -137,8 +137,8 @@ def defined_above(r: Resolver, ids: tuple, call: CallRef) -> tuple:
     """Of a function defined twice in one statement list (`def f` ... `f()` ... `def f`), the
     definition a call straight in that body runs: the last one above the call. A closure or
     a lambda runs later: it calls the last definition, which ``ids`` names."""
-    if len(ids) != 1 or call.block:
-        return ids
+    if len(ids) != 1 or any(part[:1] != "~" for part in call.block.split("/") if part):
+        return ids  # (a block after an assignment, `indexers.rebinding`'s "~", runs in place)
     sym = r.table.symbols[ids[0]]
     if sym.start_line <= call.line or sym.parent != call.caller:
         return ids

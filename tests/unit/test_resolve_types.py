@@ -693,3 +693,59 @@ class Registry:
         assert calls[f"registry.py#Registry.{caller}"] == {"registry.py#Handler.run": ("type", 1.0)}, caller
     # A mapping's loop gives its keys.
     assert calls.get("registry.py#Registry.each_key", {}).get("registry.py#Handler.run", ("", 0.0))[1] < 1.0
+
+
+_REBOUND = b"""\
+class A:
+    def a(self): pass
+    def both(self): pass
+class B:
+    def b(self): pass
+    def both(self): pass
+
+def straight(xs):
+    x = A()
+    x.a()
+    for y in xs:
+        if y:
+            x.both()
+    x = B()
+    x.b()
+
+def in_a_loop(xs):
+    x = A()
+    for y in xs:
+        x.both()
+        x = B()
+
+def in_a_closure():
+    x = A()
+    later = lambda: x.both()
+    x = B()
+    return later
+
+def declared_nonlocal():
+    x = A()
+    def swap():
+        nonlocal x
+        x = B()
+    swap()
+    x.both()
+    x = B()
+
+def from_itself():
+    x = A()
+    x = x.both()
+    x.both()
+"""
+
+
+def test_a_name_bound_again_holds_the_value_of_the_assignment_above_it():
+    calls = targets_by_source(resolve_all(SymbolTable([extract_file("m.py", _REBOUND, "python")]))[0])
+    assert calls["m.py#straight"]["m.py#A.both"] == ("type", 1.0)
+    assert calls["m.py#straight"]["m.py#B.b"] == ("type", 1.0)
+    assert "m.py#B.both" not in calls["m.py#straight"]
+    # What a later binding may give: a loop coming back, a closure running later, a call
+    # that rebinds it (`nonlocal`): no single assignment holds.
+    for caller in ("in_a_loop", "in_a_closure", "declared_nonlocal"):
+        assert calls[f"m.py#{caller}"].get("m.py#A.both", ("", 0.0))[1] < 1.0, caller
