@@ -60,7 +60,7 @@ def straight_regions(binds: list[tuple[str, dict]], text: Callable[[tree_sitter.
         bound = starts[name]
         if bisect_left(bound, function.end_byte) - bisect_left(bound, function.start_byte) < 2 \
                 or name in _declared_names(function, data, declared) \
-                or re.search(rb"\b%s\b" % re.escape(name.encode()), data[value.start_byte:value.end_byte]):
+                or re.compile(rb"\b%s\b" % re.escape(name.encode())).search(data, value.start_byte, value.end_byte):
             continue
         region = _region(statement, name, bound, data)
         if region is not None:
@@ -97,9 +97,8 @@ def _region(statement: tree_sitter.Node, name: str, bound: list[int], data: byte
         i = bisect_left(bound, node.start_byte)
         if i < len(bound) and bound[i] < node.end_byte:
             break  # bound again here
-        source = data[node.start_byte:node.end_byte]
-        if _OPAQUE.search(source) and word.search(source):
-            break
+        if _OPAQUE.search(data, node.start_byte, node.end_byte) and word.search(data, node.start_byte, node.end_byte):
+            break  # (searched in place: a long statement is not copied once per assignment above it)
         first, last = first or node, node
         node = node.next_named_sibling
     return (first, last) if first is not None else None
