@@ -164,19 +164,18 @@ def block_paths(blocks: list[tuple[int, int]], names: dict[tuple[int, int], str]
     paths = [""] * len(starts)
     if not blocks:
         return paths
-    stack: list[tuple[int, int]] = []
+    stack: list[tuple[int, int, str]] = []  # (start, end, name) of the blocks around
     j = 0
     for i in sorted(range(len(starts)), key=starts.__getitem__):
         pos = starts[i]
         while j < len(blocks) and blocks[j][0] <= pos:
             while stack and stack[-1][1] <= blocks[j][0]:
                 stack.pop()
-            stack.append(blocks[j])
+            stack.append((*blocks[j], names.get(blocks[j]) or str(blocks[j][0])))
             j += 1
         while stack and stack[-1][1] <= pos:
             stack.pop()
         d = enclosing[i]
         lo, hi = (d.start, d.end) if d is not None else (0, size)
-        paths[i] = "/".join(names.get((s, e)) or str(s) for s, e in stack
-                            if lo <= s and e <= hi and (s, e) != (lo, hi) and pos < e)
+        paths[i] = "/".join(name for s, e, name in stack if lo <= s and e <= hi and (s, e) != (lo, hi) and pos < e)
     return paths

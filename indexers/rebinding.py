@@ -35,26 +35,32 @@ def straight_regions(binds: list[tuple[str, dict]], text: Callable[[tree_sitter.
                      ) -> tuple[list[tuple[int, int]], list[tuple[str, dict]]]:
     """The blocks and binding matches of the assignments among ``binds`` (the query's binding
     matches) that a name bound more than once in its function holds after them."""
-    starts: dict[str, list[int]] = defaultdict(list)  # where each name is bound, in the file
     assignments = []
+    for role, caps in binds:
+        if role == "local" and len(caps) == 2 and "local.value" in caps and len(caps["local"]) == 1:
+            statement = _straight_statement(caps["local"][0])
+            if statement is not None:
+                assignments.append((caps["local"][0], caps["local.value"][0], statement))
+    if not assignments:
+        return [], []
+    # Where each of their names is bound in the file: only nodes of such a name's length are read.
+    names = {text(name) for name, _, _ in assignments}
+    lengths = {len(n.encode()) for n in names}
+    starts: dict[str, list[int]] = defaultdict(list)
     for role, caps in binds:
         if role != "local":
             continue
         for cap in ("local", "local.narrowed"):
             for node in caps.get(cap, ()):
-                if not node.named_child_count:
-                    starts[text(node)].append(node.start_byte)
-        if "local.value" in caps and len(caps["local"]) == 1 and len(caps) == 2:
-            assignments.append((caps["local"][0], caps["local.value"][0]))
+                if node.end_byte - node.start_byte in lengths and not node.named_child_count \
+                        and (t := text(node)) in names:
+                    starts[t].append(node.start_byte)
     for found in starts.values():
         found.sort()
     declared: dict[int, set[str]] = {}
     blocks: list[tuple[int, int]] = []
     regions: list[tuple[str, dict]] = []
-    for name_node, value in assignments:
-        statement = _straight_statement(name_node)
-        if statement is None:
-            continue
+    for name_node, value, statement in assignments:
         function = statement.parent.parent
         name = text(name_node)
         bound = starts[name]
