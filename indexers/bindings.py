@@ -498,7 +498,7 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
         bare = _without_comments(spec, node, text)  # a comment may hold a lone quote
         if bare is not text:
             chain = _spec_chain(spec, bare)
-    if chain is not None and spec.cast_calls and casts_first(spec, chain):
+    if chain is not None and (spec.cast_calls or spec.element_calls) and casts_first(spec, chain):
         return cast_chain(spec, node) or chain  # `cast(Foo, x).a`: of the type it names
     return chain if chain is not None or not spec.cast_expressions else cast_chain(spec, node)
 
@@ -508,7 +508,7 @@ def receiver_chain(spec: LanguageSpec, node: tree_sitter.Node | None, text: str)
     read through a cast at its head (``(x as Foo).m()``, ``cast(Foo, x).m()``)."""
     chain = value_chain(text, spec.new_operator, spec.new_function, spec.class_of) if "(" in text or "[" in text else None
     if node is not None and (chain is None and spec.cast_expressions
-                             or chain and spec.cast_calls and casts_first(spec, chain)):
+                             or chain and (spec.cast_calls or spec.element_calls) and casts_first(spec, chain)):
         return cast_chain(spec, node) or chain
     return chain
 
@@ -524,6 +524,7 @@ def casts_first(spec: LanguageSpec, chain: str) -> bool:
 
 
 _HEADS: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+_BUILTIN_CALLEES = frozenset({"identifier", "member_expression"})  # `list(xs)`, `Array.from(xs)`
 
 
 def _call_heads(spec: LanguageSpec) -> tuple[frozenset[str], frozenset[str]]:
@@ -538,7 +539,7 @@ def _call_heads(spec: LanguageSpec) -> tuple[frozenset[str], frozenset[str]]:
 def _calls_builtin(spec: LanguageSpec, call: tree_sitter.Node) -> bool:
     """Whether a call's function is one of the language's element-giving builtins, by name."""
     function = call.child_by_field_name("function")
-    return function is not None and function.type == "identifier" and _text(function) in _call_heads(spec)[1]
+    return function is not None and function.type in _BUILTIN_CALLEES and _text(function) in _call_heads(spec)[1]
 
 
 def _element_head(spec: LanguageSpec, call: tree_sitter.Node,
@@ -546,14 +547,19 @@ def _element_head(spec: LanguageSpec, call: tree_sitter.Node,
     """The head of a chain that is an element of a builtin call's one argument, as a chain of
     the argument's element (``xs[]``), with the node it ends: the call for one giving an
     element (``next(it)``, ``max(xs)``), the element read for one giving the same elements
-    (``sorted(xs)[0]``)."""
+    (``sorted(xs)[0]``); or a container of those elements read on (``Array.from(xs).sort()``:
+    ``[xs[]].sort()``)."""
     one = _one_element(spec, call)
     if one:
         return one, call
     args = _element_call(spec, call, 0)
-    if not args or len(args) != 1 or parent is None or parent.type not in spec.element_reads \
-            or ":" in _text(parent)[call.end_byte - parent.start_byte:]:
-        return None  # `sorted(xs).index()`, `list(xs)[1:]`: no element
+    if not args or len(args) != 1:
+        return None
+    if parent is None or parent.type not in spec.element_reads or ":" in _text(parent)[call.end_byte - parent.start_byte:]:
+        if call.child_by_field_name("function").type == "identifier":
+            return None  # `sorted(xs).index()`, `list(xs)[1:]`: no element (a builtin's method)
+        element = elements_of(spec, args[0])  # `Array.from(xs).sort()`: the container, read on
+        return (f"{TYPED_ARRAY}{element}]", call) if element else None
     return elements_of(spec, args[0]), parent
 
 

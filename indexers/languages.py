@@ -481,10 +481,10 @@ _JS_FAMILY = dict(
     mapping_literals=frozenset({"object"}), literal_keys=frozenset({"property_identifier", "shorthand_property_identifier"}),
     new_operator="new",
     constructor_name="constructor",
-    # Overload signatures and merged declarations are one name with the last definition
-    # (a function's implementation); a later `function f` replaces an earlier one.
-    # `Foo[]`, `Array<Foo>`, `Set<Foo>`: their elements are `Foo` (a `for ... of` loop).
+    # Overloads and merged declarations are one name with the last definition (a function's
+    # implementation). `Foo[]`, `Array<Foo>`, `Set<Foo>`: their elements are `Foo` (`for ... of`).
     container_syntax=re.compile(r"^(.+)\[\]$", re.S),
+    element_calls={"call_expression": (frozenset({"Array.from"}), *[frozenset()] * 4)},  # of the same elements
     container_types=frozenset("Array ReadonlyArray Set ReadonlySet Iterable IterableIterator Generator".split()),
     element_callbacks=frozenset("map forEach filter find findLast findIndex findLastIndex some every flatMap".split()),
     element_methods=frozenset("shift pop at find findLast".split()),

@@ -479,3 +479,11 @@ def test_types_named_through_values():
         "shapes.ts#Shape.describe": ("type", 1.0)}
     # A class or function a type names is any of that type: `new d()`, `e()`, `f()` are no proof.
     assert "app.ts#formatter.format" not in calls and calls.get("app.ts#formatter", ("", 0))[1] < 1.0
+
+
+def test_array_from_gives_the_elements_of_its_argument():
+    files = _app("export function run(shapes: Set<Circle>) {\n"
+                 "  const sorted = Array.from(shapes).sort((a, b) => 0)\n"
+                 "  for (const c of sorted) { c.area() }\n  Array.from(shapes)[0].describe()\n}\n")
+    assert _calls(files, "app.ts#run") == {
+        "shapes.ts#Circle.area": ("type", 1.0), "shapes.ts#Shape.describe": ("type", 1.0)}
