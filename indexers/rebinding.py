@@ -38,13 +38,13 @@ def straight_regions(binds: list[tuple[str, dict]], text: Callable[[tree_sitter.
     assignments = []
     for role, caps in binds:
         if role == "local" and len(caps) == 2 and "local.value" in caps and len(caps["local"]) == 1:
-            statement = _straight_statement(caps["local"][0])
-            if statement is not None:
-                assignments.append((caps["local"][0], caps["local.value"][0], statement))
+            found = _straight_statement(caps["local"][0])
+            if found is not None:
+                assignments.append((caps["local"][0], caps["local.value"][0], *found, text(caps["local"][0])))
     if not assignments:
         return [], []
     # Where each of their names is bound in the file: only nodes of such a name's length are read.
-    names = {text(name) for name, _, _ in assignments}
+    names = {assignment[-1] for assignment in assignments}
     lengths = {len(n.encode()) for n in names}
     starts: dict[str, list[int]] = defaultdict(list)
     for role, caps in binds:
@@ -60,9 +60,7 @@ def straight_regions(binds: list[tuple[str, dict]], text: Callable[[tree_sitter.
     declared: dict[int, set[str]] = {}
     blocks: list[tuple[int, int]] = []
     regions: list[tuple[str, dict]] = []
-    for name_node, value, statement in assignments:
-        function = statement.parent.parent
-        name = text(name_node)
+    for name_node, value, statement, function, name in assignments:
         bound = starts[name]
         if bisect_left(bound, function.end_byte) - bisect_left(bound, function.start_byte) < 2 \
                 or name in _declared_names(function, data, declared) \
@@ -79,16 +77,15 @@ def straight_regions(binds: list[tuple[str, dict]], text: Callable[[tree_sitter.
     return blocks, regions
 
 
-def _straight_statement(name: tree_sitter.Node) -> tree_sitter.Node | None:
-    """The statement of ``name = value`` when it stands straight in a function's body."""
+def _straight_statement(name: tree_sitter.Node) -> tuple[tree_sitter.Node, tree_sitter.Node] | None:
+    """The statement of ``name = value`` and the function, when it stands straight in its body."""
     assignment = name.parent
     if assignment is None or assignment.type != _ASSIGNMENT or assignment.child_by_field_name("left") != name:
         return None
     statement = assignment.parent
     body = statement.parent if statement is not None and statement.type == _STATEMENT else None
-    if body is None or body.type != _BODY or body.parent is None or body.parent.type != _FUNCTION:
-        return None
-    return statement
+    function = body.parent if body is not None and body.type == _BODY else None
+    return (statement, function) if function is not None and function.type == _FUNCTION else None
 
 
 def _region(statement: tree_sitter.Node, name: str, bound: list[int], data: bytes
