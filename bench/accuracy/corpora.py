@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -182,15 +183,22 @@ def _pypi(requirement: str, binary: bool) -> Path:
     """A PyPI distribution through `pip download --no-deps`: an sdist or a wheel file."""
     base = CACHE / "pypi"
     base.mkdir(parents=True, exist_ok=True)
-    name = requirement.split("==")[0].lower().replace("-", "_")
+    # File names spell a project's name with "-", "_" or "." (`python-dateutil-2.9.0.tar.gz`,
+    # `python_dateutil-2.9.0-py2.py3-none-any.whl`): compared normalised.
+    name, version = requirement.split("==")
+    prefix = re.sub(r"[-_.]+", "_", f"{name}-{version}-".lower())
     suffix = ".whl" if binary else ".tar.gz"
-    found = [p for p in base.iterdir() if p.name.lower().startswith(f"{name}-{requirement.split('==')[1]}")
-             and p.name.endswith(suffix)]
-    if not found:
+
+    def found() -> list[Path]:
+        return [p for p in base.iterdir() if p.name.endswith(suffix)
+                and re.sub(r"[-_.]+", "_", p.name.lower()).startswith(prefix)]
+
+    if not found():
         kind = ["--only-binary", ":all:"] if binary else ["--no-binary", ":all:"]
         _run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *kind, requirement, "-d", str(base)], base)
-        return _pypi(requirement, binary)
-    return found[0]
+        if not found():
+            raise RuntimeError(f"pip downloaded {requirement} into {base}, but no {suffix} file of it is there")
+    return found()[0]
 
 
 def django() -> tuple[Corpus, Path]:
