@@ -86,6 +86,7 @@ ANONYMOUS = "<anonymous>"  # a bound expression that is a function without a sym
 DEFINED = "#"
 # A bound expression that is one of several chains (``a if c else b``): ``?a|b``.
 ALTERNATIVES = "?"
+STRAIGHT = "~"  # a block of statements run in place (`Binding.block`), not a closure
 # A chain whose head is a cast to a named type (``(x as Foo).a`` -> ``<Foo>.a``): an instance
 # of the type, whatever ``x`` is.
 CAST = "<"
@@ -120,7 +121,7 @@ class Binding:
     context: str | None = None  # where ``value`` is read when not in ``scope`` (the method of ``self.x = v``)
     # The blocks (``@block``) around the name inside ``scope``, outermost first ("" for none):
     # a name bound in a closure is not the same name outside it. Statements after an
-    # assignment of a name bound again (`indexers.rebinding`) are "~start": they run in place.
+    # assignment of a name bound again (`indexers.rebinding`) are STRAIGHT + start: they run in place.
     block: str = ""
 
 

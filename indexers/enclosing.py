@@ -171,7 +171,7 @@ def block_paths(blocks: list[tuple[int, int]], names: dict[tuple[int, int], str]
         while j < len(blocks) and blocks[j][0] <= pos:
             while stack and stack[-1][1] <= blocks[j][0]:
                 stack.pop()
-            stack.append((*blocks[j], names.get(blocks[j]) or str(blocks[j][0])))
+            stack.append((*blocks[j], block_name(names, blocks[j])))
             j += 1
         while stack and stack[-1][1] <= pos:
             stack.pop()
@@ -179,3 +179,8 @@ def block_paths(blocks: list[tuple[int, int]], names: dict[tuple[int, int], str]
         lo, hi = (d.start, d.end) if d is not None else (0, size)
         paths[i] = "/".join(name for s, e, name in stack if lo <= s and e <= hi and (s, e) != (lo, hi) and pos < e)
     return paths
+
+
+def block_name(names: dict[tuple[int, int], str], block: tuple[int, int]) -> str:
+    """A block's part of a block path: its name in ``names``, else its first byte."""
+    return names.get(block) or str(block[0])

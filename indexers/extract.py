@@ -102,12 +102,12 @@ import tree_sitter
 from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
 from indexers.alternatives import checker_alternative, may_test, overloaded, ruled_out, version_flags
 from indexers.arguments import ParamRef, call_arguments, decorated_name, parameters
-from indexers.bindings import (ARGUMENTS, ELEMENT, RESULT, Binding, assigned_item, binding_items, decorated, defined_names,
-                               receiver_chain, top_level_call)
+from indexers.bindings import (ARGUMENTS, ELEMENT, RESULT, STRAIGHT, Binding, assigned_item, binding_items, decorated,
+                               defined_names, receiver_chain, top_level_call)
 from indexers.build_variants import is_variant
 from indexers.c_macros import without_macros
-from indexers.enclosing import (block_paths, constructor_functions, declared_after, definition_steps, method_receiver,
-                                own_block_left, receiver_of, scope_start, shadows_receiver, visible_locals)
+from indexers.enclosing import (block_name, block_paths, constructor_functions, declared_after, definition_steps,
+                                method_receiver, own_block_left, receiver_of, scope_start, shadows_receiver, visible_locals)
 from indexers.definitions import documentation, signature
 from indexers.import_refs import InlineRequires, exported_members, import_rows
 from indexers.languages import LanguageSpec, get_language, language_for_content, parser_for
@@ -359,7 +359,7 @@ class _Extractor:
         if self.spec.narrowing_calls:  # `isinstance(x, Foo)`, a loop's body: blocks and bindings of their own
             blocks, narrowed = narrowings(self.spec, calls, self.text, binds)
             regions, held = straight_regions(binds, self.text, self.data)
-            self.block_names.update(((s, e), f"~{s}") for s, e in regions)
+            self.block_names.update(((s, e), f"{STRAIGHT}{s}") for s, e in regions)
             self.blocks.extend(blocks + regions)
             binds.extend(narrowed + held)
         values = [(caps["reference.value"][0], caps) for _, caps in get("reference.value", ())]
@@ -578,9 +578,8 @@ class _Extractor:
             # starting before it that end after it.
             whole = (0, len(self.data))
             found = self._arounds[pos] = "/".join(
-                self.block_names.get((start, end)) or str(start)
-                for start, end in self.blocks[:bisect_right(self._block_starts, pos)]
-                if pos < end and (start, end) != whole)
+                block_name(self.block_names, block) for block in self.blocks[:bisect_right(self._block_starts, pos)]
+                if pos < block[1] and block != whole)
         return found
 
     def _bindings(self, binds: list[tuple[str, dict]]) -> dict[int | str, dict[str, bool]]:

@@ -63,10 +63,12 @@ def straight_regions(binds: list[tuple[str, dict]], text: Callable[[tree_sitter.
     for name_node, value, statement, function, name in assignments:
         bound = starts[name]
         if bisect_left(bound, function.end_byte) - bisect_left(bound, function.start_byte) < 2 \
-                or name in _declared_names(function, data, declared) \
-                or re.compile(rb"\b%s\b" % re.escape(name.encode())).search(data, value.start_byte, value.end_byte):
+                or name in _declared_names(function, data, declared):
             continue
-        region = _region(statement, name, bound, data)
+        word = re.compile(rb"\b%s\b" % re.escape(name.encode()))
+        if word.search(data, value.start_byte, value.end_byte):
+            continue  # `node = node.parent`: read from the name's own earlier value
+        region = _region(statement, word, bound, data)
         if region is not None:
             first, last = region
             leaf = first
@@ -88,10 +90,10 @@ def _straight_statement(name: tree_sitter.Node) -> tuple[tree_sitter.Node, tree_
     return (statement, function) if function is not None and function.type == _FUNCTION else None
 
 
-def _region(statement: tree_sitter.Node, name: str, bound: list[int], data: bytes
+def _region(statement: tree_sitter.Node, word: re.Pattern[bytes], bound: list[int], data: bytes
             ) -> tuple[tree_sitter.Node, tree_sitter.Node] | None:
-    """The first and last statement after ``statement`` that see its value of ``name``."""
-    word = re.compile(rb"\b%s\b" % re.escape(name.encode()))
+    """The first and last statement after ``statement`` that see its value of the name
+    (``word``, bound at ``bound``)."""
     first = last = None
     node = statement.next_named_sibling
     for _ in range(MAX_STATEMENTS):

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from indexers.bindings import ALTERNATIVES, EACH, ELEMENT, RESULT
+from indexers.bindings import ALTERNATIVES, EACH, ELEMENT, RESULT, STRAIGHT
 from indexers.text import literal_end
 from indexers.extract import RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import (
@@ -137,8 +137,8 @@ def defined_above(r: Resolver, ids: tuple, call: CallRef) -> tuple:
     """Of a function defined twice in one statement list (`def f` ... `f()` ... `def f`), the
     definition a call straight in that body runs: the last one above the call. A closure or
     a lambda runs later: it calls the last definition, which ``ids`` names."""
-    if len(ids) != 1 or any(part[:1] != "~" for part in call.block.split("/") if part):
-        return ids  # (a block after an assignment, `indexers.rebinding`'s "~", runs in place)
+    if len(ids) != 1 or any(part[:1] != STRAIGHT for part in call.block.split("/") if part):
+        return ids  # (a block after an assignment, `indexers.rebinding`'s, runs in place)
     sym = r.table.symbols[ids[0]]
     if sym.start_line <= call.line or sym.parent != call.caller:
         return ids
