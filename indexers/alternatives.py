@@ -157,3 +157,23 @@ def checker_alternative(spec: LanguageSpec, node: tree_sitter.Node, earlier: tre
     condition = guard.child_by_field_name("condition")
     return (then.parent.type == alternative and then.parent.parent == guard and condition is not None
             and any(part.strip() in guards for part in text(condition).split(" and ")))
+
+
+def checker_unseen(spec: LanguageSpec, node: tree_sitter.Node,
+                   statements: Callable[[tree_sitter.Node], tree_sitter.Node | None],
+                   text: Callable[[tree_sitter.Node], str]) -> bool:
+    """Is ``node`` defined where type checkers never look: the body of ``if not
+    TYPE_CHECKING:`` (or ``if not TYPE_CHECKING and ...:``), a fallback for what the module
+    imports elsewhere (``else: from ._impl import f`` ... ``if not TYPE_CHECKING and not
+    have_impl: def f``)?"""
+    if not (guards := spec.type_checking_guards):
+        return False
+    body = statements(node)
+    guard = body.parent if body is not None else None
+    if guard is None or guard.type != spec.type_checking_if[0]:
+        return False
+    condition = guard.child_by_field_name("condition")
+    if condition is None or guard.child_by_field_name("consequence") != body:
+        return False
+    return any(part.strip().startswith("not ") and part.strip()[4:].strip() in guards
+               for part in text(condition).split(" and "))

@@ -100,7 +100,7 @@ from operator import attrgetter, itemgetter
 import tree_sitter
 
 from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
-from indexers.alternatives import checker_alternative, may_test, overloaded, ruled_out, version_flags
+from indexers.alternatives import checker_alternative, checker_unseen, may_test, overloaded, ruled_out, version_flags
 from indexers.arguments import ParamRef, call_arguments, decorated_name, parameters
 from indexers.bindings import (ARGUMENTS, ELEMENT, RESULT, STRAIGHT, Binding, assigned_item, binding_items, decorated,
                                defined_names, receiver_chain, top_level_call)
@@ -329,6 +329,7 @@ class _Extractor:
         self._nested: dict[str, list[tuple[str, int]]] = {}  # per block, its names and where their scopes start
         self._constructors: dict[str, _Def] = {}  # functions with methods of their own, by qualified name
         self._flags: dict[str, bool] | None = None  # names bound to a version test (`alternatives.version_flags`)
+        self._imports: list[tuple[tree_sitter.Node, dict]] = []  # the import matches (`_imported_too`)
         self._requires = InlineRequires(spec.require_function)  # `require("m").f()`'s modules
 
     def run(self, root: tree_sitter.Node) -> None:
@@ -363,7 +364,7 @@ class _Extractor:
             self.blocks.extend(blocks + regions)
             binds.extend(narrowed + held)
         values = [(caps["reference.value"][0], caps) for _, caps in get("reference.value", ())]
-        imports = [(caps["reference.import"][0], caps) for _, caps in get("reference.import", ())]
+        imports = self._imports = [(caps["reference.import"][0], caps) for _, caps in get("reference.import", ())]
         inherits = [(roles[pattern][10:], caps[roles[pattern]][0], caps) for pattern, caps in get("inherits", ())]
         ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
         self.blocks = sorted(set(self.blocks), key=lambda b: (b[0], -b[1]))
@@ -469,8 +470,10 @@ class _Extractor:
                                             or self._overloaded(earlier[0]) and not self._overloaded(d.node)):
                     self.out.shadowed.append(earlier[1])  # ruled out by a version test, or a signature
                     earlier = None
-                if earlier is not None and (self._decorated_again(d, earlier[0]) or self._ruled_out(d.node)
-                                            or checker_alternative(self.spec, d.node, earlier[0], self._statements, self.text)):
+                if earlier is None and parent is None and self._imported_too(d):
+                    self.out.shadowed.append(symbol_id(self.path, uqual))  # what the import binds
+                elif earlier is not None and (self._decorated_again(d, earlier[0]) or self._ruled_out(d.node)
+                                              or checker_alternative(self.spec, d.node, earlier[0], self._statements, self.text)):
                     # Still a node, but what the name holds stays the earlier definition.
                     self.out.shadowed.append(symbol_id(self.path, uqual))
                 else:
@@ -506,6 +509,16 @@ class _Extractor:
                 self._receiver(d, prefix)
         if deep:
             self.out.problems = (*self.out.problems, "deeply-nested")
+
+    def _imported_too(self, d: _Def) -> bool:
+        """Is the top-level ``d`` a fallback type checkers never see for a name the module
+        also imports (`alternatives.checker_unseen`)?"""
+        if not checker_unseen(self.spec, d.node, self._statements, self.text):
+            return False
+        return d.name in {self.text(c["import.alias"][0]) if "import.alias" in c else
+                          self.text(c["import.name"][0]).rpartition(".")[2] if "import.name" in c else
+                          self.text(c["import.module"][0]).partition(".")[0] if "import.module" in c else ""
+                          for _, c in self._imports}
 
     def _receiver(self, d: _Def, owner: str) -> None:
         """A method whose first parameter has a name of its own: that name is its receiver, an

@@ -911,3 +911,36 @@ func walk(node *Node) {
     edges, _ = resolve_all(SymbolTable([ext]))
     calls = {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
     assert calls[("m.go#walk", "m.go#Node.M")] == ("type", 1.0)
+
+
+def test_a_fallback_type_checkers_never_see_leaves_the_name_to_its_import():
+    impl = b"def await_only(x):\n    return x\n"
+    conc = b"""\
+import typing
+have = False
+try:
+    import greenlet
+except ImportError:
+    pass
+else:
+    have = True
+    from ._impl import await_only as await_only
+
+if not typing.TYPE_CHECKING and not have:
+    def await_only(thing):
+        return None
+
+    def spawn():
+        await_only(1)
+"""
+    user = b"from .conc import await_only, spawn\n\ndef f():\n    await_only(1)\n    spawn()\n"
+    exts = [extract_file("pkg/__init__.py", b"", "python"), extract_file("pkg/_impl.py", impl, "python"),
+            extract_file("pkg/conc.py", conc, "python"), extract_file("pkg/user.py", user, "python")]
+    edges, _ = resolve_all(SymbolTable(exts))
+    calls = {(e.src, e.dst) for e in edges if e.type == "CALLS"}
+    # The definition stays a node, but the name holds what the import binds (as type checkers read it)
+    assert ("pkg/user.py#f", "pkg/_impl.py#await_only") in calls
+    assert ("pkg/conc.py#spawn", "pkg/_impl.py#await_only") in calls
+    assert not any(dst == "pkg/conc.py#await_only" for _, dst in calls)
+    # A name only the guarded block defines is its own
+    assert ("pkg/user.py#f", "pkg/conc.py#spawn") in calls
