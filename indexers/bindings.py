@@ -196,8 +196,10 @@ def defined_names(items: list[tuple], enclosing: list) -> dict[int, str]:
     out = {}
     for i, ((_, role, node, _, _, _), encl) in enumerate(zip(items, enclosing)):
         # The name first: a node's parent is found by a walk down from the root.
-        if (role == "local" and encl is not None and encl.kind in _CALLABLE_DEFS and encl.sym is not None
-                and _text(node) == encl.name and node.parent is not None and node.parent.id == encl.node.id):
+        if encl is None or encl.kind not in _CALLABLE_DEFS or encl.sym is None:
+            continue
+        if (role == "local" and _text(node) == encl.name and node.parent is not None and node.parent.id == encl.node.id
+                or role == "return" and node.id == encl.node.id):  # `return function make() {}`
             out[i] = DEFINED + encl.sym.id
     return out
 

@@ -2,7 +2,8 @@
 // TypeScript checker says the callee is, as JSON lines:
 //   {file, line, col, name, receiver, caller, targets}
 // `caller` is the innermost enclosing named function, method, accessor, constructor,
-// class, namespace, or variable/property initialised with a function ({name, line, start};
+// class, namespace, variable/property initialised with a function, or named function a
+// `return` gives ({name, line, start};
 // null at the top level). `targets` are the declarations of the callee's symbol, aliases
 // followed ({file, name, line, start, kind}; `file` null outside the project root), null
 // when the checker has no symbol for the callee. Arguments: the path of typescript.js and
@@ -56,6 +57,9 @@ function callerName(node) {
       return (ts.isIdentifier(node.name) || ts.isPrivateIdentifier(node.name)) && isFunctionValue(node.initializer)
         ? node.name.getText() : null;
     case ts.SyntaxKind.FunctionExpression:
+      // `return function make() {}`: the graph names the function a factory returns.
+      if (node.name && node.parent && ts.isReturnStatement(node.parent)) return node.name.getText();
+      return assignedMethodName(node);
     case ts.SyntaxKind.ArrowFunction:
       return assignedMethodName(node);
     default:

@@ -625,6 +625,7 @@ def _resolve(
 ) -> _Resolved:
     """Resolve the affected files against a table that knows every file, each file's edges
     added to `edges` as it is done; `on_affected` is told which files before the first."""
+    from indexers.records import forget_decoded
     from indexers.resolve import ResolveStats, affected_files, paused_gc, resolve_file, with_shared_sources
 
     all_exts, table = _symbol_table(plan, warm, new_exts)
@@ -648,6 +649,7 @@ def _resolve(
             stats.unresolved_sites.clear()
             if progress and (i % 100 == 0 or i == total):
                 progress(i, total, "resolving: " + fid)
+    forget_decoded()  # the rows kept decoded for resolution's next readings
     # The extractions and the table live as long as the run (and the warm state after it):
     # out of the collector's reach until the next run, or its first full pass after the
     # millions of objects built would walk them all (1.3 s of the standard library's writes).

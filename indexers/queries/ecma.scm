@@ -17,6 +17,9 @@
   value: (parenthesized_expression
     (assignment_expression right: [(arrow_function) (function_expression) (generator_function)]))) @definition.function
 
+; return function make() {}: a named function too, what the function around it returns
+(return_statement (function_expression name: (identifier) @name) @definition.function)
+
 ; top-level constants and variables (also exported)
 (program (lexical_declaration "const" (variable_declarator name: (identifier) @name) @definition.constant))
 (program (lexical_declaration "let" (variable_declarator name: (identifier) @name) @definition.variable))

@@ -76,7 +76,8 @@
   (variable_declarator value: [(arrow_function return_type: (type_annotation (_) @result))
                                (function_expression return_type: (type_annotation (_) @result))])
   (public_field_definition value: [(arrow_function return_type: (type_annotation (_) @result))
-                                   (function_expression return_type: (type_annotation (_) @result))])])
+                                   (function_expression return_type: (type_annotation (_) @result))])
+  (return_statement (function_expression name: (identifier) return_type: (type_annotation (_) @result)))])
 ; What a type alias stands for (`type AnyRouter = RouterCore<any>`): its members are that type's.
 (type_alias_declaration value: [(type_identifier) (generic_type) (nested_type_identifier)] @result)
 ; A parameter's default value is a value (see ecma.scm for the others).

@@ -108,12 +108,7 @@ def affected_files(
             if "#" in scope:
                 names.add(last_segment(scope.partition("#")[2]))
         if near:
-            # Found only through scope and imports: only files that see this file's names.
-            seeing = {path} | _reexport_importers(path, table)
-            if LANGUAGES[(old or new).lang].directory_scope:
-                seeing |= table.files_in_dir(posixpath.dirname(path))
-            for name in near:
-                affected |= table.referencing_files(name) & seeing
+            affected |= _readers(path, (old or new).lang, near, table)
         if old is not None and new is not None and (old.variant != new.variant or old.package != new.package):
             # In the default build or out of it now (`//go:build`), or in another package of its
             # directory (Go's `package x_test`): what its names are changes for whoever names them.
@@ -143,6 +138,38 @@ def affected_files(
     affected |= rebound
     affected |= _receiving_files(changed, affected, names, rebound, old_exts, new_exts, table)
     return {p for p in affected if p in table.files}
+
+
+MAX_VALUE_HOPS = 8  # module-level variables bound through one another, followed at most
+
+
+def _readers(path: str, lang: str, names: set[str], table: SymbolTable) -> set[str]:
+    """Files that may read the top-level variables ``names`` of ``path``, found only through
+    scope and imports (only files that see the file's names); then, in turn, readers of the
+    top-level variables of those files bound through them (``debug = log.debug`` holds
+    something else when ``log`` does)."""
+    out: set[str] = set()
+    done: set[tuple[str, str]] = set()
+    frontier = [(path, names)]
+    for _ in range(MAX_VALUE_HOPS):
+        onward = []
+        for source, changed in frontier:
+            done.update((source, n) for n in changed)
+            seeing = {source} | _reexport_importers(source, table)
+            if source not in table.files:  # deleted: its importers no longer import it
+                seeing |= table.referencing_files(posixpath.splitext(posixpath.basename(source))[0])
+            if LANGUAGES[table.files[source].lang if source in table.files else lang].directory_scope:
+                seeing |= table.files_in_dir(posixpath.dirname(source))
+            for reader in set().union(*(table.referencing_files(n) for n in changed)) & seeing:
+                out.add(reader)
+                through = {b.name for b in table.files[reader].bindings if b.scope == reader and b.value
+                           and not changed.isdisjoint(SPLIT.split(b.value)) and (reader, b.name) not in done}
+                if through:
+                    onward.append((reader, through))
+        if not onward:
+            break
+        frontier = onward
+    return out
 
 
 def _based_on(name: str, table: SymbolTable) -> set[str]:

@@ -24,6 +24,7 @@ none is asserted. Nothing here changes a value ``types`` proves.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from indexers.bindings import ALTERNATIVES, EACH, ELEMENT, RESULT, STRAIGHT
@@ -45,6 +46,7 @@ MAX_BINDINGS = 4  # bindings of one name read, at most
 # self.expect_x` in every state names each method it may call, none of them a guess.
 MAX_FIELD_VALUES = 32
 _UNKNOWN_KINDS = frozenset({"unknown", "missing"})
+_HEAD_NAME = re.compile(r"[A-Za-z_$][\w$]*")  # the first name of a chain
 
 
 def possible_call(r: Resolver, call: CallRef):
@@ -110,7 +112,9 @@ def held(r: Resolver, found: tuple):
             if target == "builtin" and all(_alias_only(r, s) for s in syms):
                 return target  # `defineProperty = Object.defineProperty`: the builtin, not the variable
             if (value is UNKNOWN or value[0] == "returns") and not r.reading_values:  # declared `Callable[...]`
-                return _candidates(r, _variable_values(r, ent, 0)) or found
+                found = _candidates(r, _variable_values(r, ent, 0)) or found
+                # `debug = log.debug` of `log = logging.getLogger()`: something outside, not the variable
+                return None if found[0] == ent and all(_outside(r, s) for s in syms) else found
         if len(syms) == 1 and syms[0] is not None and syms[0].kind == "type_alias":
             under = r.types.result(syms[0].id)  # Go's `type Secret = secret.Secret`: `Secret(x)` converts to it
             if under[0] == "inst":
@@ -118,6 +122,27 @@ def held(r: Resolver, found: tuple):
             if under is BUILTIN:  # `type mybool = bool`
                 return "builtin"
     return found
+
+
+def _outside(r: Resolver, sym, depth: int = 0) -> bool:
+    """Is every binding of a module-level variable a value read from outside the workspace
+    (`log.debug` of `log = logging.getLogger()`: the chain's first name holds something
+    external, or is such a variable in turn)?"""
+    binds = r.table.bindings(sym.file, sym.name) if "." not in sym.qualified_name and depth < 3 else ()
+    there = r.other(sym.file)
+    for b in binds:
+        head = _HEAD_NAME.match(b.value or "") if b.type is None else None
+        if head is None or head.end() == len(b.value) or head.group(0) in r.spec.builtins or b.value.endswith(".__class__"):
+            return False  # (`type(sys)`, read `sys.__class__`: a class, which the variable stands for)
+        value = there.types.value(head.group(0), "", b.block)
+        if value[0] == "ext":
+            continue
+        found = there.lookup(head.group(0), "") if value is UNKNOWN else None
+        if found is None or found[0][0] != "sym" or found[2] < 1.0 or not all(
+                (s := r.table.symbols.get(i)) is not None and s.kind in VARIABLE_KINDS and _outside(r, s, depth + 1)
+                for i in found[0][1]):
+            return False
+    return bool(binds)
 
 
 def in_effect(r: Resolver, found: tuple | None, call: CallRef) -> tuple | None:

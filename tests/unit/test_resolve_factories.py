@@ -3,9 +3,11 @@ a function that declares its result and defines a class of that name in its body
 module's variable called through the module, a variable that holds one of two classes, and
 the context of an ``async with``, and a method an instance attribute may hide."""
 
+import pytest
+
 from indexers.extract import extract_file
 from indexers.resolve import SymbolTable, resolve_all
-from tests.unit.symbols_helpers import targets_by_source
+from tests.unit.symbols_helpers import incremental_equals_clean, targets_by_source
 
 FILES = {
     "pkg/__init__.py": b"",
@@ -333,3 +335,76 @@ async def run():
     assert calls["trio.py#Nursery.start_soon"] == ("type", 1.0)
     assert calls["trio.py#Conn.close"] == ("type", 1.0)
     assert not any(dst.startswith("trio.py#Other") for dst in calls)
+
+
+def test_a_variable_holding_what_an_outside_value_gives_is_not_called_itself():
+    files = {
+        "pkg/__init__.py": b"",
+        "pkg/util.py": b"""\
+import logging
+import sys
+log = logging.getLogger("pkg")
+debug = log.debug
+ModuleType = type(sys)
+def local():
+    pass
+handler = local
+""",
+        "pkg/prog.py": b"""\
+from .util import debug, ModuleType, handler
+def run():
+    debug("x")
+    ModuleType("m")
+    handler()
+""",
+    }
+    exts = [extract_file(p, src, "python") for p, src in files.items()]
+    edges, stats = resolve_all(SymbolTable(exts))
+    calls = {e.dst: e for e in edges if e.type == "CALLS" and e.src == "pkg/prog.py#run"}
+    # `logging.getLogger(...).debug`: a method outside the workspace, left unresolved
+    assert "pkg/util.py#debug" not in calls
+    assert any("3: debug()" in u.unresolved_sites for u in stats.unresolved_sites)
+    # A class read from a value (`type(sys)`) is the variable's own; a function is what it holds
+    assert calls["pkg/util.py#ModuleType"].confidence == 1.0
+    assert calls["pkg/util.py#local"].confidence == 1.0
+
+
+def test_a_named_function_a_factory_returns_is_a_function_and_gives_its_declared_result():
+    slice_ts = b"""\
+export interface Slice {
+  reducer(state: any): any
+}
+export function buildCreateSlice() {
+  return function createSlice(options: { name: string }): Slice {
+    return null as any
+  }
+}
+export const createSlice = buildCreateSlice()
+"""
+    use_ts = b"""\
+import { createSlice } from './slice'
+const counter = createSlice({ name: 'c' })
+export function run() {
+  counter.reducer(1)
+}
+"""
+    exts = [extract_file("slice.ts", slice_ts, "typescript"), extract_file("use.ts", use_ts, "typescript")]
+    assert "slice.ts#buildCreateSlice.createSlice" in {s.id for s in exts[0].symbols}
+    edges, _ = resolve_all(SymbolTable(exts))
+    got = {(e.src, e.dst): (e.reason, e.confidence) for e in edges if e.type == "CALLS"}
+    assert got[("use.ts", "slice.ts#buildCreateSlice.createSlice")] == ("type", 1.0)
+    assert got[("use.ts#run", "slice.ts#Slice.reducer")] == ("type", 1.0)
+
+
+@pytest.mark.parametrize("new", ["from .app import Local\nlog = Local()\n", "import logging as lg\nlog = lg.getLogger()\n",
+                                 "from .app import local as log\n", None],
+                         ids=["a-workspace-instance", "an-outside-one", "a-function", "the-file-goes"])
+def test_incremental_equals_clean_when_what_a_variable_reads_from_changes_file(new):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/logs.py": "import logging\nlog = logging.getLogger()\n",
+        "pkg/app.py": "class Local:\n    def debug(self): pass\ndef local(): pass\n",
+        "pkg/util.py": "from .logs import log\ndebug = log.debug\n",
+        "pkg/prog.py": "from .util import debug\ndef run():\n    debug()\n",
+    }
+    assert "pkg/prog.py" in incremental_equals_clean(files, "pkg/logs.py", new)
