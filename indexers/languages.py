@@ -249,6 +249,8 @@ class LanguageSpec:
     # of such an ``if`` and of its ``else``: a name defined in both is the first one's.
     type_checking_guards: frozenset[str] = frozenset()
     type_checking_if: tuple[str, str] = ("", "")
+    # Where the grammar's error recovery leaves the statements after an error at the top (`root_query`).
+    recovered_root: str = ""
     # Decorators that make a method an attribute read (``@property``): reading it is calling it.
     property_decorators: frozenset[str] = frozenset()
     # Generic types whose (first) type argument is the type of their elements, and those
@@ -347,7 +349,8 @@ class LanguageSpec:
         ...))``: what a file's top-level statements define), or None when there are none.
         They run apart, in a cursor that starts matches at the root only: in one cursor with
         the other patterns, each of their matches stays under way over the whole file, and
-        every node visited is tried against it."""
+        every node visited is tried against it. With `recovered_root`, the same patterns
+        rooted at that node type follow (for the statements after an error, `grouped_matches`)."""
         return _load_query(self.name)[1]
 
 
@@ -404,10 +407,8 @@ _GO_BUILTINS = frozenset(
     float32 float64 byte rune bool error any complex64 complex128""".split()
 )
 
-_RUST_BUILTINS = frozenset(
-    """Some None Ok Err Box Vec String Option Result drop panic println print format vec
-    assert assert_eq write writeln Default""".split()
-)
+_RUST_BUILTINS = frozenset("""Some None Ok Err Box Vec String Option Result drop panic println print format vec
+    assert assert_eq write writeln Default""".split())
 
 _C_BUILTINS = frozenset(
     """printf fprintf sprintf snprintf vprintf vfprintf vsnprintf puts fputs putchar fputc getc
@@ -418,10 +419,8 @@ _C_BUILTINS = frozenset(
     offsetof""".split()
 )
 
-_CPP_BUILTINS = _C_BUILTINS | frozenset(
-    """static_cast dynamic_cast reinterpret_cast const_cast move forward make_shared
-    make_unique swap begin end size""".split()
-)
+_CPP_BUILTINS = _C_BUILTINS | frozenset("""static_cast dynamic_cast reinterpret_cast const_cast move forward
+    make_shared make_unique swap begin end size""".split())
 
 _JAVA_BUILTINS = frozenset()
 
@@ -476,11 +475,9 @@ _LINE_AND_BLOCK_COMMENTS = frozenset({"line_comment", "block_comment"})  # gramm
 
 # JavaScript, TypeScript and TSX differ only in their grammar: imports, receivers and builtins are the same.
 _JS_FAMILY = dict(
-    module_system="js", require_function="require", prototype_member="prototype",
-    null_literals=frozenset({"null", "undefined"}),
+    module_system="js", require_function="require", prototype_member="prototype", null_literals=frozenset({"null", "undefined"}),
     mapping_literals=frozenset({"object"}), literal_keys=frozenset({"property_identifier", "shorthand_property_identifier"}),
-    new_operator="new",
-    constructor_name="constructor",
+    new_operator="new", constructor_name="constructor", recovered_root="statement_block",
     # Overloads and merged declarations are one name with the last definition (a function's
     # implementation). `Foo[]`, `Array<Foo>`, `Set<Foo>`: their elements are `Foo` (`for ... of`).
     container_syntax=re.compile(r"^(.+)\[\]$", re.S),
@@ -489,9 +486,7 @@ _JS_FAMILY = dict(
     element_callbacks=frozenset("map forEach filter find findLast findIndex findLastIndex some every flatMap".split()),
     element_methods=frozenset("shift pop at find findLast".split()),
     container_copies=frozenset("slice filter concat reverse sort toReversed toSorted".split()),
-    mapping_types=frozenset("Map ReadonlyMap WeakMap".split()),
-    mapping_lookups=frozenset({"get"}),
-    non_null_postfix="!",
+    mapping_types=frozenset("Map ReadonlyMap WeakMap".split()), mapping_lookups=frozenset({"get"}), non_null_postfix="!",
     self_types=frozenset({"this"}),  # `min(n: number): this`
     function_type=re.compile(r"^\(.*=>", re.S),
     type_queries=("typeof ", "ReturnType", "InstanceType"),  # `ReturnType<typeof make>`
@@ -756,10 +751,13 @@ def _load_language(name: str) -> tree_sitter.Language:
 @cache
 def _load_query(name: str) -> tuple[tree_sitter.Query, tree_sitter.Query | None]:
     """The query file compiled as two queries: the patterns that may match anywhere, and those
-    rooted at the grammar's root node (`LanguageSpec.root_query`)."""
+    rooted at the grammar's root node (`LanguageSpec.root_query`, `recovered_root` after them)."""
     spec = get_language(name)
     language = spec.load()
-    anywhere, at_root = split_root_patterns(query_source(name), tree_sitter.Parser(language).parse(b"").root_node.type)
+    root_type = tree_sitter.Parser(language).parse(b"").root_node.type
+    anywhere, at_root = split_root_patterns(query_source(name), root_type)
+    if at_root and spec.recovered_root:
+        at_root += re.sub(rf"\(\s*{re.escape(root_type)}(?![\w.])", f"({spec.recovered_root}", at_root)
     try:
         return tree_sitter.Query(language, anywhere), tree_sitter.Query(language, at_root) if at_root else None
     except Exception as exc:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import tree_sitter
 
 from indexers.bindings import BINDING_ROLES
+from indexers.languages import LANGUAGES
 
 SCOPE = "scope"
 _ROLES: dict[str, dict[int, str]] = {}
@@ -55,9 +56,10 @@ def grouped_matches(lang: str, queries: tuple[tree_sitter.Query, tree_sitter.Que
     sinks: list[list | None] = [None] * (count + (root_query.pattern_count if root_query is not None else 0))
     matches = tree_sitter.QueryCursor(query).matches(root)
     if root_query is not None:
-        cursor = tree_sitter.QueryCursor(root_query)
-        cursor.set_max_start_depth(0)  # matches start at the root; the others do not descend
-        matches.extend((pattern + count, caps) for pattern, caps in cursor.matches(root))
+        for top in (root, *recovered_blocks(lang, root)):
+            cursor = tree_sitter.QueryCursor(root_query)
+            cursor.set_max_start_depth(0)  # matches start at the root; the others do not descend
+            matches.extend((pattern + count, caps) for pattern, caps in cursor.matches(top))
     for match in matches:
         sink = sinks[match[0]]
         if sink is None:
@@ -67,6 +69,29 @@ def grouped_matches(lang: str, queries: tuple[tree_sitter.Query, tree_sitter.Que
             sink = sinks[match[0]] = groups.setdefault(group_of(role), [])
         sink.append(match)
     return groups
+
+
+MAX_RECOVERED = 64  # blocks of a file read as its top level after errors, at most
+
+
+def recovered_blocks(lang: str, root: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The blocks a grammar's error recovery left a file's later top-level statements in
+    (`LanguageSpec.recovered_root`): TypeScript's parser, lost in a construct it does not
+    know, may read the rest of the file as one ``{ ... }`` after the error, whose constants
+    are the module's all the same. Each such block directly after an ERROR, and in turn in it."""
+    kind = LANGUAGES[lang].recovered_root
+    if not kind or not root.has_error:
+        return []
+    found: list[tree_sitter.Node] = []
+    parents = [root]
+    while parents and len(found) < MAX_RECOVERED:
+        children = parents.pop().children
+        for before, node in zip(children, children[1:]):
+            if node.type == kind and before.type == "ERROR" and len(found) < MAX_RECOVERED:
+                found.append(node)
+                if node.has_error:
+                    parents.append(node)
+    return found
 
 
 def narrowest_receivers(calls: list[tuple[tree_sitter.Node, dict]]) -> list[tuple[tree_sitter.Node, dict]]:

@@ -150,7 +150,8 @@ function held(symbol) {
 }
 
 // The function a call returns when its callee (a function of the project) returns one named
-// function and nothing else (`function memo() { function run() {}; return run }`); null for
+// function and nothing else (`function memo() { function run() {}; return run }`, `return
+// function run() {}`); null for
 // any other call.
 function returnedFunction(call) {
   let signature = null;
@@ -166,9 +167,12 @@ function returnedFunction(call) {
   ts.forEachChild(decl.body, visit);
   let found = null;
   for (const expr of returned) {
-    const symbol = expr && ts.isIdentifier(expr) ? checker.getSymbolAtLocation(expr) : null;
+    // `return run` of `function run() {}`, or `return function run() {}`
+    const named = expr && ts.isFunctionExpression(expr) && expr.name ? expr.name : null;
+    const symbol = named ? checker.getSymbolAtLocation(named)
+      : expr && ts.isIdentifier(expr) ? checker.getSymbolAtLocation(expr) : null;
     const fdecl = symbol && symbol.declarations && symbol.declarations.length === 1 ? symbol.declarations[0] : null;
-    if (!fdecl || !ts.isFunctionDeclaration(fdecl) || (found && found !== symbol)) return null;
+    if (!fdecl || !(ts.isFunctionDeclaration(fdecl) || fdecl === expr) || (found && found !== symbol)) return null;
     found = symbol;
   }
   return found;

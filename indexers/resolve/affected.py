@@ -9,7 +9,8 @@ from typing import Iterable
 
 from indexers.extract import RECEIVER_NAME, RECEIVER_NONE, RESULT, FileExtraction
 from indexers.languages import LANGUAGES
-from indexers.resolve.common import MAX_REEXPORT_HOPS, SPLIT, TYPE_KIND_NAMES, ImportContext, ResolveStats, last_segment
+from indexers.resolve.common import (MAX_REEXPORT_HOPS, SPLIT, TYPE_KIND_NAMES, ImportContext, ResolveStats, last_segment,
+                                     record_fields)
 from indexers.resolve.modules import MODULE_SYSTEMS, FileSet, ModuleSystem
 from indexers.resolve.parameters import parameter_values, reaches_parameters
 from indexers.resolve.resolver import Resolver
@@ -134,6 +135,11 @@ def affected_files(
                          if s.kind in TYPE_KIND_NAMES or "." in s.qualified_name)
     for name in names:
         affected |= table.referencing_files(name)
+    for path in sorted(affected - changed):
+        # A top-level variable bound through a changed name (`api = build()` when what build
+        # returns changed) holds something else now: whoever reads it too.
+        if through := _bound_through(table, path, names):
+            affected |= _readers(path, table.files[path].lang, through, table)
     rebound = _rebound_files(changed, old_exts, new_exts, table)
     affected |= rebound
     affected |= _receiving_files(changed, affected, names, rebound, old_exts, new_exts, table)
@@ -162,14 +168,22 @@ def _readers(path: str, lang: str, names: set[str], table: SymbolTable) -> set[s
                 seeing |= table.files_in_dir(posixpath.dirname(source))
             for reader in set().union(*(table.referencing_files(n) for n in changed)) & seeing:
                 out.add(reader)
-                through = {b.name for b in table.files[reader].bindings if b.scope == reader and b.value
-                           and not changed.isdisjoint(SPLIT.split(b.value)) and (reader, b.name) not in done}
-                if through:
+                if through := {n for n in _bound_through(table, reader, changed) if (reader, n) not in done}:
                     onward.append((reader, through))
         if not onward:
             break
         frontier = onward
     return out
+
+
+def _bound_through(table: SymbolTable, path: str, names: set[str]) -> set[str]:
+    """The top-level variables of a file bound to a value that names one of ``names``."""
+    ext = table.files.get(path)
+    return {name for scope, name, value in record_fields(ext.bindings, "scope", "name", "value")
+            if scope == path and value and not names.isdisjoint(_WORD.findall(value))} if ext is not None else set()
+
+
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 def _based_on(name: str, table: SymbolTable) -> set[str]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from indexers.bindings import ALTERNATIVES, EACH, ELEMENT, RESULT, STRAIGHT
+from indexers.bindings import ALTERNATIVES, DEFINED, EACH, ELEMENT, RESULT, STRAIGHT
 from indexers.text import literal_end
 from indexers.extract import RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import (
@@ -107,6 +107,8 @@ def held(r: Resolver, found: tuple):
             if value is ANONYMOUS or any(lambdas):
                 return None  # a lambda made elsewhere (`y = make()`), or rebound later: not the variable
             target = r.callee(value)
+            if target is UNKNOWN and value[0] == "inst" and len(syms) == 1:
+                target = _made_function(r, syms[0])  # `create = build()`, build declared to give a function type
             if target is not UNKNOWN and target is not None and target != "builtin":
                 return target
             if target == "builtin" and all(_alias_only(r, s) for s in syms):
@@ -124,16 +126,36 @@ def held(r: Resolver, found: tuple):
     return found
 
 
+def _made_function(r: Resolver, sym):
+    """What calling a variable bound once to a call of a function calls when that function
+    returns one function it defines, whatever type it declares (``const createApi =
+    buildCreateApi()`` of ``function buildCreateApi(): CreateApi { return function
+    baseCreateApi() {} }``), as `resolve_call` answers; else UNKNOWN."""
+    binds = r.table.bindings(sym.file, sym.name)
+    if len(binds) != 1 or binds[0].type is not None or not (binds[0].value or "").endswith(RESULT):
+        return UNKNOWN
+    maker = r.other(sym.file).types.value(binds[0].value[:-len(RESULT)], "", binds[0].block)
+    if maker[0] != "sym" or len(maker[1]) != 1:
+        return UNKNOWN
+    returned = {b.value for b in r.table.bindings(maker[1][0], RESULT) if b.type is None}
+    made = next(iter(returned)) if len(returned) == 1 else ""
+    if not made.startswith(DEFINED) or made[len(DEFINED):] not in r.table.symbols:
+        return UNKNOWN
+    return ("sym", (made[len(DEFINED):],)), Reason.TYPE, 1.0
+
+
 def _outside(r: Resolver, sym, depth: int = 0) -> bool:
-    """Is every binding of a module-level variable a value read from outside the workspace
-    (`log.debug` of `log = logging.getLogger()`: the chain's first name holds something
-    external, or is such a variable in turn)?"""
+    """Is every binding of a module-level variable a member of something outside the workspace
+    (`debug = log.debug` of `log = logging.getLogger()`: the chain's first name holds something
+    external, or is such a variable in turn)? Not what an outside call makes (`fn = mock()`:
+    the variable is all there is to call), nor a class read from a value (`type(sys)`)."""
     binds = r.table.bindings(sym.file, sym.name) if "." not in sym.qualified_name and depth < 3 else ()
     there = r.other(sym.file)
     for b in binds:
         head = _HEAD_NAME.match(b.value or "") if b.type is None else None
-        if head is None or head.end() == len(b.value) or head.group(0) in r.spec.builtins or b.value.endswith(".__class__"):
-            return False  # (`type(sys)`, read `sys.__class__`: a class, which the variable stands for)
+        if head is None or head.end() == len(b.value) or head.group(0) in r.spec.builtins or (
+                depth == 0 and (b.value.endswith(")") or b.value.endswith(".__class__"))):
+            return False  # (what a member is read from may be made by a call: `log = getLogger()`)
         value = there.types.value(head.group(0), "", b.block)
         if value[0] == "ext":
             continue

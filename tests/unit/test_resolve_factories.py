@@ -349,13 +349,15 @@ ModuleType = type(sys)
 def local():
     pass
 handler = local
+on_success = logging.Mock()
 """,
         "pkg/prog.py": b"""\
-from .util import debug, ModuleType, handler
+from .util import debug, ModuleType, handler, on_success
 def run():
     debug("x")
     ModuleType("m")
     handler()
+    on_success()
 """,
     }
     exts = [extract_file(p, src, "python") for p, src in files.items()]
@@ -367,6 +369,8 @@ def run():
     # A class read from a value (`type(sys)`) is the variable's own; a function is what it holds
     assert calls["pkg/util.py#ModuleType"].confidence == 1.0
     assert calls["pkg/util.py#local"].confidence == 1.0
+    # What an outside call makes (a mock): the variable is all there is to call
+    assert calls["pkg/util.py#on_success"].confidence == 1.0
 
 
 def test_a_named_function_a_factory_returns_is_a_function_and_gives_its_declared_result():
@@ -408,3 +412,20 @@ def test_incremental_equals_clean_when_what_a_variable_reads_from_changes_file(n
         "pkg/prog.py": "from .util import debug\ndef run():\n    debug()\n",
     }
     assert "pkg/prog.py" in incremental_equals_clean(files, "pkg/logs.py", new)
+
+
+_MAKER = ("export type CreateApi = { (options: any): number }\n"
+          "export function buildCreateApi(): CreateApi {\n  return function baseCreateApi(options) {\n    return 1\n  }\n}\n")
+
+
+@pytest.mark.parametrize("new", [_MAKER.replace("baseCreateApi", "other"), _MAKER.replace("(): CreateApi", "()"),
+                                 "export function buildCreateApi() { return 1 }\n", None],
+                         ids=["renamed", "undeclared", "no-function", "the-file-goes"])
+def test_a_function_a_factory_makes_called_through_a_variable(new):
+    files = {"maker.ts": _MAKER, "api.ts": "import { buildCreateApi } from './maker'\nexport const createApi = buildCreateApi()\n",
+             "use.ts": "import { createApi } from './api'\nexport function go() { createApi({}) }\n"}
+    table = SymbolTable(extract_file(p, t.encode(), "typescript") for p, t in files.items())
+    edges, _ = resolve_all(table)
+    assert {(e.src, e.dst) for e in edges if e.type == "CALLS" and e.src == "use.ts#go"} == {
+        ("use.ts#go", "maker.ts#buildCreateApi.baseCreateApi")}
+    assert "use.ts" in incremental_equals_clean(files, "maker.ts", new)
