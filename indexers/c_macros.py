@@ -21,7 +21,7 @@ from itertools import chain
 import tree_sitter
 
 from indexers.languages import LinePattern, MacroHints
-from indexers.syntax_errors import scan_errors
+from indexers.syntax_errors import parsed_again
 
 # The lexemes whose insides are not C tokens: comments, preprocessor lines and literals. A
 # number takes the numbers after it that follow commas (``{1, 2, 3}`` is one lexeme); a digit
@@ -533,20 +533,11 @@ def without_macros(parser: tree_sitter.Parser, data: bytes, hints: MacroHints, t
     """Parse again with the macros of declarations blanked, and keep that tree (and the bytes it
     was parsed from) unless it has more errors. Blanking keeps every byte offset, so lines and
     names stay those of the file."""
-    root = tree.root_node
     cleaned = clean_macros(data, hints)
-    if cleaned == data:
-        return root, data, errors, False
     # A rewrite that changed the length (none should) gets a fresh parse: the old tree's
     # offsets say nothing of the new text.
-    retry = (parser.parse(cleaned, edited(tree, data, cleaned)) if len(cleaned) == len(data)
-             else parser.parse(cleaned)).root_node
-    if not retry.has_error:
-        return retry, cleaned, 0, False
-    count, pathological = scan_errors(retry)
-    if count > errors:
-        return root, data, errors, False
-    return retry, cleaned, count, pathological
+    return parsed_again(parser, data, cleaned, tree, errors,
+                        edited(tree, data, cleaned) if cleaned != data and len(cleaned) == len(data) else None)
 
 
 def edited(tree: tree_sitter.Tree, old: bytes, new: bytes) -> tree_sitter.Tree:

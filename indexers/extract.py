@@ -116,7 +116,7 @@ from indexers.narrowing import narrowings
 from indexers.rebinding import straight_regions
 from indexers.records import SymbolRecord, encoded
 from indexers.referenced import referenced_names
-from indexers.syntax_errors import inside_error, scan_errors
+from indexers.syntax_errors import inside_error, parsed_again, scan_errors
 from indexers.text import node_end_line, node_line, node_text, without_postfix
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -303,6 +303,10 @@ def _extract(rel_path: str, data: bytes, lang: str | None) -> FileExtraction:
         if spec.macros is not None and not pathological:
             root, source, out.error_count, pathological = without_macros(parser, data, spec.macros, tree,
                                                                          out.error_count)
+            out.has_errors = root.has_error
+        elif spec.rewrite is not None and not pathological:  # syntax the grammar does not read
+            root, source, out.error_count, pathological = parsed_again(parser, data, spec.rewrite(data), tree,
+                                                                       out.error_count)
             out.has_errors = root.has_error
         if pathological:
             out.skip_reason = "unparseable"

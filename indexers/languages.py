@@ -13,7 +13,7 @@ import fnmatch
 import importlib
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -22,6 +22,7 @@ import tree_sitter
 
 from graphsvc.errors import GraphsvcError
 from indexers.query_text import split_root_patterns
+from indexers.ts_syntax import readable, without_variance
 
 QUERY_DIR = Path(__file__).parent / "queries"
 
@@ -249,8 +250,10 @@ class LanguageSpec:
     # of such an ``if`` and of its ``else``: a name defined in both is the first one's.
     type_checking_guards: frozenset[str] = frozenset()
     type_checking_if: tuple[str, str] = ("", "")
-    # Where the grammar's error recovery leaves the statements after an error at the top (`root_query`).
+    # Where the grammar's error recovery leaves the statements after an error at the top (`root_query`),
+    # and the same-length rewrite of what the grammar cannot read, for a second parse (`ts_syntax`).
     recovered_root: str = ""
+    rewrite: Callable[[bytes], bytes] | None = None
     # Decorators that make a method an attribute read (``@property``): reading it is calling it.
     property_decorators: frozenset[str] = frozenset()
     # Generic types whose (first) type argument is the type of their elements, and those
@@ -423,7 +426,6 @@ _CPP_BUILTINS = _C_BUILTINS | frozenset("""static_cast dynamic_cast reinterpret_
     make_shared make_unique swap begin end size""".split())
 
 _JAVA_BUILTINS = frozenset()
-
 _C_TYPE_KEYWORDS = frozenset("void char short int long float double signed unsigned _Bool _Complex bool".split())
 _C_TAG_KEYWORDS = frozenset({"struct", "union", "enum"})
 _C_SPECIFIERS = frozenset(
@@ -613,7 +615,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             name="typescript",
             extensions=(".ts", ".mts", ".cts"),
             package="tree_sitter_typescript",
-            function="language_typescript",
+            function="language_typescript", rewrite=readable,
             **_JS_FAMILY,
             **_TS_TYPES,
         ),
@@ -621,7 +623,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             name="tsx",
             extensions=(".tsx",),
             package="tree_sitter_typescript",
-            function="language_tsx",
+            function="language_tsx", rewrite=without_variance,
             **_JS_FAMILY,
             **_TS_TYPES,
         ),
