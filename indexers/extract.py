@@ -109,7 +109,7 @@ from indexers.c_macros import without_macros
 from indexers.enclosing import (block_name, block_paths, constructor_functions, declared_after, definition_steps,
                                 method_receiver, own_block_left, receiver_of, scope_start, shadows_receiver, visible_locals)
 from indexers.definitions import documentation, signature
-from indexers.import_refs import InlineRequires, exported_members, import_rows
+from indexers.import_refs import InlineRequires, exported_members, import_rows, imported_names, local_requires
 from indexers.languages import LanguageSpec, get_language, language_for_content, parser_for
 from indexers.matches import SCOPE, grouped_matches, narrowest_receivers, pattern_roles
 from indexers.narrowing import narrowings
@@ -132,9 +132,7 @@ RECEIVER_NAME = "name"  # a plain name or a dotted/path chain of plain names
 RECEIVER_EXPR = "expr"  # a chain of names and calls, arguments dropped: "cmd.root()", "f()"
 RECEIVER_OTHER = "other"
 
-
-INHERITS = "inherits"
-IMPLEMENTS = "implements"
+INHERITS, IMPLEMENTS = "inherits", "implements"
 
 _TYPE_KINDS = frozenset(str(k) for k in TYPE_KINDS)
 _KINDS = frozenset(str(k) for k in SymbolKind) - {"external_module", "external_symbol"}
@@ -335,6 +333,7 @@ class _Extractor:
         self._flags: dict[str, bool] | None = None  # names bound to a version test (`alternatives.version_flags`)
         self._imports: list[tuple[tree_sitter.Node, dict]] = []  # the import matches (`_imported_too`)
         self._requires = InlineRequires(spec.require_function)  # `require("m").f()`'s modules
+        self._local_requires: dict[tree_sitter.Node, str] = {}  # what a function's `require` binds
 
     def run(self, root: tree_sitter.Node) -> None:
         self.root = root
@@ -376,7 +375,8 @@ class _Extractor:
         self._constructors = constructor_functions(ordered) if self.spec.new_operator else {}
         self.bindings.extend(decorated(self.spec, ordered, _FUNCTION_KINDS))
         self._steps = definition_steps(ordered)
-        local_names = self._bindings(binds)
+        imports, self._local_requires = local_requires(imports, self._in_function, self._requires, self.text)
+        local_names = self._bindings(binds + [("local", {"local": [n]}) for n in self._local_requires])
         if params:
             starts = [(c.get("parameter") or c["parameter.rest"])[0].start_byte for c in params]
             self.out.params = parameters(params, starts, self._enclosing_all(starts), self.bindings)
@@ -517,12 +517,8 @@ class _Extractor:
     def _imported_too(self, d: _Def) -> bool:
         """Is the top-level ``d`` a fallback type checkers never see for a name the module
         also imports (`alternatives.checker_unseen`)?"""
-        if not checker_unseen(self.spec, d.node, self._statements, self.text):
-            return False
-        return d.name in {self.text(c["import.alias"][0]) if "import.alias" in c else
-                          self.text(c["import.name"][0]).rpartition(".")[2] if "import.name" in c else
-                          self.text(c["import.module"][0]).partition(".")[0] if "import.module" in c else ""
-                          for _, c in self._imports}
+        return (checker_unseen(self.spec, d.node, self._statements, self.text)
+                and d.name in imported_names(self._imports, self.text))
 
     def _receiver(self, d: _Def, owner: str) -> None:
         """A method whose first parameter has a name of its own: that name is its receiver, an
@@ -582,6 +578,10 @@ class _Extractor:
         points, owners = self._steps[0], self._steps[2 if symbols else 1]
         return [owners[bisect_right(points, pos)] for pos in starts]
 
+    def _in_function(self, pos: int) -> bool:
+        return (e := self._enclosing_all([pos], symbols=True)[0]) is not None and e.kind in _FUNCTION_KINDS or bool(
+            self._blocks_around(pos))
+
     def _block_paths(self, starts: list[int], enclosing: list[_Def | None]) -> list[str]:
         return block_paths(self.blocks, self.block_names, starts, enclosing, len(self.data))
 
@@ -629,7 +629,7 @@ class _Extractor:
             narrowed = name is not None and role == "local"  # `@local.narrowed` names it
             if spec.narrowing_calls and block and not narrowed:
                 block = ""  # bound in a narrowing block: the function's name all the same
-            value_text = defined.get(i, value_text)
+            value_text = defined.get(i) or self._local_requires.get(node, value_text)  # (`local_requires`)
             if role == "generic":  # a type parameter: of its generic definition (a `TypeVar`: of the module)
                 append((encl.sym.id if encl is not None and encl.sym else path, name, type_text, None, line, None, ""))
                 continue

@@ -53,6 +53,7 @@ def import_row(module: str, name: str | None, alias: str | None, line: int, expo
 MAX_MODULE_NAME = 512  # longer strings given to `require` are not read as module names
 
 # `require("m")` written where a module is read (``require("./util").merge(a)``): its name.
+_NOT_WORD = re.compile(r"\W", re.A)
 _REQUIRED_CALL = re.compile(r"""\s*\(\s*(?:"([^"\\\n]*)"|'([^'\\\n]*)')\s*\)""")
 
 
@@ -66,6 +67,7 @@ class InlineRequires:
     def __init__(self, function: str):
         self.function = function
         self.names: dict[str, tuple[str, int]] = {}  # module -> (its name, the line of its first reading)
+        self.members: dict[tuple[str, str], tuple[str, int]] = {}  # (module, member) -> the same (`member`)
 
     def receiver(self, text: str, line: int) -> str:
         """``text`` with a leading `require("m")` replaced by the module's name."""
@@ -83,9 +85,20 @@ class InlineRequires:
             found = self.names[module] = (self.function + "$" + re.sub(r"\W", _escaped, module, flags=re.A), line)
         return found[0] + text[m.end():]
 
+    def member(self, module: str, name: str, line: int) -> str:
+        """The name an import of a module's member (``require("m").name``) is bound to, for a
+        local binding to read: as `receiver`'s, the member's name after it."""
+        key = (module, name)
+        found = self.members.get(key)
+        if found is None:
+            found = self.members[key] = (f"{self.function}${_NOT_WORD.sub(_escaped, module)}${name}", line)
+        return found[0]
+
     def rows(self) -> list[tuple]:
-        """The imports of the modules read (`import_rows`'s rows), the first reading's line each."""
-        out = (import_row(module, REQUIRED, name, line) for module, (name, line) in self.names.items())
+        """The imports of the modules and members read (`import_rows`'s rows), the first
+        reading's line each."""
+        out = [*(import_row(module, REQUIRED, name, line) for module, (name, line) in self.names.items()),
+               *(import_row(module, member, name, line) for (module, member), (name, line) in self.members.items())]
         return [row for row in out if row is not None]
 
 
@@ -115,3 +128,43 @@ def _escaped(char: re.Match) -> str:
 
 _REQUIRED_NAME = re.compile(r"[\w$]*")
 _ESCAPE = re.compile(r"\$([0-9a-f]+)\$")
+
+
+def local_requires(imports: list[tuple[tree_sitter.Node, dict]], inside: Callable[[int], bool],
+                   requires: InlineRequires, text: Callable[[tree_sitter.Node], str],
+                   ) -> tuple[list[tuple[tree_sitter.Node, dict]], dict[tree_sitter.Node, str]]:
+    """The `require` imports written inside a function or a closure (``const { make } =
+    require("../make")`` in a test's callback) of a name the file imports at its top as well,
+    taken out of the file's imports: each binds a name of the scope around it, not of the
+    module, to the module's value or a member of it (imported under a name no identifier can
+    be, `InlineRequires`). Returns the imports left and, per name node, what it is bound to.
+    ``inside``: whether a byte is in a function or a closure."""
+    if not requires.function:
+        return imports, {}
+    kept, nested, local = [], [], {}
+    for node, caps in imports:
+        alias, name, module = caps.get("import.alias"), caps.get("import.name"), caps.get("import.module")
+        if module and (alias or name) and node.type == "variable_declarator" and inside(node.start_byte):
+            nested.append((node, caps))
+        else:
+            kept.append((node, caps))
+    # Only where the module binds the name too: elsewhere the name is the file's one import of it.
+    top = imported_names([(n, c) for n, c in kept if "import.export" not in c and not inside(n.start_byte)], text)
+    for node, caps in nested:
+        alias, name, module = caps.get("import.alias"), caps.get("import.name"), caps.get("import.module")
+        if text((alias or name)[0]) not in top:
+            kept.append((node, caps))
+        elif name:  # `const { a } = require("m")`, `const b = require("m").a`: as the import of `a` would
+            local[(alias or name)[0]] = requires.member(unquote(text(module[0])), text(name[0]), node_line(node))
+        elif (held := requires.receiver(f"{requires.function}({text(module[0])})", node_line(node))) != text(node):
+            local[alias[0]] = held  # `const m = require("m")`: the module's value
+        else:
+            kept.append((node, caps))
+    return kept, local
+
+
+def imported_names(imports: list[tuple[tree_sitter.Node, dict]], text: Callable[[tree_sitter.Node], str]) -> set[str]:
+    """The names a file's import matches bind (Python's: ``import a.b`` binds ``a``)."""
+    return {text(c["import.alias"][0]) if "import.alias" in c else
+            text(c["import.name"][0]).rpartition(".")[2] if "import.name" in c else
+            text(c["import.module"][0]).partition(".")[0] if "import.module" in c else "" for _, c in imports}

@@ -171,3 +171,20 @@ def test_a_name_destructured_under_another_name_is_the_member_it_is_taken_from()
     calls = _calls({"src/b.js": src}, "src/b.js#f")
     assert calls["src/b.js#raise2"] == ("type", 1.0)
     assert calls.get("src/b.js#g", ("", 0.5))[1] < 1.0
+
+
+def test_a_require_inside_a_function_binds_a_name_of_that_function_only():
+    files = {"src/make.ts": "export function make() { return 1 }\n",
+             "src/other.ts": "export function make() { return 2 }\n",
+             "src/t.test.ts": "import { make } from './other'\n"
+                              "export function top() { make() }\n"
+                              "describe('x', () => {\n  it('y', () => {\n    const { make } = require('./make')\n"
+                              "    make()\n  })\n})\n"
+                              "function lazy() {\n  const m = require('./make')\n  m.make()\n}\n"}
+    table = _table(files)
+    edges, _ = resolve_all(table)
+    calls = {(e.src, e.dst, e.line) for e in edges if e.type == "CALLS"}
+    assert ("src/t.test.ts#top", "src/other.ts#make", 2) in calls  # the module's own import
+    assert ("src/t.test.ts", "src/make.ts#make", 6) in calls  # the callback's require
+    assert ("src/t.test.ts#lazy", "src/make.ts#make", 11) in calls
+    assert not any(dst == "src/make.ts#make" and src.endswith("#top") for src, dst, _ in calls)
