@@ -477,13 +477,16 @@ class _Extractor:
                 if earlier is None and parent is None and self._imported_too(d):
                     self.out.shadowed.append(symbol_id(self.path, uqual))  # what the import binds
                 elif earlier is not None and (self._decorated_again(d, earlier[0]) or self._ruled_out(d.node)
-                                              or checker_alternative(self.spec, d.node, earlier[0], self._statements, self.text)):
-                    # Still a node, but what the name holds stays the earlier definition.
+                                              or checker_alternative(self.spec, d.node, earlier[0], self._statements, self.text)
+                                              or d.qualifier and earlier[0].type == "method_signature"):
+                    # Still a node, but what the name holds stays the earlier definition (also the
+                    # member a `declare class X` declares, for `X.prototype.m = function`).
                     self.out.shadowed.append(symbol_id(self.path, uqual))
                 else:
                     if earlier is not None and self._block(earlier[0]) == self._block(d.node):
                         self.out.shadowed.append(earlier[1])
                     last_in_block[qual] = (d.node, symbol_id(self.path, uqual))
+
             d.qual = uqual
             parent_id = self.path
             owner = prefix
@@ -494,18 +497,10 @@ class _Extractor:
                 elif parent is not None and parent.sym is not None:
                     parent_id = parent.sym.id
             sym = SymbolRecord(
-                id=symbol_id(self.path, uqual),
-                name=d.name,
-                qualified_name=uqual,
-                kind=kind,
-                file=self.path,
-                parent=parent_id,
-                start_line=d.node.start_point[0] + 1,
-                end_line=node_end_line(d.node),
-                lang=self.spec.name,
-                signature=signature(self.data, d.node, kind),
-                doc=documentation(self.spec, self.text, d.node, d.doc_node),
-            )
+                id=symbol_id(self.path, uqual), name=d.name, qualified_name=uqual, kind=kind, file=self.path,
+                parent=parent_id, start_line=d.node.start_point[0] + 1, end_line=node_end_line(d.node),
+                lang=self.spec.name, signature=signature(self.data, d.node, kind),
+                doc=documentation(self.spec, self.text, d.node, d.doc_node))
             d.sym = sym
             by_qual.setdefault(qual, sym)
             symbols.append(sym)

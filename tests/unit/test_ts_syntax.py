@@ -33,3 +33,20 @@ def test_what_is_not_such_syntax_stays_as_written():
     assert without_variance(b"<in T>") == b"<   T>"
     ext = extract_file("a.ts", text, "typescript")
     assert not ext.has_errors
+
+
+def test_a_declared_class_member_is_what_its_prototype_assignment_implements():
+    # A `declare class` beside a constructor function whose prototype gets the methods: the type's
+    # member is what calls through the type reach (the assignment stays a node)
+    from indexers.resolve import SymbolTable, resolve_all
+    src = (b"declare class Signal {\n  _refresh(): boolean;\n  _subscribe(node: unknown): void;\n}\n"
+           b"function Signal(this: Signal) {}\n"
+           b"Signal.prototype._refresh = function () { return true; };\n"
+           b"Signal.prototype._subscribe = function (node) { this._refresh(); };\n"
+           b"export function addDependency(signal: Signal) { signal._subscribe(null); }\n")
+    ext = extract_file("s.ts", src, "typescript")
+    assert {"s.ts#Signal._refresh@2", "s.ts#Signal._subscribe@2"} <= set(ext.shadowed)
+    edges, _ = resolve_all(SymbolTable([ext]))
+    calls = {(e.src, e.dst): e.confidence for e in edges if e.type == "CALLS"}
+    assert calls[("s.ts#addDependency", "s.ts#Signal._subscribe")] == 1.0
+    assert calls[("s.ts#Signal._subscribe@2", "s.ts#Signal._refresh")] == 1.0
