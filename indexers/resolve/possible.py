@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from indexers.bindings import ALTERNATIVES, DEFINED, EACH, ELEMENT, RESULT, STRAIGHT
 from indexers.text import literal_end
-from indexers.extract import RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef
+from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import (
     GUESS_REASONS, MAX_CANDIDATES, TYPE_KIND_NAMES, VARIABLE_KINDS, Reason, base_qual, built_by_default, c3_merge,
     imported_in_functions, keyed_by_position,
@@ -63,7 +63,41 @@ def possible_call(r: Resolver, call: CallRef):
         if each is not None:
             return each
     text = chain_of(call.receiver, call.name) if call.receiver else call.name
-    return _candidates(r, values(r, text, qual, call.block))
+    return _candidates(r, values(r, text, qual, call.block)) or written_here(r, call)
+
+
+def written_here(r: Resolver, call: CallRef):
+    """Candidates for a call of a member or a local name nothing proves (JavaScript, TypeScript):
+    the functions of that name the file itself writes, as an object literal's members (`const
+    slice = createSlice({ reducers: { increment(state) {} } })`, then `slice.actions.increment()`
+    or `const { increment } = slice.actions`: a type maps the literal's keys), or None."""
+    if not r.spec.literal_keys or call.receiver_kind not in _WRITTEN_HERE:
+        return None
+    if call.receiver:  # read through names and members only (`slice.actions`), not what a call gives
+        if not _MEMBERS.fullmatch(call.receiver):
+            return None
+    else:  # a local name bound only to such a member of its name (`const { increment } = slice.actions`)
+        where = r.types.binder(call.name, call.caller.partition("#")[2], call.block) if call.local else None
+        binds = in_block(r.table.bindings(where[0], call.name), where[1]) if where else ()
+        if not binds or not all(b.type is None and _MEMBERS.fullmatch(b.value or "") and b.value.endswith(
+                "." + call.name) for b in binds):
+            return None
+    ids = [i for i in _functions_by_name(r).get(call.name, ()) if i != call.caller]
+    return (("sym", tuple(ids)), Reason.CANDIDATE, 1.0 / (len(ids) + 1)) if 0 < len(ids) <= MAX_CANDIDATES else None
+
+
+_WRITTEN_HERE = (RECEIVER_NONE, RECEIVER_NAME, RECEIVER_EXPR)
+_MEMBERS = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+
+
+def _functions_by_name(r: Resolver) -> dict[str, list[str]]:
+    def build() -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for sym in r.ext.symbols:
+            if sym.kind in ("function", "method"):
+                found.setdefault(sym.name, []).append(sym.id)
+        return found
+    return r.table.file_index(r.ext.path, "functions-by-name", build)
 
 
 def each_entry(r: Resolver, name: str, qual: str, block: str):

@@ -18,7 +18,7 @@ from indexers.resolve.common import (MAX_CANDIDATES, MAX_HIERARCHY, MAX_REEXPORT
 from indexers.resolve.items import literal_methods
 from indexers.resolve.parameters import parameter_values
 from indexers.resolve.possible import (MAX_FIELD_VALUES, assigned_over, defined_above, held, held_classes, in_effect,
-                                      order_unproven, possible_call, variant_only)
+                                      order_unproven, possible_call, variant_only, written_here)
 from indexers.resolve.table import SymbolTable, ids as ids_of
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of
 
@@ -32,9 +32,7 @@ _SCOPE_KINDS = frozenset({"function", "method", "module"})
 
 class Resolver:
     def __init__(self, ext: FileExtraction, table: SymbolTable, stats: ResolveStats):
-        self.ext = ext
-        self.table = table
-        self.stats = stats
+        self.ext, self.table, self.stats = ext, table, stats
         self.spec = LANGUAGES[ext.lang]
         self.system = self.spec.module_system
         self.edges: dict[tuple[str, str, str], list] = {}  # (src, dst, type) -> [prov, conf, reason, line, count]
@@ -712,6 +710,8 @@ class Resolver:
                 return None
         # An object of unknown type: match the method name alone, weakly.
         ids = self.table.by_name(self.system, "method", name)
+        if (here := written_here(self, call)) is not None and len(ids) < MAX_CANDIDATES:  # the file's own too
+            return ("sym", tuple(dict.fromkeys([*ids, *here[0][1]]))), Reason.CANDIDATE, 1.0 / (len(ids) + 2)
         if not ids or len(ids) > MAX_CANDIDATES:
             return possible_call(self, call)  # what the receiver may be, when its name says nothing
         if len(ids) == 1:

@@ -95,3 +95,21 @@ export function elsewhere() { baseQuery() }
     assert ("m.test.ts#doRequest", "m.test.ts#baseQuery") not in _confident(calls)
     assert ("m.test.ts#Component", "m.test.ts#baseQuery") not in _confident(calls)
     assert calls[("m.test.ts#elsewhere", "m.test.ts#baseQuery")][1] == 1.0
+
+
+def test_members_a_type_maps_from_an_object_literal_are_candidates():
+    # `createSlice({ reducers: { increment(state) {} } })`: `slice.actions.increment` is typed by a
+    # mapped type over the literal's keys; the file's own functions of that name are candidates
+    calls = _calls("m.ts", """\
+declare function createSlice<R>(options: { reducers: R }): { actions: { [K in keyof R]: () => void } }
+describe('slice', () => {
+  const slice = createSlice({ reducers: { increment(state: number) {}, decrement(state: number) {} } })
+  const { decrement } = slice.actions
+  it('runs', () => {
+    slice.actions.increment()
+    decrement()
+  })
+})
+""")
+    assert calls[("m.ts", "m.ts#increment")][0] == "candidate"
+    assert calls[("m.ts", "m.ts#decrement")][0] == "candidate"
