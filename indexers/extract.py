@@ -486,7 +486,6 @@ class _Extractor:
                     if earlier is not None and self._block(earlier[0]) == self._block(d.node):
                         self.out.shadowed.append(earlier[1])
                     last_in_block[qual] = (d.node, symbol_id(self.path, uqual))
-
             d.qual = uqual
             parent_id = self.path
             owner = prefix

@@ -81,18 +81,20 @@ class InlineRequires:
             return text
         found = self.names.get(module)
         if found is None:
-            # `$` starts no name a module system gives; the module's characters are kept readable.
-            found = self.names[module] = (self.function + "$" + re.sub(r"\W", _escaped, module, flags=re.A), line)
+            found = self.names[module] = (self._name(module), line)
         return found[0] + text[m.end():]
 
     def member(self, module: str, name: str, line: int) -> str:
         """The name an import of a module's member (``require("m").name``) is bound to, for a
         local binding to read: as `receiver`'s, the member's name after it."""
-        key = (module, name)
-        found = self.members.get(key)
+        found = self.members.get((module, name))
         if found is None:
-            found = self.members[key] = (f"{self.function}${_NOT_WORD.sub(_escaped, module)}${name}", line)
+            found = self.members[(module, name)] = (f"{self._name(module)}${name}", line)
         return found[0]
+
+    def _name(self, module: str) -> str:
+        # `$` starts no name a module system gives; the module's characters are kept readable.
+        return self.function + "$" + _NOT_WORD.sub(_escaped, module)
 
     def rows(self) -> list[tuple]:
         """The imports of the modules and members read (`import_rows`'s rows), the first
@@ -145,18 +147,18 @@ def local_requires(imports: list[tuple[tree_sitter.Node, dict]], inside: Callabl
     for node, caps in imports:
         alias, name, module = caps.get("import.alias"), caps.get("import.name"), caps.get("import.module")
         if module and (alias or name) and node.type == "variable_declarator" and inside(node.start_byte):
-            nested.append((node, caps))
+            nested.append((node, caps, alias, name, module))
         else:
             kept.append((node, caps))
     # Only where the module binds the name too: elsewhere the name is the file's one import of it.
     top = imported_names([(n, c) for n, c in kept if "import.export" not in c and not inside(n.start_byte)], text)
-    for node, caps in nested:
-        alias, name, module = caps.get("import.alias"), caps.get("import.name"), caps.get("import.module")
+    for node, caps, alias, name, module in nested:
+        required = f"{requires.function}({text(module[0])})"
         if text((alias or name)[0]) not in top:
             kept.append((node, caps))
         elif name:  # `const { a } = require("m")`, `const b = require("m").a`: as the import of `a` would
             local[(alias or name)[0]] = requires.member(unquote(text(module[0])), text(name[0]), node_line(node))
-        elif (held := requires.receiver(f"{requires.function}({text(module[0])})", node_line(node))) != text(node):
+        elif (held := requires.receiver(required, node_line(node))) != required:
             local[alias[0]] = held  # `const m = require("m")`: the module's value
         else:
             kept.append((node, caps))

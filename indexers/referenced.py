@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable
 
 from indexers.languages import LANGUAGES
+from indexers.text import NAME
 
-_WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _SPLIT = re.compile(r"\.|::|->")
 _HEADER_EXTENSIONS = tuple(sorted({e for spec in LANGUAGES.values() for e in spec.header_extensions}))
 
@@ -40,7 +40,7 @@ def referenced_names(refs: Iterable[tuple[str, str | None]], bound: Iterable[tup
         if value:
             texts.add(value)
     # One scan of all the texts: a word never spans the space between two of them.
-    names.update(_WORD.findall(" ".join(texts)))
+    names.update(NAME.findall(" ".join(texts)))
     inherited = False
     for r in inherits:
         inherited = True

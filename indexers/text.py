@@ -17,6 +17,7 @@ MAX_VALUE = 400  # longer chains (arguments dropped) say nothing we can use
 _VALUE_CHAIN = re.compile(
     r"^[A-Za-z_$][\w$]*(?:\(\)|\[(?:[is]:[\w.-]*)?\])*(?:(?:\.|::|->)#?[A-Za-z_$][\w$]*(?:\(\)|\[(?:[is]:[\w.-]*)?\])*)*$"
 )
+NAME = re.compile(r"[A-Za-z_$][\w$]*")  # a name as the languages indexed write one
 _PLAIN_CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)#?[A-Za-z_$][\w$]*)*")
 _SUBSCRIPT = re.compile(r"\[\s*(?:(-?\d+)|\"([\w.-]*)\"|'([\w.-]*)'|[^\[\]]*)\s*\]")
 _SLICE = re.compile(r"\[\s*(?:-?[\w.]+)?\s*:\s*(?:-?[\w.]+)?\s*(?::\s*(?:-?[\w.]+)?\s*)?\]")

@@ -15,6 +15,7 @@ from indexers.resolve.modules import MODULE_SYSTEMS, FileSet, ModuleSystem
 from indexers.resolve.parameters import parameter_values, reaches_parameters
 from indexers.resolve.resolver import Resolver
 from indexers.resolve.table import SymbolTable
+from indexers.text import NAME
 
 
 def _import_keys(ext: FileExtraction) -> set[tuple]:
@@ -180,10 +181,8 @@ def _bound_through(table: SymbolTable, path: str, names: set[str]) -> set[str]:
     """The top-level variables of a file bound to a value that names one of ``names``."""
     ext = table.files.get(path)
     return {name for scope, name, value in record_fields(ext.bindings, "scope", "name", "value")
-            if scope == path and value and not names.isdisjoint(_WORD.findall(value))} if ext is not None else set()
+            if scope == path and value and not names.isdisjoint(NAME.findall(value))} if ext is not None else set()
 
-
-_WORD = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 def _based_on(name: str, table: SymbolTable) -> set[str]:

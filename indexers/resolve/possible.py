@@ -28,7 +28,7 @@ import re
 from typing import TYPE_CHECKING
 
 from indexers.bindings import ALTERNATIVES, DEFINED, EACH, ELEMENT, RESULT, STRAIGHT
-from indexers.text import literal_end
+from indexers.text import NAME, literal_end
 from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import (
     GUESS_REASONS, MAX_CANDIDATES, TYPE_KIND_NAMES, VARIABLE_KINDS, Reason, base_qual, built_by_default, c3_merge,
@@ -46,7 +46,6 @@ MAX_BINDINGS = 4  # bindings of one name read, at most
 # self.expect_x` in every state names each method it may call, none of them a guess.
 MAX_FIELD_VALUES = 32
 _UNKNOWN_KINDS = frozenset({"unknown", "missing"})
-_HEAD_NAME = re.compile(r"[A-Za-z_$][\w$]*")  # the first name of a chain
 
 
 def possible_call(r: Resolver, call: CallRef):
@@ -186,7 +185,7 @@ def _outside(r: Resolver, sym, depth: int = 0) -> bool:
     binds = r.table.bindings(sym.file, sym.name) if "." not in sym.qualified_name and depth < 3 else ()
     there = r.other(sym.file)
     for b in binds:
-        head = _HEAD_NAME.match(b.value or "") if b.type is None else None
+        head = NAME.match(b.value or "") if b.type is None else None
         if head is None or head.end() == len(b.value) or head.group(0) in r.spec.builtins or (
                 depth == 0 and (b.value.endswith(")") or b.value.endswith(".__class__"))):
             return False  # (what a member is read from may be made by a call: `log = getLogger()`)

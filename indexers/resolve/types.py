@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.bindings import (ALTERNATIVES, CALLBACK, CAST, DECORATED, DEFINED, EACH, ELEMENT, EXCLUDED,
                                FACTORY_ARGUMENTS, RESULT, TYPED_ARRAY, Binding)
-from indexers.text import SLICE, literal_end, literal_items
+from indexers.text import NAME, SLICE, literal_end, literal_items
 from indexers.resolve.overloads import identity_value, overload_result
 from indexers.resolve.receivers import receiver_value
 from indexers.resolve.type_text import closing, parse_type, split_top, type_arguments, union_parts
@@ -66,7 +66,6 @@ _GENERIC_KINDS = frozenset({*TYPE_KIND_NAMES, "function"})
 _INSTANCE_KINDS = TYPE_OR_ALIAS
 # A chain: a head name, then ".name" members, "()" calls and "[]" elements.
 _STEP = re.compile(r"\(\)|\[(?:[is]:[\w.-]*|\*)?\]|(?:\.|::|->)(#?[A-Za-z_$][\w$]*|\(\d+\.(?:\d+|[A-Za-z_$][\w$]*)\))")
-_HEAD = re.compile(r"[A-Za-z_$][\w$]*")
 class Types:
     """Values of expressions in one file; answers other files may share live in the table."""
 
@@ -140,7 +139,7 @@ class Types:
     def split_chain(text: str) -> tuple[str, list[str | None]] | None:
         """A chain's head name and its steps (``_steps``); None when it has no head name.
         Kept per text like the steps: a file asks for the same chains in scope after scope."""
-        head = _HEAD.match(text)
+        head = NAME.match(text)
         return None if head is None else (head.group(0), Types._steps(text, head.end()))
 
     def follow(self, cur: tuple, rest: list[str | None]) -> tuple:
