@@ -435,6 +435,7 @@ class _Extractor:
         # qual -> (the node of its last definition, that definition's id); the statement lists
         # they are written in are compared only for a name defined twice (a parent walk each).
         last_in_block: dict[str, tuple[tree_sitter.Node, str]] = {}
+        defined: dict[str, list[tuple[tree_sitter.Node, str]]] = {}  # qual -> each definition's (node, id)
         by_qual: dict[str, SymbolRecord] = {}
         symbols = self.out.symbols
         deep = False
@@ -468,11 +469,16 @@ class _Extractor:
             seen[qual] = n
             # Redefinitions and overloads: the second one is Name@2, in source order.
             uqual = qual if n == 1 else f"{qual}@{n}"
+            defined.setdefault(qual, []).append((d.node, symbol_id(self.path, uqual)))
             if self.spec.redefinition_shadows:
                 earlier = last_in_block.get(qual)
-                if earlier is not None and (self._ruled_out(earlier[0]) and not self._ruled_out(d.node)
-                                            or self._overloaded(earlier[0]) and not self._overloaded(d.node)):
-                    self.out.shadowed.append(earlier[1])  # ruled out by a version test, or a signature
+                if earlier is not None and self._overloaded(earlier[0]) and not self._overloaded(d.node):
+                    # The implementation: every signature before it, in whichever block (`if TYPE_CHECKING:`).
+                    self.out.shadowed.extend(sid for node, sid in defined[qual]
+                                             if sid not in self.out.shadowed and self._overloaded(node))
+                    earlier = None
+                elif earlier is not None and self._ruled_out(earlier[0]) and not self._ruled_out(d.node):
+                    self.out.shadowed.append(earlier[1])  # ruled out by a version test
                     earlier = None
                 if earlier is None and parent is None and self._imported_too(d):
                     self.out.shadowed.append(symbol_id(self.path, uqual))  # what the import binds

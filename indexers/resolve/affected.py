@@ -136,15 +136,24 @@ def affected_files(
                          if s.kind in TYPE_KIND_NAMES or "." in s.qualified_name)
     for name in names:
         affected |= table.referencing_files(name)
-    for path in sorted(affected - changed):
-        # A top-level variable bound through a changed name (`api = build()` when what build
-        # returns changed) holds something else now: whoever reads it too.
-        if through := _bound_through(table, path, names):
-            affected |= _readers(path, table.files[path].lang, through, table)
+    affected |= _through_variables(affected, names, table)
     rebound = _rebound_files(changed, old_exts, new_exts, table)
     affected |= rebound
-    affected |= _receiving_files(changed, affected, names, rebound, old_exts, new_exts, table)
+    returning: set[str] = set()  # functions returning a parameter that now holds something else
+    affected |= _receiving_files(changed, affected, names, rebound, old_exts, new_exts, table, returning)
+    if returning:
+        affected |= _through_variables(set().union(*map(table.referencing_files, returning)), returning, table)
     return {p for p in affected if p in table.files}
+
+
+def _through_variables(paths: set[str], names: set[str], table: SymbolTable) -> set[str]:
+    """The files and readers of their top-level variables bound through a changed name
+    (`api = build()` when what build returns changed): they hold something else now."""
+    out = set(paths)
+    for path in sorted(paths):
+        if path in table.files and (through := _bound_through(table, path, names)):
+            out |= _readers(path, table.files[path].lang, through, table)
+    return out
 
 
 MAX_VALUE_HOPS = 8  # module-level variables bound through one another, followed at most
@@ -195,12 +204,14 @@ def _based_on(name: str, table: SymbolTable) -> set[str]:
 def _receiving_files(
     changed: set[str], affected: set[str], names: set[str], rebound: set[str],
     old_exts: dict[str, FileExtraction], new_exts: dict[str, FileExtraction], table: SymbolTable,
+    returning: set[str],
 ) -> set[str]:
     """Files defining functions whose parameters may now hold something else (a parameter
     that is called holds what the callers pass, evaluated in the callers' files): callees of
     calls whose arguments changed, or name something that changed or is bound anew; then, in
     turn, callees to which those functions pass their own parameters. By name: a few files
-    too many, never one too few."""
+    too many, never one too few. The names of such functions that return a parameter are
+    added to ``returning``."""
     callees: set[tuple[str, str]] = set()  # (module system, callee name)
     methods: set[str] = set()  # methods called: by what their calls resolve to, not by name
     for path in changed:
@@ -262,6 +273,8 @@ def _receiving_files(
             path = table.symbols[sid].file
             ext = table.files[path]
             out.add(path)
+            if _returns_parameter(ext, sid):
+                returning.add(table.symbols[sid].name)
             system = LANGUAGES[ext.lang].module_system
             passing = {(p.function, p.name) for p in ext.params if p.function == sid or p.function.startswith(sid + ".")}
             onward = [c for c in ext.calls if reaches_parameters(c) and any((c.caller, v) in passing for _, v in c.args)]
@@ -338,6 +351,8 @@ def _receives(ext: FileExtraction, sid: str) -> bool:
     if not params:
         return False
     names = {n for _, n in params}
+    if _returns_parameter(ext, sid, names):
+        return True
     for c in ext.calls:
         if c.caller == sid or c.caller.startswith(inside):
             if (c.receiver is None and c.name in names) or any(v in names for _, v in c.args):
@@ -345,14 +360,24 @@ def _receives(ext: FileExtraction, sid: str) -> bool:
     return False
 
 
+def _returns_parameter(ext: FileExtraction, sid: str, names: set[str] | None = None) -> bool:
+    """Whether the function ``sid`` returns one of its parameters (``names``: theirs), whose
+    value its callers give (`def deco(cls): return cls`)."""
+    if names is None:
+        names = {p.name for p in ext.params if p.function == sid}
+    return any(b.scope == sid and b.name == RESULT and b.value in names for b in ext.bindings)
+
+
 def _outward_bindings(ext: FileExtraction | None) -> set[tuple]:
-    """The bindings of a file other files may evaluate (all but function locals), without lines."""
+    """The bindings of a file other files may evaluate, without lines: all but function
+    locals, and those locals what a function returns reads (`V = deco(V); return V`)."""
     if ext is None:
         return set()
     functions = {s.id for s in ext.symbols if s.kind in ("function", "method")}
+    read = {(b.scope, n) for b in ext.bindings if b.name == RESULT and b.value for n in NAME.findall(b.value)}
     return {
         (b.scope, b.name, b.type, b.value, b.context) for b in ext.bindings
-        if b.name == RESULT or b.scope not in functions
+        if b.name == RESULT or b.scope not in functions or (b.scope, b.name) in read
     }
 
 

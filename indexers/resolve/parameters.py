@@ -271,7 +271,20 @@ def _value(r: Resolver, text: str, qual: str, call: CallRef | None) -> tuple[str
             return parameter_values(r, call.caller, text)
     chain = value_chain(text) if "(" in text else text  # `make(x)` passes what `make()` returns
     value = r.types.value(chain, qual, call.block if call is not None else "") if chain else ("unknown",)
+    if value[0] == "unknown" and call is not None and qual and text.isidentifier():
+        value = _before_binding(r, text, qual, call)
     if value[0] not in ("sym", "method"):
         return ()
     ids = value[1]
     return ids if all(r.table.symbols[i].kind in _VALUE_KINDS for i in ids) else ()
+
+
+def _before_binding(r: Resolver, name: str, qual: str, call: CallRef) -> tuple:
+    """A definition nested in the calling function that the call reads before the function
+    binds its name again (`Validator = validates(v)(Validator)` after `class Validator`)."""
+    defined = f"{r.ext.path}#{qual}.{name}"
+    sym = r.table.symbols.get(defined)
+    binds = r.table.bindings(call.caller, name)
+    if sym is None or not binds or any(b.line < call.line or b.block for b in binds) or sym.start_line >= call.line:
+        return ("unknown",)
+    return ("sym", (defined,))

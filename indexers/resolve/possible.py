@@ -28,12 +28,14 @@ import re
 from typing import TYPE_CHECKING
 
 from indexers.bindings import ALTERNATIVES, DEFINED, EACH, ELEMENT, RESULT, STRAIGHT
+from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.text import NAME, literal_end
 from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import (
     GUESS_REASONS, MAX_CANDIDATES, TYPE_KIND_NAMES, VARIABLE_KINDS, Reason, base_qual, built_by_default, c3_merge,
     imported_in_functions, keyed_by_position,
 )
+from indexers.resolve.parameters import parameter_values
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of, in_block, union_parts
 
 if TYPE_CHECKING:  # the resolver imports this module
@@ -148,8 +150,10 @@ def held(r: Resolver, found: tuple):
                 return target  # `defineProperty = Object.defineProperty`: the builtin, not the variable
             if (value is UNKNOWN or value[0] == "returns") and not r.reading_values:  # declared `Callable[...]`
                 found = _candidates(r, _variable_values(r, ent, 0)) or found
-                # `debug = log.debug` of `log = logging.getLogger()`: something outside, not the variable
-                return None if found[0] == ent and all(_outside(r, s) for s in syms) else found
+                # `debug = log.debug` of `log = logging.getLogger()`: something outside, not the
+                # variable; `Draft7 = create(schema)`: what the workspace's function made, not known
+                made = value is UNKNOWN and all(_made_here(r, s) for s in syms)  # (not `() => T` declared)
+                return None if found[0] == ent and (made or all(_outside(r, s) for s in syms)) else found
         if len(syms) == 1 and syms[0] is not None and syms[0].kind == "type_alias":
             under = r.types.result(syms[0].id)  # Go's `type Secret = secret.Secret`: `Secret(x)` converts to it
             if under[0] == "inst":
@@ -234,6 +238,30 @@ def not_bound_yet(r: Resolver, found: tuple, call: CallRef) -> bool:
     owner = symbols.get(call.caller)
     return bool(r.spec.body_scope) and owner is not None and owner.kind in TYPE_KIND_NAMES and found[0][0] == "sym" \
         and all(symbols[i].parent == call.caller and symbols[i].start_line > call.line for i in found[0][1])
+
+
+def _made_here(r: Resolver, sym) -> bool:
+    """Whether every binding of a module-level variable is a call of a workspace function
+    returning named values (`Draft7 = create(schema)`, whose result is not known when this
+    is asked)."""
+    binds = r.table.bindings(sym.file, sym.name) if "." not in sym.qualified_name else ()
+    there = r.other(sym.file)
+    for b in binds:
+        if b.type is not None or not b.value or not b.value.endswith("()"):
+            return False
+        callee = there.types.value(b.value[:-2], "", b.block)
+        if callee[0] != "sym" or not all(getattr(r.table.symbols.get(i), "kind", "") in ("function", "method")
+                                         and _returns_named(r, i) for i in callee[1]):
+            return False
+    return bool(binds)
+
+
+def _returns_named(r: Resolver, function_id: str) -> bool:
+    """Whether a function that declares no result returns named values only (`return
+    Validator`): not a function without a name (`return function (stack) {}`), which the
+    variable its call is bound to is the only name of, as for a checker."""
+    results = [b for b in r.table.bindings(function_id, RESULT) if not b.block]
+    return bool(results) and all(b.type is None and b.value and b.value != ANONYMOUS_TEXT for b in results)
 
 
 def _alias_only(r: Resolver, sym) -> bool:
@@ -341,6 +369,9 @@ def _name_values(r: Resolver, name: str, qual: str, block: str, depth: int) -> f
     scope, inner = where
     found = bound_values(r, scope, name, inner, depth)
     function = scope.partition("#")[2]
+    if not found and function:  # a parameter: what its callers pass, when all pass one (`def deco(cls): return cls`)
+        passed = parameter_values(r, scope, name)
+        found = frozenset((("sym", passed),)) if len(passed) == 1 else found
     names = r.context(path).names
     if function and name in names and function in (imported_in_functions(r.ext, name) or ()):
         imported = (r.realize(b) for b in names[name])

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from indexers.extract import extract_file
 from indexers.resolve import SymbolTable, affected_files, resolve_all, resolve_file
-from tests.unit.symbols_helpers import targets_by_source
+from tests.unit.symbols_helpers import incremental_equals_clean, targets_by_source
 
 FILES = {
     "lib.py": (
@@ -318,3 +320,44 @@ def test_applying_a_decorator_factory_anew_or_no_more_re_resolves_its_wrapper():
     assert "deco.py" in _incremental_equals_clean(dict(files), "python", "app.py",
                                                   files["app.py"] + b"    @guard()\n    def two(self): pass\n")
     assert "deco.py" in _incremental_equals_clean(dict(files), "python", "app.py", b"class C:\n    def one(self): pass\n")
+
+
+_FACTORY = {
+    "v.py": (
+        "def validates(version):\n"
+        "    def _validates(cls):\n"
+        "        return cls\n"
+        "    return _validates\n\n\n"
+        "def create(schema, version=None):\n"
+        "    class Validator:\n"
+        "        def is_valid(self, x):\n"
+        "            return True\n"
+        "    if version is not None:\n"
+        "        Validator = validates(version)(Validator)\n"
+        "    return Validator\n\n\n"
+        "Draft7 = create({}, version='7')\n"
+    ),
+    "t.py": "from v import Draft7\n\n\ndef test():\n    v = Draft7({})\n    v.is_valid(1)\n",
+}
+
+
+def test_a_variable_made_by_a_workspace_function_is_not_called_as_itself():
+    # `Draft7 = create(...)`: a call of Draft7 calls what `create` returns, never the variable;
+    # the class `create` passes through a decorator its one caller gives it is a candidate.
+    table = _resolve(_FACTORY)
+    calls = targets_by_source(resolve_all(table)[0])
+    assert calls["t.py#test"]["v.py#create.Validator"] == ("candidate", 0.5)
+    assert "v.py#Draft7" not in calls["t.py#test"]
+
+
+@pytest.mark.parametrize("path, new", [
+    ("v.py", _FACTORY["v.py"].replace("        Validator = validates(version)(Validator)\n", "        pass\n")),
+    ("lib.py", "def deco(cls):\n    return None\n"),
+    ("made.py", "from lib import deco\n\n\nclass Other:\n    pass\n\n\nMade = deco(Other)\n"),
+])
+def test_incremental_equals_clean_when_what_a_parameter_returns_changes(path, new):
+    files = dict(_FACTORY)
+    files["lib.py"] = "def deco(cls):\n    return cls\n"
+    files["made.py"] = "from lib import deco\n\n\nclass Thing:\n    pass\n\n\nMade = deco(Thing)\n"
+    files["use.py"] = "from made import Made\n\n\ndef run():\n    Made()\n"
+    incremental_equals_clean(files, path, new)

@@ -197,3 +197,38 @@ def test_a_decorator_factory_s_overload_is_chosen_by_the_keywords_passed_too():
     calls = _files_calls(files)
     # `cls` is keyword-only and required in the second signature: `group(chain=True)` is the third's.
     assert calls["app.py#main"] == {"core.py#Group.command": ("type", 1.0)}
+
+
+_CHECKED_ONLY = '''\
+import sys
+from typing import TYPE_CHECKING, overload
+
+
+class Rebuilder:
+    def module(self, node):
+        return self.visit(node)
+
+    if TYPE_CHECKING:
+        @overload
+        def visit(self, node: int) -> int: ...
+
+        if sys.version_info >= (3, 10):
+            @overload
+            def visit(self, node: str) -> str: ...
+
+        @overload
+        def visit(self, node: None) -> None: ...
+
+    def visit(self, node):
+        return node
+'''
+
+
+def test_signatures_in_other_blocks_than_the_implementation_are_no_targets():
+    # Overloads under `if TYPE_CHECKING:` (and a version test in it) are signatures all the same.
+    assert _calls(_CHECKED_ONLY)["m.py#Rebuilder.module"] == {"m.py#Rebuilder.visit@4": ("self", 1.0)}
+
+
+def test_incremental_equals_clean_when_the_implementation_goes():
+    files = {"r.py": _CHECKED_ONLY, "use.py": "from r import Rebuilder\n\n\ndef run():\n    Rebuilder().visit(1)\n"}
+    incremental_equals_clean(files, "r.py", _CHECKED_ONLY.replace("    def visit(self, node):\n        return node\n", ""))
