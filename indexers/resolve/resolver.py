@@ -26,8 +26,7 @@ _PLAIN = {m: m.value for enum in (model.Rel, model.Prov, model.Reason) for m in 
 _LOCAL_REASONS = frozenset({Reason.SCOPE, Reason.SELF, Reason.SYNTAX})
 _CALLEE_KINDS = frozenset({"function", "method"})
 _HEAD = re.compile(r"[^.:>(\[-]*")
-# Definitions whose bodies are scopes for unqualified names.
-_SCOPE_KINDS = frozenset({"function", "method", "module"})
+_SCOPE_KINDS = frozenset({"function", "method", "module"})  # definitions whose bodies are scopes of names
 
 
 class Resolver:
@@ -88,17 +87,14 @@ class Resolver:
         ]
 
     def prov_for(self, dst: str, reason: str) -> str:
-        if reason in _LOCAL_REASONS and dst.startswith(self.prefix):
-            return Prov.EXTRACTED
-        return Prov.INFERRED
+        return Prov.EXTRACTED if reason in _LOCAL_REASONS and dst.startswith(self.prefix) else Prov.INFERRED
 
     # entity helpers
     def context(self, path: str) -> ImportContext:
         return self.table.import_context(path)
 
     def module_member(self, files: tuple[str, ...], name: str, hops: int = 0) -> Entity | None:
-        # Asked for each name a file looks up against each of its star imports and includes
-        # (a kernel file includes dozens of headers): most answers are None, found lean.
+        # Asked per name against each star import and include: most answers are None, found lean.
         table = self.table
         ids = table.defs_in(files[0], name) if len(files) == 1 else [i for f in files for i in table.defs_in(f, name)]
         if ids and not (table.renamed_exports and any(table.exports_other(f, name) for f in files)):
@@ -567,7 +563,11 @@ class Resolver:
         memo = self._resolved
         result = memo.get(key, memo)
         if result is memo:
-            result = memo[key] = self.rebound(self.resolve_call(call))
+            try:  # (a type no rule bounds must not stop the file's resolution: left unresolved)
+                result = self.rebound(self.resolve_call(call))
+            except RecursionError:
+                result = None
+            memo[key] = result
         return result
 
     def calls(self) -> None:
@@ -581,7 +581,7 @@ class Resolver:
             key = key_of(caller, name, rkind, receiver, local, block, line)
             result = memo.get(key, memo)  # `resolved`, inline: this loop runs for every call
             if result is memo:
-                result = memo[key] = self.rebound(self.resolve_call(CallRef(*row)))
+                result = self.resolved(CallRef(*row), key)
             if result is None:
                 self.unresolved(row)
                 continue

@@ -751,8 +751,8 @@ class Types:
             return ("this", owner) if owner is not None else UNKNOWN
         found = self.r.resolve_type(name, qual)
         if found is None or found[2] < 1.0 or found[1] == Reason.CANDIDATE:  # a type parameter: its constraint
-            bound = type_parameter_bound(self.table.bindings, self.r.ext.path, qual, name)
-            return self.declared(*bound) if bound is not None else UNKNOWN
+            bound = type_parameter_bound(self.table.bindings, self.r.ext.path, qual, name)  # (`<A extends B<A>>`: once)
+            return self._cached(("bound", self.r.ext.path, *bound), lambda: self.declared(*bound)) if bound else UNKNOWN
         ent, reason, conf = found
         if ent[0] == "sym" and all(self.table.symbols[i].kind in VARIABLE_KINDS for i in ent[1]):
             if receiver_typed(self.table.bindings, self.r.ext.path, qual, name, self.spec.self_names):

@@ -487,3 +487,11 @@ def test_array_from_gives_the_elements_of_its_argument():
                  "  for (const c of sorted) { c.area() }\n  Array.from(shapes)[0].describe()\n}\n")
     assert _calls(files, "app.ts#run") == {
         "shapes.ts#Circle.area": ("type", 1.0), "shapes.ts#Shape.describe": ("type", 1.0)}
+
+
+@pytest.mark.parametrize("generic", ["<A extends Array<A>>", "<A extends B, B extends A>"])
+def test_a_type_parameter_bounded_by_itself_leaves_the_call_unresolved(generic):
+    # Following the bound led back to it until Python's recursion limit stopped the whole run.
+    files = {"a.ts": f"export function f{generic}(a: A) {{ return a.run() }}\n"}
+    edges, stats = resolve_all(SymbolTable(extract_file(p, s.encode(), "typescript") for p, s in files.items()))
+    assert not [e for e in edges if e.type == "CALLS"] and stats.unresolved == 1
