@@ -43,6 +43,8 @@ if TYPE_CHECKING:  # the resolver imports this module
 
 NOTHING: frozenset[tuple] = frozenset()
 MAX_DEPTH = 12  # bindings followed through bindings, at most
+MAX_ALIAS_HOPS = 4  # variables naming variables, followed at most
+_PLAIN_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 MAX_BINDINGS = 4  # bindings of one name read, at most
 # A field's bindings read, and the targets they give, at most: a state machine's `self.state =
 # self.expect_x` in every state names each method it may call, none of them a guess.
@@ -126,7 +128,7 @@ def each_entry(r: Resolver, name: str, qual: str, block: str):
     return ("each", tuple(ids)), Reason.TYPE, 1.0
 
 
-def held(r: Resolver, found: tuple):
+def held(r: Resolver, found: tuple, hops: int = 0):
     """A call of a resolved name (as ``resolve_call`` answers); a module-level variable stands
     for what it holds when that is known (`handler = func` then `handler()`), for itself when
     that is a lambda (the name is all the function has), else for the candidates its
@@ -135,6 +137,8 @@ def held(r: Resolver, found: tuple):
     if ent[0] == "sym" and found[2] == 1.0:
         syms = [r.table.symbols.get(i) for i in ent[1]]
         if syms and all(s is not None and s.kind in ("variable", "constant") for s in syms):
+            if len(syms) == 1 and hops < MAX_ALIAS_HOPS and (named := _named_by(r, syms[0])) is not None:
+                return held(r, (named, found[1], 1.0), hops + 1)  # `const map: {...} = core.map`: what it names
             value = r.types.entity(ent)
             lambdas = [r.types.defined_anonymous(s) for s in syms]
             if value is ANONYMOUS and all(lambdas):
@@ -238,6 +242,23 @@ def not_bound_yet(r: Resolver, found: tuple, call: CallRef) -> bool:
     owner = symbols.get(call.caller)
     return bool(r.spec.body_scope) and owner is not None and owner.kind in TYPE_KIND_NAMES and found[0][0] == "sym" \
         and all(symbols[i].parent == call.caller and symbols[i].start_line > call.line for i in found[0][1])
+
+
+def _named_by(r: Resolver, sym) -> tuple | None:
+    """The workspace symbol a module-level variable bound once to another name names, for
+    certain (``export const map: { <A>(...): ... } = core.map``: a declared type says how to
+    call it, the name what is called). None for any other variable."""
+    binds = r.table.bindings(sym.file, sym.name) if "." not in sym.qualified_name else ()
+    if len(binds) != 1 or not binds[0].value or not _PLAIN_NAME.fullmatch(binds[0].value):
+        return None
+    there = r.other(sym.file)
+    receiver, _, name = binds[0].value.rpartition(".")
+    if receiver:
+        target = there.resolve_receiver(receiver, "")
+        named = there.member(target[0], name) if target is not None and target[2] == 1.0 else None
+    else:
+        named = (found := there.lookup(name, "")) and found[2] == 1.0 and found[0]
+    return named if named and named[0] == "sym" and named[1] != (sym.id,) else None
 
 
 def _made_here(r: Resolver, sym) -> bool:

@@ -495,3 +495,34 @@ def test_a_type_parameter_bounded_by_itself_leaves_the_call_unresolved(generic):
     files = {"a.ts": f"export function f{generic}(a: A) {{ return a.run() }}\n"}
     edges, stats = resolve_all(SymbolTable(extract_file(p, s.encode(), "typescript") for p, s in files.items()))
     assert not [e for e in edges if e.type == "CALLS"] and stats.unresolved == 1
+
+
+_DUAL = {
+    "core.ts": (
+        "export const dual = (arity: number, body: any): any => body\n"
+        "export const map: {\n  <A, B>(f: (a: A) => B): (self: A[]) => B[]\n} = dual(2, (self: any, f: any) => self)\n"
+        "export function plain(x: number) { return x }\n"
+    ),
+    "Effect.ts": (
+        'import * as core from "./core"\nimport { map as m2 } from "./core"\n'
+        "export const map: {\n  <A, B>(f: (a: A) => B): (self: A[]) => B[]\n} = core.map\n"
+        "export const mapped = m2\nexport const plain: (x: number) => number = core.plain\n"
+    ),
+    "use.ts": 'import * as Effect from "./Effect"\nexport function run() {\n  Effect.map(f)\n}\n'
+              "export function other() {\n  Effect.mapped(f)\n  Effect.plain(1)\n}\n",
+}
+
+
+def test_a_variable_bound_to_another_name_calls_what_that_name_names():
+    # `export const map: {...} = core.map`: the checker's callee is core's `map` (itself a
+    # variable holding what `dual` makes), whatever type the re-export declares.
+    assert _calls(_DUAL, "use.ts#run") == {"core.ts#map": ("import", 1.0)}
+    assert _calls(_DUAL, "use.ts#other") == {"core.ts#map": ("import", 1.0), "core.ts#plain": ("import", 1.0)}
+
+
+@pytest.mark.parametrize("path, new", [
+    ("Effect.ts", _DUAL["Effect.ts"].replace("} = core.map", "} = core.plain")),
+    ("core.ts", _DUAL["core.ts"].replace("export const map", "export const map2")),
+])
+def test_incremental_equals_clean_when_what_a_variable_names_changes(path, new):
+    incremental_equals_clean(_DUAL, path, new)
