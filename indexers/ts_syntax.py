@@ -36,10 +36,15 @@ def readable(data: bytes) -> bytes:
     def separated(m: re.Match) -> bytes:
         # After a member (`foo: number`, `run(): void`, `bar: Baz<T>`), not after `{`, `=`,
         # `(`, `,`, `=>` or `:` (a generic arrow function written on the next line); lines
-        # of comments between are passed over.
+        # of comments and block comments (a signature's JSDoc) between are passed over.
         end = m.start()
         for _ in range(MAX_LINES_BACK):
             start = data.rfind(b"\n", 0, end) + 1
+            if data[start:end].rstrip().endswith(b"*/"):
+                end = data.rfind(b"/*", 0, end)
+                if end < 0:
+                    break
+                continue
             line = data[start:end].split(b"//", 1)[0].rstrip()
             if line:
                 return m.group(1) + b";" if line[-1:] in _MEMBER_ENDS else m.group(0)
@@ -50,5 +55,5 @@ def readable(data: bytes) -> bytes:
     return _SIGNATURE.sub(separated, data)
 
 
-MAX_LINES_BACK = 8  # blank and comment lines passed over before a signature, at most
+MAX_LINES_BACK = 8  # blank lines, comment lines and block comments passed over before a signature, at most
 _MEMBER_ENDS = frozenset(bytes([c]) for c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$)]}>")

@@ -28,7 +28,6 @@ import re
 from typing import TYPE_CHECKING
 
 from indexers.bindings import ALTERNATIVES, DEFINED, EACH, ELEMENT, RESULT, STRAIGHT
-from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.text import NAME, literal_end
 from indexers.extract import RECEIVER_EXPR, RECEIVER_NAME, RECEIVER_NONE, RECEIVER_SELF, RECEIVER_SUPER, CallRef
 from indexers.resolve.common import (
@@ -248,7 +247,7 @@ def _named_by(r: Resolver, sym) -> tuple | None:
     """The workspace symbol a module-level variable bound once to another name names, for
     certain (``export const map: { <A>(...): ... } = core.map``: a declared type says how to
     call it, the name what is called). None for any other variable."""
-    binds = r.table.bindings(sym.file, sym.name) if "." not in sym.qualified_name else ()
+    binds = [b for b in r.table.bindings(sym.file, sym.name) if not b.block] if "." not in sym.qualified_name else ()
     if len(binds) != 1 or not binds[0].value or not _PLAIN_NAME.fullmatch(binds[0].value):
         return None
     there = r.other(sym.file)
@@ -278,11 +277,19 @@ def _made_here(r: Resolver, sym) -> bool:
 
 
 def _returns_named(r: Resolver, function_id: str) -> bool:
-    """Whether a function that declares no result returns named values only (`return
-    Validator`): not a function without a name (`return function (stack) {}`), which the
-    variable its call is bound to is the only name of, as for a checker."""
+    """Whether a function that declares no result returns what names of the workspace name
+    (`return Validator`): not a function without a name (`return function (stack) {}`), nor
+    one from outside (`return useEffect`), which the variable its call is bound to is the
+    only name in the workspace of, as for a checker."""
     results = [b for b in r.table.bindings(function_id, RESULT) if not b.block]
-    return bool(results) and all(b.type is None and b.value and b.value != ANONYMOUS_TEXT for b in results)
+    sym = r.table.symbols[function_id]
+    there = r.other(sym.file)
+    for b in results:
+        head = NAME.match(b.value.lstrip(ALTERNATIVES)) if b.type is None and b.value else None
+        found = there.lookup(head.group(0), sym.qualified_name) if head is not None else None
+        if found is None or found[0][0] != "sym":
+            return False
+    return bool(results)
 
 
 def _alias_only(r: Resolver, sym) -> bool:

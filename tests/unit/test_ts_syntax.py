@@ -12,6 +12,10 @@ SOURCES = {
                 b"for (const k in obj) { }\nexport const after = make()\n",
     "call-signatures": b"export interface Factory {\n  name: string\n  <T>(fn: T): T\n  <\n    R,\n    A = void,\n  >(a: A): R\n"
                        b"  withTypes<T>(): Factory\n}\nexport const after = make()\n",
+    # overloads documented one by one (effect's): a JSDoc block between the member and the signature
+    "documented-signatures": b"export const add: {\n  /**\n   * Adds.\n   * @see http://example.org\n   */\n"
+                             b"  <T>(tag: T): (self: T) => T\n  /**\n   * Adds.\n   *\n   * ```ts\n   * add(x)\n"
+                             b"   * ```\n   */\n  <S, T>(self: S, tag: T): S\n} = internal.add\nexport const after = make()\n",
 }
 
 
