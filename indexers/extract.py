@@ -302,9 +302,9 @@ def _extract(rel_path: str, data: bytes, lang: str | None) -> FileExtraction:
             root, source, out.error_count, pathological = without_macros(parser, data, spec.macros, tree,
                                                                          out.error_count)
             out.has_errors = root.has_error
-        elif spec.rewrite is not None and not pathological:  # syntax the grammar does not read
+        elif spec.rewrite is not None:  # syntax the grammar does not read (that may be why it looks pathological)
             root, source, out.error_count, pathological = parsed_again(parser, data, spec.rewrite(data), tree,
-                                                                       out.error_count)
+                                                                       out.error_count, pathological=pathological)
             out.has_errors = root.has_error
         if pathological:
             out.skip_reason = "unparseable"

@@ -42,18 +42,20 @@ def inside_error(node: tree_sitter.Node) -> bool:
 
 
 def parsed_again(parser: tree_sitter.Parser, data: bytes, cleaned: bytes, tree: tree_sitter.Tree, errors: int,
-                 old_tree: tree_sitter.Tree | None = None) -> tuple[tree_sitter.Node, bytes, int, bool]:
+                 old_tree: tree_sitter.Tree | None = None, pathological: bool = False,
+                 ) -> tuple[tree_sitter.Node, bytes, int, bool]:
     """The tree of ``cleaned`` (``data`` rewritten, byte offsets kept) with the bytes it was
     parsed from, its error count and whether it is pathological, unless it has more errors
-    than ``tree`` (of ``data``, with ``errors``): then ``tree``'s. ``old_tree``: ``tree`` told
-    where ``cleaned`` differs, for an incremental parse."""
+    than ``tree`` (of ``data``, with ``errors``; ``pathological`` or not) or is pathological
+    where ``tree`` is not: then ``tree``'s. ``old_tree``: ``tree`` told where ``cleaned``
+    differs, for an incremental parse."""
     root = tree.root_node
     if cleaned == data:
-        return root, data, errors, False
+        return root, data, errors, pathological
     retry = (parser.parse(cleaned, old_tree) if old_tree is not None else parser.parse(cleaned)).root_node
     if not retry.has_error:
         return retry, cleaned, 0, False
-    count, pathological = scan_errors(retry)
-    if count > errors:
+    count, worse = scan_errors(retry)
+    if (count > errors or worse) and not pathological:
         return root, data, errors, False
-    return retry, cleaned, count, pathological
+    return retry, cleaned, count, worse
