@@ -6,7 +6,6 @@ The resolver's ``types`` module evaluates them."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -29,45 +28,17 @@ FACTORY_ARGUMENTS = "@()"
 ARGUMENTS = "()"
 
 
-_METHOD_WRAPPERS = frozenset({"staticmethod", "classmethod"})  # the function they wrap is what is called
-
-
-def top_level_call(spec: LanguageSpec, name: tree_sitter.Node) -> tuple[str, str | None] | None:
-    """The call ``name`` is assigned (`x = f(a, b)`, also inside `staticmethod(...)`): its
-    value and its positional arguments, each as a bound expression ("" where it is none),
-    tab-separated (None: none to keep); None: not such a call."""
-    assignment = name.parent
-    value = assignment.child_by_field_name("right") if assignment is not None else None
-    arguments = value.child_by_field_name("arguments") if value is not None and value.type == "call" else None
-    if arguments is not None and arguments.named_child_count == 1 \
-            and _text(value.child_by_field_name("function")) in _METHOD_WRAPPERS:
-        value = arguments.named_children[0]  # `staticmethod(f)`: f
-        arguments = value.child_by_field_name("arguments") if value.type == "call" else None
-        if arguments is None:
-            return value_of(spec, value) or "", None
-    positional = positional_arguments(arguments) if arguments is not None else None
-    if positional is None:
-        return None
-    texts = [value_of(spec, a) or "" for a in positional]
-    return value_of(spec, value) or "", "\t".join(texts) if any(texts) else None
-
-
-def positional_arguments(arguments: tree_sitter.Node) -> list[tree_sitter.Node] | None:
-    """The positional arguments of an argument list; None when a splat (``*xs``) makes
-    their number unknown."""
-    items = arguments.named_children
-    if any("splat" in a.type for a in items):
-        return None
-    return [a for a in items if "keyword" not in a.type and a.type != "comment"]
-
-
 # A chain step and binding name (no identifier can be it): what the function called passes
 # as parameter ``b`` to the function it takes as parameter ``a`` (``operate((s, sub) => ...)``);
 # ``b`` is the self name for what it passes as the function's ``this``.
-CALLBACK = re.compile(r"\((\d+)\.(\d+|[A-Za-z_$][\w$]*)\)")
+# ``a`` may be a member's name: what a value of a type passes as parameter ``b`` to the
+# function its member ``a`` holds (``{ effect: (action, api) => ... }`` of a declared
+# ``Options``); ``b`` is ``GIVEN`` for what the function is given as its parameter ``a``.
+CALLBACK = re.compile(r"\((\d+|[A-Za-z_$][\w$]*)\.(\d+|=|[A-Za-z_$][\w$]*)\)")
+GIVEN = "="
 
 
-def callback_parameter(argument: int, parameter: int | str) -> str:
+def callback_parameter(argument: int | str, parameter: int | str) -> str:
     return f"({argument}.{parameter})"
 ELEMENT = "[]"  # in a bound expression: one element of what precedes it
 ANY_KEY = "?"  # the key of a literal's entry whose key is no literal
@@ -165,27 +136,6 @@ def binding_items(spec: LanguageSpec, binds: list[tuple[str, dict]]) -> list[tup
             if old is None or known > old[0]:
                 best[key] = (known, start, role, node, type_text, value_text, name)
     return [item[1:] for item in sorted(best.values(), key=_START)]
-
-
-def decorated(spec: LanguageSpec, defs: Iterable, kinds: frozenset[str]) -> Iterator[tuple]:
-    """Rows of ``Binding``: each definition of ``kinds`` in a `LanguageSpec.definition_wrappers`
-    node binds ``DECORATED`` to what its outermost decorator makes of it (``@actor`` ->
-    ``actor()``, ``@app.task(retries=3)`` -> ``app.task()()``)."""
-    for d in defs if spec.definition_wrappers else ():
-        parent = d.node.parent
-        if d.sym is None or d.kind not in kinds or parent is None or parent.type not in spec.definition_wrappers:
-            continue
-        first = parent.named_children[0]
-        expression = first.named_children[0] if first != d.node and first.named_child_count else None
-        chain = value_of(spec, expression) if expression is not None else None
-        if chain and chain[0] not in "{[<" + ALTERNATIVES:
-            yield d.sym.id, DECORATED, None, chain + "()", first.start_point[0] + 1, None, ""
-            arguments = expression.child_by_field_name("arguments") if chain[-1] == ")" else None
-            positional = positional_arguments(arguments) if arguments is not None else None
-            if positional is not None:
-                keywords = ",".join(_text(n) for a in arguments.named_children if (n := a.child_by_field_name("name")))
-                yield (d.sym.id, FACTORY_ARGUMENTS, None, f"{len(positional)}:{keywords}" if keywords else str(len(positional)),
-                       first.start_point[0] + 1, None, "")
 
 
 def defined_names(items: list[tuple], enclosing: list) -> dict[int, str]:
@@ -390,6 +340,9 @@ def _bound_value(spec: LanguageSpec, role: str, caps: dict) -> str | None:
         return _then(value, f".{_text(caps.get(role + '.key', caps[role])[0])}")
     if role + ".callee" in caps:
         return _callback_value(spec, caps, role)
+    if role + ".declared" in caps:  # `const o: Options = { effect: (action, api) => ... }`
+        held = _an_instance(caps[role + ".declared"][0])
+        return held and f"{held}.{_member_parameter(spec, caps, role)}"
     return None
 
 
@@ -402,24 +355,41 @@ def _an_instance(type_node: tree_sitter.Node) -> str | None:
 
 def _callback_value(spec: LanguageSpec, caps: dict, role: str) -> str | None:
     """A parameter of a function written as an argument (``operate((source, sub) => ...)``):
-    what the called function passes for it, as its declared parameter type says."""
+    what the called function passes for it, as its declared parameter type says; of a
+    function written as a member of an object literal argument (``start({ effect: (action,
+    api) => ... })``): what the type the callee declares for that argument says."""
     callee = value_of(spec, caps[role + ".callee"][0])
     if not callee:
         return None
-    function = caps[role + ".argument"][0]
-    item = (caps.get(role + ".parameter") or caps[role])[0]
+    argument = _position(spec, caps[role + ".argument"][0])
+    if role + ".property" in caps:
+        return f"{callee}.{callback_parameter(argument, GIVEN)}.{_member_parameter(spec, caps, role)}"
     if role + ".self" in caps:
-        parameter: int | str = min(spec.self_names)
-    else:
-        parameter = 0 if item.parent == function else _position(spec, item)
-    return f"{callee}.{callback_parameter(_position(spec, function), parameter)}"
+        return f"{callee}.{callback_parameter(argument, min(spec.self_names))}"
+    return f"{callee}.{callback_parameter(argument, _parameter_position(spec, caps, role, caps[role + '.argument'][0]))}"
+
+
+def _parameter_position(spec: LanguageSpec, caps: dict, role: str, function: tree_sitter.Node) -> int:
+    item = (caps.get(role + ".parameter") or caps[role])[0]
+    return 0 if item.parent == function else _position(spec, item)
+
+
+def _member_parameter(spec: LanguageSpec, caps: dict, role: str) -> str:
+    """The step to a parameter of the function an object literal's member holds (``.property``)."""
+    function = caps[role + ".function"][0]
+    return callback_parameter(_text(caps[role + ".property"][0]), _parameter_position(spec, caps, role, function))
 
 
 def _signature_name(spec: LanguageSpec, caps: dict) -> str:
-    """The binding name of a parameter of a function-typed parameter (``@signature``)."""
+    """The binding name of a parameter of a function-typed parameter (``@signature``), of a
+    type's function-typed member (``@signature.name``), or of the function's own typed
+    parameter (``@signature.given``)."""
     parameter = caps["signature.parameter"][0]
+    if "signature.given" in caps:  # the function's own parameter (`start(opts: Options)`)
+        return callback_parameter(_position(spec, parameter), GIVEN)
     which = _text(parameter.named_children[0]) if _is_self(spec, parameter) else _position(spec, parameter)
-    return callback_parameter(_position(spec, caps["signature"][0]), which)
+    held = _text(caps["signature.name"][0]) if "signature.name" in caps else _position(spec, caps["signature"][0])
+    return callback_parameter(held, which)
 
 
 def _position(spec: LanguageSpec, item: tree_sitter.Node) -> int:

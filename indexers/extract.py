@@ -102,8 +102,8 @@ import tree_sitter
 from graphsvc.model import TYPE_KINDS, SymbolKind, _slot_init, file_id, symbol_id
 from indexers.alternatives import checker_alternative, checker_unseen, may_test, overloaded, ruled_out, version_flags
 from indexers.arguments import ParamRef, call_arguments, decorated_name, parameters
-from indexers.bindings import (ARGUMENTS, ELEMENT, RESULT, STRAIGHT, Binding, assigned_item, binding_items, decorated,
-                               defined_names, receiver_chain, top_level_call)
+from indexers.bindings import (ARGUMENTS, ELEMENT, RESULT, STRAIGHT, Binding, assigned_item, binding_items,
+                               defined_names, receiver_chain)
 from indexers.build_variants import is_variant
 from indexers.c_macros import without_macros
 from indexers.enclosing import (block_name, block_paths, constructor_functions, declared_after, definition_steps,
@@ -118,6 +118,7 @@ from indexers.records import SymbolRecord, encoded
 from indexers.referenced import referenced_names
 from indexers.syntax_errors import inside_error, parsed_again, scan_errors
 from indexers.text import node_end_line, node_line, node_text, without_postfix
+from indexers.top_calls import decorated, top_level_call
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 # Longer average lines than this over a large file mean generated or minified code.
@@ -233,8 +234,7 @@ _param_values = attrgetter(*(f.name for f in fields(ParamRef)))
 
 
 def _rebuild(path, lang, syms, imports, calls, inherits, values, bindings, params, *rest) -> FileExtraction:
-    return FileExtraction(
-        path, lang, [SymbolRecord(*s) for s in syms], [ImportRef(*i) for i in imports],
+    return FileExtraction(path, lang, [SymbolRecord(*s) for s in syms], [ImportRef(*i) for i in imports],
         [CallRef(*c) for c in calls], [InheritRef(*r) for r in inherits], [CallRef(*c) for c in values],
         [Binding(*b) for b in bindings], [ParamRef(*p) for p in params], *rest)
 
@@ -472,8 +472,7 @@ class _Extractor:
             defined.setdefault(qual, []).append((d.node, symbol_id(self.path, uqual)))
             if self.spec.redefinition_shadows:
                 earlier = last_in_block.get(qual)
-                if earlier is not None and self._overloaded(earlier[0]) and not self._overloaded(d.node):
-                    # The implementation: every signature before it, in whichever block (`if TYPE_CHECKING:`).
+                if earlier is not None and self._overloaded(earlier[0]) and not self._overloaded(d.node):  # in any block
                     self.out.shadowed.extend(sid for node, sid in defined[qual]
                                              if sid not in self.out.shadowed and self._overloaded(node))
                     earlier = None
@@ -636,7 +635,8 @@ class _Extractor:
             if role == "result" or role == "return" or role == "signature":
                 if role == "return" and block and encl is not None:
                     block = own_block_left(encl, block)  # `var f = function () { return x }`: f's
-                if encl is not None and (encl.kind in _FUNCTION_KINDS or role == "result" and encl.kind == "type_alias"):
+                if encl is not None and (encl.kind in _FUNCTION_KINDS or role == "result" and encl.kind == "type_alias"
+                                         or role == "signature" and encl.kind in _TYPE_KINDS):
                     append((encl.sym.id, name or RESULT, type_text, value_text, line, None, block))
                 continue
             name = name or text(node)

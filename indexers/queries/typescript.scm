@@ -114,6 +114,37 @@
      [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
       (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
       (arrow_function parameter: (identifier) @local)]) @local.argument))])
+;; What a function is given as each typed parameter (`start(opts: Options)`), for a function
+; written as a member of an object literal passed there (below).
+((formal_parameters [(required_parameter pattern: (identifier) type: (type_annotation (_) @signature.type))
+                     (optional_parameter pattern: (identifier) type: (type_annotation (_) @signature.type))]
+   @signature.parameter @signature.given) @signature)
+; A type's member holding a function (`effect: (action: A, api: Api) => void`) says what a
+; value of the type passes to the function it holds; a function written as a member of an
+; object literal that is an argument (`start({ effect: (action, api) => ... })`), or the
+; value of a variable of a declared type, binds its untyped parameters to that.
+(property_signature name: (property_identifier) @signature.name
+  type: (type_annotation (function_type parameters: (formal_parameters
+    [(required_parameter pattern: (identifier) type: (type_annotation (_) @signature.type))
+     (optional_parameter pattern: (identifier) type: (type_annotation (_) @signature.type))] @signature.parameter)))) @signature
+([(call_expression function: (_) @local.callee arguments: (arguments (object [(pair key: (property_identifier) @local.property
+                value: [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
+                      (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
+                      (arrow_function parameter: (identifier) @local)] @local.function)
+          (method_definition name: (property_identifier) @local.property
+            parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter)) @local.function]) @local.argument))
+  (new_expression constructor: (_) @local.callee arguments: (arguments (object [(pair key: (property_identifier) @local.property
+                value: [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
+                      (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
+                      (arrow_function parameter: (identifier) @local)] @local.function)
+          (method_definition name: (property_identifier) @local.property
+            parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter)) @local.function]) @local.argument))])
+(variable_declarator type: (type_annotation (_) @local.declared) value: (object [(pair key: (property_identifier) @local.property
+                value: [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
+                      (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
+                      (arrow_function parameter: (identifier) @local)] @local.function)
+          (method_definition name: (property_identifier) @local.property
+            parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter)) @local.function]))
 ; The `this` of a `function` written as an argument is what the callee declares it passes
 ; as `this` to the function it is given (`work: (this: SchedulerAction<T>) => void`).
 ([(required_parameter type: (type_annotation (function_type parameters: (formal_parameters

@@ -7,6 +7,7 @@ import re
 from collections import defaultdict
 from typing import Iterable
 
+from indexers.bindings import CALLBACK
 from indexers.extract import RECEIVER_NAME, RECEIVER_NONE, RESULT, FileExtraction
 from indexers.languages import LANGUAGES
 from indexers.resolve.common import (MAX_REEXPORT_HOPS, SPLIT, TYPE_KIND_NAMES, ImportContext, ResolveStats, last_segment,
@@ -370,7 +371,8 @@ def _returns_parameter(ext: FileExtraction, sid: str, names: set[str] | None = N
 
 def _outward_bindings(ext: FileExtraction | None) -> set[tuple]:
     """The bindings of a file other files may evaluate, without lines: all but function
-    locals, and those locals what a function returns reads (`V = deco(V); return V`)."""
+    locals, those locals what a function returns reads (`V = deco(V); return V`), and what a
+    function's declared parameter types say it is given or passes on (``CALLBACK``)."""
     if ext is None:
         return set()
     functions = {s.id for s in ext.symbols if s.kind in ("function", "method")}
@@ -378,6 +380,7 @@ def _outward_bindings(ext: FileExtraction | None) -> set[tuple]:
     return {
         (b.scope, b.name, b.type, b.value, b.context) for b in ext.bindings
         if b.name == RESULT or b.scope not in functions or (b.scope, b.name) in read
+        or CALLBACK.fullmatch(b.name)  # what the function passes to a callback, or is given
     }
 
 

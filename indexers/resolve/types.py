@@ -40,9 +40,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
-from indexers.bindings import (ALTERNATIVES, CALLBACK, CAST, DECORATED, DEFINED, EACH, ELEMENT, EXCLUDED,
+from indexers.bindings import (ALTERNATIVES, CALLBACK, CAST, GIVEN, DECORATED, DEFINED, EACH, ELEMENT, EXCLUDED,
                                FACTORY_ARGUMENTS, RESULT, TYPED_ARRAY, Binding)
 from indexers.text import NAME, SLICE, literal_end, literal_items
+from indexers.resolve.contextual import given, member_passes
 from indexers.resolve.overloads import identity_value, overload_result
 from indexers.resolve.receivers import receiver_value
 from indexers.resolve.type_text import closing, parse_type, split_top, type_arguments, union_parts
@@ -65,7 +66,7 @@ _GENERIC_KINDS = frozenset({*TYPE_KIND_NAMES, "function"})
 # what an alias does not define itself is not known (its aliased type's members are not kept).
 _INSTANCE_KINDS = TYPE_OR_ALIAS
 # A chain: a head name, then ".name" members, "()" calls and "[]" elements.
-_STEP = re.compile(r"\(\)|\[(?:[is]:[\w.-]*|\*)?\]|(?:\.|::|->)(#?[A-Za-z_$][\w$]*|\(\d+\.(?:\d+|[A-Za-z_$][\w$]*)\))")
+_STEP = re.compile(r"\(\)|\[(?:[is]:[\w.-]*|\*)?\]|(?:\.|::|->)(#?[A-Za-z_$][\w$]*|\((?:\d+|[A-Za-z_$][\w$]*)\.(?:\d+|=|[A-Za-z_$][\w$]*)\))")
 class Types:
     """Values of expressions in one file; answers other files may share live in the table."""
 
@@ -378,8 +379,7 @@ class Types:
         return ids if len(ids) <= MAX_CANDIDATES else ()
 
     def bound_below(self, type_id: str, name: str) -> tuple[str, ...]:
-        """The subclasses of the type that bind the field ``name`` again (so ``self.name`` in
-        the type's methods may be theirs)."""
+        """The subclasses of the type that bind the field ``name`` again (``self.name`` may be theirs)."""
         key = ("bound-below", type_id, name)
         found = self.table.recursive.values.get(key)
         if found is None:
@@ -391,6 +391,8 @@ class Types:
     def passed(self, cur: tuple, step: str) -> tuple:
         """What a function (or a class's constructor) passes to a function it is given, as
         its declared parameter types say (``CALLBACK``); every declaration must agree."""
+        if cur[0] == "inst":  # `{ effect: (action, api) => ... }` of a declared type
+            return member_passes(self, cur[1], *step[1:-1].partition(".")[::2])
         if cur[0] == "method":
             ids = cur[1]
         elif cur[0] == "sym":
@@ -404,6 +406,8 @@ class Types:
                 ids = cur[1] if all(s.kind in _FUNCTION_KINDS for s in syms) else ()
         else:
             return UNKNOWN
+        if step.endswith(f".{GIVEN})"):  # what the function is given there: its parameter's declared type
+            return given(self, ids, step[1:-1].partition(".")[0])
         values = {self.bound(i, step, None) for i in ids}
         return values.pop() if len(values) == 1 else UNKNOWN
 

@@ -526,3 +526,37 @@ def test_a_variable_bound_to_another_name_calls_what_that_name_names():
 ])
 def test_incremental_equals_clean_when_what_a_variable_names_changes(path, new):
     incremental_equals_clean(_DUAL, path, new)
+
+
+_OPTIONS = {
+    "api.ts": (
+        "export interface Api { fork(): void; delay(ms: number): void }\n"
+        "export interface Options {\n  effect: (action: string, api: Api) => void\n  run(action: string, api: Api): void\n}\n"
+        "export function start(opts: Options) {}\n"
+    ),
+    "app.ts": (
+        'import { Options, start } from "./api"\n'
+        "export function viaArrow() { start({ effect: (action, api) => { api.delay(1) } }) }\n"
+        "export function viaMethod() { start({ effect(action, api) { api.fork() } }) }\n"
+        "export function viaFunction() { start({ run: function (action, api) { api.delay(3) } }) }\n"
+        "export const declared: Options = { effect: async (action, api) => { api.delay(2) }, run(a, api) { api.fork() } }\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("caller, target", [
+    ("app.ts#viaArrow", "api.ts#Api.delay"), ("app.ts#viaMethod.effect", "api.ts#Api.fork"),
+    ("app.ts#viaFunction", "api.ts#Api.delay"), ("app.ts", "api.ts#Api.delay"), ("app.ts#declared.run", "api.ts#Api.fork"),
+])
+def test_a_function_held_by_an_object_literal_member_is_given_what_the_declared_type_says(caller, target):
+    # `start({ effect: (action, api) => ... })`: `api` is what `start`'s `Options` declares its
+    # `effect` passes (a property of function type, or a method's parameter).
+    assert _calls(_OPTIONS, caller)[target] == ("type", 1.0)
+
+
+@pytest.mark.parametrize("new", [
+    _OPTIONS["api.ts"].replace("api: Api) => void", "api: unknown) => void"),
+    _OPTIONS["api.ts"].replace("start(opts: Options)", "start(opts: unknown)"),
+])
+def test_incremental_equals_clean_when_the_declared_member_type_changes(new):
+    incremental_equals_clean(_OPTIONS, "api.ts", new)
