@@ -397,7 +397,8 @@ def _name_values(r: Resolver, name: str, qual: str, block: str, depth: int) -> f
     scope, inner = where
     found = bound_values(r, scope, name, inner, depth)
     function = scope.partition("#")[2]
-    if not found and function:  # a parameter: what its callers pass, when all pass one (`def deco(cls): return cls`)
+    if not found and function and any(b.value == name for b in r.table.bindings(scope, RESULT)):
+        # A parameter the function returns: what its callers pass, when all pass one (`def deco(cls): return cls`).
         passed = parameter_values(r, scope, name)
         found = frozenset((("sym", passed),)) if len(passed) == 1 else found
     names = r.context(path).names
