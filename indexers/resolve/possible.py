@@ -34,7 +34,6 @@ from indexers.resolve.common import (
     GUESS_REASONS, MAX_CANDIDATES, TYPE_KIND_NAMES, VARIABLE_KINDS, Reason, base_qual, built_by_default, c3_merge,
     imported_in_functions, keyed_by_position,
 )
-from indexers.resolve.parameters import parameter_values
 from indexers.resolve.types import ANONYMOUS, BUILTIN, UNKNOWN, Types, chain_of, in_block, union_parts
 
 if TYPE_CHECKING:  # the resolver imports this module
@@ -397,10 +396,6 @@ def _name_values(r: Resolver, name: str, qual: str, block: str, depth: int) -> f
     scope, inner = where
     found = bound_values(r, scope, name, inner, depth)
     function = scope.partition("#")[2]
-    if not found and function and any(b.value == name for b in r.table.bindings(scope, RESULT)):
-        # A parameter the function returns: what its callers pass, when all pass one (`def deco(cls): return cls`).
-        passed = parameter_values(r, scope, name)
-        found = frozenset((("sym", passed),)) if len(passed) == 1 else found
     names = r.context(path).names
     if function and name in names and function in (imported_in_functions(r.ext, name) or ()):
         imported = (r.realize(b) for b in names[name])

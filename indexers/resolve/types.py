@@ -43,7 +43,7 @@ from indexers.bindings import ANONYMOUS as ANONYMOUS_TEXT
 from indexers.bindings import (ALTERNATIVES, CALLBACK, CAST, GIVEN, DECORATED, DEFINED, EACH, ELEMENT, EXCLUDED,
                                FACTORY_ARGUMENTS, RESULT, TYPED_ARRAY, Binding)
 from indexers.text import NAME, SLICE, literal_end, literal_items
-from indexers.resolve.contextual import given, member_passes
+from indexers.resolve.contextual import given, member_passes, returned_parameter
 from indexers.resolve.overloads import identity_value, overload_result
 from indexers.resolve.receivers import receiver_value
 from indexers.resolve.type_text import closing, parse_type, split_top, type_arguments, union_parts
@@ -383,9 +383,8 @@ class Types:
         key = ("bound-below", type_id, name)
         found = self.table.recursive.values.get(key)
         if found is None:
-            r = self.r
             found = self.table.recursive.values[key] = tuple(
-                t for t in self.table.types_binding(name) if t != type_id and type_id in r.linearization(t))
+                t for t in self.table.types_binding(name) if t != type_id and type_id in self.r.linearization(t))
         return found
 
     def passed(self, cur: tuple, step: str) -> tuple:
@@ -612,8 +611,9 @@ class Types:
         if not declared or self.spec.bindings_declare:
             declared = None
             if any(b.value is None and b.type is None for b in binds):
-                # A binding to something unknown (unless a parameter a test fixture gives).
-                found = fixture_value(self, scope, parameter) if parameter and len(binds) == 1 else None
+                # Bound to something unknown (unless a parameter a test fixture gives, or its callers, returned).
+                found = (fixture_value(self, scope, parameter) or returned_parameter(self, scope, parameter)
+                         if parameter and len(binds) == 1 else None)
                 return UNKNOWN if found is None or found[0] in ("unknown", "missing") else found
             if key is not None and len(binds) > 1:
                 own = [b for b in binds if b.value and (Types.split_chain(b.value) or ("",))[0] == b.name]
