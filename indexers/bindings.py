@@ -343,6 +343,9 @@ def _bound_value(spec: LanguageSpec, role: str, caps: dict) -> str | None:
     if role + ".declared" in caps:  # `const o: Options = { effect: (action, api) => ... }`
         held = _an_instance(caps[role + ".declared"][0])
         return held and f"{held}.{_member_parameter(spec, caps, role)}"
+    if role + ".alias" in caps:  # `const h: Handler = (api) => ...`: what the alias's function type passes
+        alias = _text(caps[role + ".alias"][0])
+        return f"{alias}.{callback_parameter(alias, _parameter_position(spec, caps, role, caps[role + '.function'][0]))}"
     return None
 
 

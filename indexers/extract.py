@@ -636,7 +636,7 @@ class _Extractor:
                 if role == "return" and block and encl is not None:
                     block = own_block_left(encl, block)  # `var f = function () { return x }`: f's
                 if encl is not None and (encl.kind in _FUNCTION_KINDS or role == "result" and encl.kind == "type_alias"
-                                         or role == "signature" and encl.kind in _TYPE_KINDS):
+                                         or role == "signature" and (encl.kind in _TYPE_KINDS or encl.kind == "type_alias")):
                     append((encl.sym.id, name or RESULT, type_text, value_text, line, None, block))
                 continue
             name = name or text(node)

@@ -127,6 +127,16 @@
   type: (type_annotation (function_type parameters: (formal_parameters
     [(required_parameter pattern: (identifier) type: (type_annotation (_) @signature.type))
      (optional_parameter pattern: (identifier) type: (type_annotation (_) @signature.type))] @signature.parameter)))) @signature
+; The same of a function type's alias (`type Handler = (api: Api) => void`), for a function a
+; variable of that type holds (`const h: Handler = (api) => ...`).
+(type_alias_declaration name: (type_identifier) @signature.name
+  value: (function_type parameters: (formal_parameters
+    [(required_parameter pattern: (identifier) type: (type_annotation (_) @signature.type))
+     (optional_parameter pattern: (identifier) type: (type_annotation (_) @signature.type))] @signature.parameter))) @signature
+(variable_declarator type: (type_annotation (type_identifier) @local.alias)
+  value: [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
+          (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
+          (arrow_function parameter: (identifier) @local)] @local.function)
 ([(call_expression function: (_) @local.callee arguments: (arguments (object [(pair key: (property_identifier) @local.property
                 value: [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))
                       (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @local !type) @local.parameter))

@@ -401,8 +401,8 @@ class Types:
             if len(syms) == 1 and syms[0].kind in TYPE_KIND_NAMES and self.spec.constructor_name:
                 found = self.member(cur[1], self.spec.constructor_name, instance=False, skip_self=False)
                 ids = found[1] if found[0] == "sym" else ()
-            else:
-                ids = cur[1] if all(s.kind in _FUNCTION_KINDS for s in syms) else ()
+            else:  # functions, or aliases of function types (`type Handler = (api: Api) => void`)
+                ids = cur[1] if all(s.kind in _FUNCTION_KINDS or s.kind == "type_alias" for s in syms) else ()
         else:
             return UNKNOWN
         if step.endswith(f".{GIVEN})"):  # what the function is given there: its parameter's declared type

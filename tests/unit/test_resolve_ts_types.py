@@ -533,6 +533,7 @@ _OPTIONS = {
         "export interface Api { fork(): void; delay(ms: number): void }\n"
         "export interface Options {\n  effect: (action: string, api: Api) => void\n  run(action: string, api: Api): void\n}\n"
         "export function start(opts: Options) {}\n"
+        "export type Handler = (action: string, api: Api) => void\n"
     ),
     "app.ts": (
         'import { Options, start } from "./api"\n'
@@ -540,6 +541,9 @@ _OPTIONS = {
         "export function viaMethod() { start({ effect(action, api) { api.fork() } }) }\n"
         "export function viaFunction() { start({ run: function (action, api) { api.delay(3) } }) }\n"
         "export const declared: Options = { effect: async (action, api) => { api.delay(2) }, run(a, api) { api.fork() } }\n"
+        'import { Handler } from "./api"\n'
+        "export const arrow: Handler = (action, api) => { api.fork() }\n"
+        "export const named: Handler = function (action, api) { api.delay(4) }\n"
     ),
 }
 
@@ -547,6 +551,7 @@ _OPTIONS = {
 @pytest.mark.parametrize("caller, target", [
     ("app.ts#viaArrow", "api.ts#Api.delay"), ("app.ts#viaMethod.effect", "api.ts#Api.fork"),
     ("app.ts#viaFunction", "api.ts#Api.delay"), ("app.ts", "api.ts#Api.delay"), ("app.ts#declared.run", "api.ts#Api.fork"),
+    ("app.ts#arrow", "api.ts#Api.fork"), ("app.ts#named", "api.ts#Api.delay"),  # a function type's alias
 ])
 def test_a_function_held_by_an_object_literal_member_is_given_what_the_declared_type_says(caller, target):
     # `start({ effect: (action, api) => ... })`: `api` is what `start`'s `Options` declares its
@@ -557,6 +562,7 @@ def test_a_function_held_by_an_object_literal_member_is_given_what_the_declared_
 @pytest.mark.parametrize("new", [
     _OPTIONS["api.ts"].replace("api: Api) => void", "api: unknown) => void"),
     _OPTIONS["api.ts"].replace("start(opts: Options)", "start(opts: unknown)"),
+    _OPTIONS["api.ts"].replace("(action: string, api: Api) => void\n", "(action: string, api: unknown) => void\n"),
 ])
 def test_incremental_equals_clean_when_the_declared_member_type_changes(new):
     incremental_equals_clean(_OPTIONS, "api.ts", new)
