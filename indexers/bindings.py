@@ -42,6 +42,7 @@ def callback_parameter(argument: int | str, parameter: int | str) -> str:
     return f"({argument}.{parameter})"
 ELEMENT = "[]"  # in a bound expression: one element of what precedes it
 ANY_KEY = "?"  # the key of a literal's entry whose key is no literal
+UNREAD = "0"  # the value of an object literal's member that is no chain (`{a: 1}`): not known
 SPREAD = "..."  # the key of an object literal's spread entry (`{...a}`): the members of its value
 # In a bound expression: every element of what precedes it in turn (a loop's variable). Read
 # as ``ELEMENT`` by the types; a call of a name bound so calls each entry of a literal.
@@ -417,6 +418,8 @@ def value_of(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
     language's null literal; ``ANONYMOUS`` for a function without a name (a lambda, in
     parentheses or not); None when it is anything else."""
     node = _assigned(spec, node)
+    while node.type == "satisfies_expression" and node.named_child_count:  # `{...} satisfies T`: the value as it is
+        node = node.named_children[0]
     kind = node.type
     awaited = False
     while kind in spec.await_expressions and node.named_child_count == 1:
@@ -729,8 +732,10 @@ def _literal(spec: LanguageSpec, node: tree_sitter.Node) -> str | None:
         text = value_of(spec, value) if key is not None and value is not None else None
         if text:
             entries.append(f"{key}={text}")
+        elif spec.literal_keys and key is not None and value is not None and value is not child:
+            entries.append(f"{key}={UNREAD}")  # `{a: 1}`: a member whose value is not read
         elif spec.literal_keys:
-            return None  # a member not written (`{m() {}}`, `{a: 1}`): the object is not read
+            return None  # a member not written (`{m() {}}`): the object is not read
     out = "{" + ",".join(entries) + "}"
     # (A table of a few dozen handlers is longer than a chain may be, and still read.)
     return out if entries and len(out) <= 4 * MAX_VALUE else None  # `x = []`, `(1, 2)`: nothing to keep

@@ -566,3 +566,13 @@ def test_a_function_held_by_an_object_literal_member_is_given_what_the_declared_
 ])
 def test_incremental_equals_clean_when_the_declared_member_type_changes(new):
     incremental_equals_clean(_OPTIONS, "api.ts", new)
+
+
+def test_an_object_literal_that_satisfies_a_type_keeps_its_members():
+    # `return {...} satisfies Info` (TypeScript 4.9): the literal, its members' values as written;
+    # a member whose value is no name (`shouldRun: a || b`) leaves the others readable
+    files = {"a.ts": "export const runCheck = (x: number) => x\n"
+                     "export const info = (a: boolean, b: boolean) => {\n"
+                     "  return { check: { shouldRun: a || b, run: runCheck } } satisfies Record<string, unknown>\n}\n"
+                     "export function use() {\n  const { check } = info(true, false)\n  check.run(1)\n  check.shouldRun.run()\n}\n"}
+    assert _calls(files, "a.ts#use") == {"a.ts#info": ("scope", 1.0), "a.ts#runCheck": ("type", 1.0)}
