@@ -79,7 +79,7 @@
                                    (function_expression return_type: (type_annotation (_) @result))])
   (return_statement (function_expression name: (identifier) return_type: (type_annotation (_) @result)))])
 ; What a type alias stands for (`type AnyRouter = RouterCore<any>`): its members are that type's.
-(type_alias_declaration value: [(type_identifier) (generic_type) (nested_type_identifier)] @result)
+(type_alias_declaration value: [(type_identifier) (generic_type) (nested_type_identifier) (union_type)] @result)
 ; A parameter's default value is a value (see ecma.scm for the others).
 (required_parameter value: [(identifier) @name (member_expression object: (_) @receiver property: (property_identifier) @name)] @reference.value)
 

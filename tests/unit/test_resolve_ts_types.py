@@ -576,3 +576,13 @@ def test_an_object_literal_that_satisfies_a_type_keeps_its_members():
                      "  return { check: { shouldRun: a || b, run: runCheck } } satisfies Record<string, unknown>\n}\n"
                      "export function use() {\n  const { check } = info(true, false)\n  check.run(1)\n  check.shouldRun.run()\n}\n"}
     assert _calls(files, "a.ts#use") == {"a.ts#info": ("scope", 1.0), "a.ts#runCheck": ("type", 1.0)}
+
+
+def test_a_union_type_alias_stands_for_its_members():
+    # `type Node = Leaf | Branch`: a value of the alias is one of them (their methods are
+    # candidates), and what they all inherit is certain
+    files = {"a.ts": "class Base { walk() {} }\nexport class Leaf extends Base { show() {} }\n"
+                     "export class Branch extends Base { show() {} }\nexport type Node = Leaf | Branch\n"
+                     "export function f(n: Node) { n.show(); n.walk() }\n"}
+    assert _calls(files, "a.ts#f") == {"a.ts#Leaf.show": ("candidate", 0.5), "a.ts#Branch.show": ("candidate", 0.5),
+                                       "a.ts#Base.walk": ("type", 1.0)}
