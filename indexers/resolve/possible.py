@@ -249,14 +249,9 @@ def _named_by(r: Resolver, sym) -> tuple | None:
     binds = [b for b in r.table.bindings(sym.file, sym.name) if not b.block] if "." not in sym.qualified_name else ()
     if len(binds) != 1 or not binds[0].value or not _PLAIN_NAME.fullmatch(binds[0].value):
         return None
-    there = r.other(sym.file)
-    receiver, _, name = binds[0].value.rpartition(".")
-    if receiver:
-        target = there.resolve_receiver(receiver, "")
-        named = there.member(target[0], name) if target is not None and target[2] == 1.0 else None
-    else:
-        named = (found := there.lookup(name, "")) and found[2] == 1.0 and found[0]
-    return named if named and named[0] == "sym" and named[1] != (sym.id,) else None
+    found = r.other(sym.file).resolve_receiver(binds[0].value, "")  # (a name, or members of one)
+    named = found[0] if found is not None and found[2] == 1.0 else None
+    return named if named is not None and named[0] == "sym" and named[1] != (sym.id,) else None
 
 
 def _made_here(r: Resolver, sym) -> bool:
